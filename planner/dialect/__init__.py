@@ -1,0 +1,41 @@
+"""Flink SQL as a sqlglot dialect: ``sqlglot.parse_one(sql, read=Flink)``.
+
+Identifiers are case-sensitive and backquoted, strings are single-quoted with '' as the escape,
+and the grammar covers Flink's DDL, window table functions, hints and SQL-client statements.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
+
+from planner.dialect.generator import FlinkGenerator
+from planner.dialect.parser import FlinkParser
+from planner.dialect.tokenizer import FlinkTokenizer
+
+
+class Flink(Dialect):
+    NORMALIZATION_STRATEGY = NormalizationStrategy.CASE_SENSITIVE
+    ALIAS_POST_VERSION = True
+    SUPPORTS_USER_DEFINED_TYPES = False
+    SAFE_DIVISION = False
+    TYPED_DIVISION = True  # INT / INT is an INT in Flink
+    CONCAT_COALESCE = False
+    LOG_BASE_FIRST = True
+
+    Tokenizer = FlinkTokenizer
+    Parser = FlinkParser
+    Generator = FlinkGenerator
+
+
+def parse_type(text: str) -> exp.DataType:
+    """A Flink type (``ROW<a INT, b STRING>``, ``TIMESTAMP_LTZ(3)``, ...) as a sqlglot DataType."""
+    return exp.DataType.build(text, dialect=Flink, udt=False)
+
+
+def type_sql(datatype: exp.DataType) -> str:
+    """The canonical Flink text of a type, as stored in the catalog."""
+    return datatype.sql(dialect=Flink)
+
+
+__all__ = ["Flink", "parse_type", "type_sql"]

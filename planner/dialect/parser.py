@@ -1,0 +1,577 @@
+"""Flink SQL's grammar as overrides of sqlglot's parser.
+
+Standard SQL stays with sqlglot; this adds Flink DDL (computed, metadata and watermark columns,
+``PRIMARY KEY .. NOT ENFORCED``, ``WITH`` options, ``LIKE``), window table functions
+(``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), ..))``), table hints after a table name,
+``FOR SYSTEM_TIME AS OF``, ``${var}`` variables and the SQL client's statements.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.errors import ParseError
+from sqlglot.parsers.base import BaseParser
+from sqlglot.tokens import TokenType
+
+from planner.dialect import nodes
+from planner.dialect.client_parser import ClientStatementsMixin
+from planner.dialect.match_recognize import MatchRecognizeMixin
+
+
+class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
+    SUPPORTS_TABLE_QUERY = False  # `TABLE t` is a table argument in Flink, not a query
+    SUPPORTS_IMPLICIT_UNNEST = False
+
+    VERSION_PHRASES = {("FOR", "SYSTEM_TIME"): "SYSTEM_TIME"}
+
+    FUNCTION_PARSERS = {
+        **BaseParser.FUNCTION_PARSERS,
+        "DESCRIPTOR": lambda self: self._parse_descriptor(),
+        "TABLE": lambda self: self._parse_table_function(),
+    }
+
+    LAMBDAS = {
+        **BaseParser.LAMBDAS,
+        TokenType.FARROW: lambda self, expressions: self.expression(
+            exp.Kwarg(
+                this=exp.var(expressions[0].name),
+                expression=self._parse_table_argument() or self._parse_disjunction(),
+            )
+        ),
+    }
+
+    STATEMENT_PARSERS = {
+        **BaseParser.STATEMENT_PARSERS,
+        TokenType.CREATE: lambda self: self._parse_flink_create(),
+        TokenType.ALTER: lambda self: self._parse_flink_alter(),
+        TokenType.DROP: lambda self: self._parse_flink_drop(),
+        TokenType.REPLACE: lambda self: self._parse_replace_table(),
+    }
+
+    _pending_table_hints: list[exp.Expr] | None = None
+
+    def _at_end(self) -> bool:
+        return self._index >= len(self._tokens)
+
+    def raise_error(self, message: str, token=None) -> None:  # type: ignore[no-untyped-def]
+        # keep the offending token on the error: positions come from its start/end offsets
+        # None means "at the end of the statement" (sqlglot would name the previous token)
+        tok = token if token is not None else (self._curr if self._index < len(self._tokens) else None)
+        try:
+            super().raise_error(message, token) if token else super().raise_error(message)
+        except ParseError as err:
+            err.token = tok  # type: ignore[attr-defined]
+            raise
+
+    def _parse_as_command(self, start):  # type: ignore[no-untyped-def]
+        # sqlglot falls back to an opaque Command for syntax it does not know; Flink SQL has a
+        # grammar, so this is a syntax error at the token where the known grammar stopped.
+        self.raise_error(f"Unexpected `{self._curr.text or start.text}` in {start.text.upper()} statement")
+
+    def _parse_projections(self):  # type: ignore[no-untyped-def]
+        result = super()._parse_projections()
+        if self._prev.token_type == TokenType.COMMA:
+            # sqlglot tolerates `SELECT a, FROM t`; Flink does not
+            self.raise_error("Expected an expression after `,` in the select list", self._prev)
+        return result
+
+    # -- variables, descriptors, table functions ------------------------------------------------
+
+    def _parse_parameter(self) -> exp.Parameter:
+        # ${NAME}: a variable substituted before binding (``--define`` / SET of a variable)
+        if not self._match(TokenType.L_BRACE):
+            self.raise_error("Expected '{' after '$': variables are written ${name}")
+        this = self._parse_var(any_token=True)
+        self._match_r_paren_or(TokenType.R_BRACE, "Expected '}' to close ${...}")
+        return self.expression(exp.Parameter(this=this))
+
+    def _match_r_paren_or(self, token_type: TokenType, message: str) -> None:
+        if not self._match(token_type):
+            self.raise_error(message)
+
+    def _parse_descriptor(self) -> nodes.Descriptor:
+        return self.expression(nodes.Descriptor(expressions=self._parse_csv(self._parse_column)))
+
+    def _parse_table_function(self) -> exp.Expr:
+        # TABLE(<call>) in FROM; the enclosing parens were consumed by the function-call parser.
+        call = self._parse_function(anonymous=False)
+        if call is None:
+            self.raise_error("Expected a table function call inside TABLE(...)")
+        return self.expression(nodes.TableFunction(this=call))
+
+    def _parse_table_argument(self) -> nodes.TableArgument | None:
+        # TABLE t [PARTITION BY a, b] [ORDER BY ...] as a function argument
+        if self._curr.token_type != TokenType.TABLE:
+            return None
+        if self._next.token_type == TokenType.L_PAREN:
+            return None
+        self._advance()
+        table = self._parse_table_parts()
+        partition_by = self._parse_partition_by()
+        order = self._parse_order()
+        return self.expression(
+            nodes.TableArgument(this=table, partition_by=partition_by or None, order=order)
+        )
+
+    def _parse_lambda(self, alias: bool = False) -> exp.Expr | None:
+        return self._parse_table_argument() or super()._parse_lambda(alias=alias)
+
+    # -- table references: hints right after the name ------------------------------------------
+
+    def _parse_table_parts(self, *args, **kwargs) -> exp.Table:  # type: ignore[override]
+        table = super()._parse_table_parts(*args, **kwargs)
+        if table is not None and self._match(TokenType.HINT):
+            hint = exp.maybe_parse(self._prev_comments[0], into=exp.Hint, dialect=self.dialect)
+            table.set("hints", [hint])
+            self._pending_table_hints = [hint]
+        return table
+
+    def _parse_table_hints(self) -> list[exp.Expr] | None:
+        hints, self._pending_table_hints = self._pending_table_hints, None
+        return hints
+
+    # -- types ---------------------------------------------------------------------------------
+
+    def _parse_types(self, check_func: bool = False, schema: bool = False, allow_identifiers: bool = True, with_collation: bool = False) -> exp.Expr | None:  # type: ignore[override]  # noqa: E501
+        # Flink's postfix forms `INT ARRAY` / `INT MULTISET` would hit sqlglot's Postgres-style
+        # `INT ARRAY[n]` branch; retype a bare postfix ARRAY as LIST (our MULTISET) for sqlglot's
+        # postfix loop, then give each wrapper back its real kind.
+        postfix = self._postfix_collection_tokens()
+        for tok in postfix:
+            tok.token_type = TokenType.LIST
+        try:
+            this = super()._parse_types(
+                check_func=check_func,
+                schema=schema,
+                allow_identifiers=allow_identifiers,
+                with_collation=with_collation,
+            )
+        finally:
+            for tok in postfix:
+                tok.token_type = TokenType.ARRAY
+        if postfix and isinstance(this, exp.DataType):
+            self._restore_postfix_arrays(this, postfix)
+        if isinstance(this, exp.DataType) and self._match_pair(
+            TokenType.NOT, TokenType.NULL, advance=False
+        ) and self._in_nested_type():
+            self._advance(2)
+            this.set("nullable", False)
+        return this
+
+    def _postfix_collection_tokens(self) -> list:
+        found = []
+        depth = 0
+        i = self._index
+        tokens = self._tokens
+        while i < len(tokens):
+            tok = tokens[i]
+            tt = tok.token_type
+            if tt in (TokenType.L_PAREN, TokenType.LT):
+                depth += 1
+            elif tt in (TokenType.R_PAREN, TokenType.GT):
+                if depth == 0:
+                    break
+                depth -= 1
+            elif depth == 0 and tt == TokenType.ARRAY and i > self._index:
+                nxt = tokens[i + 1].token_type if i + 1 < len(tokens) else None
+                if nxt in (TokenType.LT, TokenType.L_BRACKET, TokenType.L_PAREN):
+                    break
+                found.append(tok)
+            elif depth == 0 and tt == TokenType.LIST:
+                pass
+            elif depth == 0 and i > self._index and tt not in self.TYPE_TOKENS and tt not in (
+                TokenType.VAR, TokenType.NUMBER, TokenType.COMMA
+            ):
+                break
+            elif depth == 0 and tt == TokenType.COMMA:
+                break
+            i += 1
+        return found
+
+    def _restore_postfix_arrays(self, this: exp.DataType, postfix: list) -> None:
+        # wrappers from the outside in match the postfix tokens from last to first
+        node = this
+        chain = []
+        while isinstance(node, exp.DataType) and node.is_type(exp.DType.LIST):
+            chain.append(node)
+            node = node.expressions[0] if node.expressions else None
+        texts = [t.text.upper() for t in self._tokens[: self._index] if t.token_type in (TokenType.ARRAY, TokenType.LIST)]
+        kinds = [("ARRAY" if x == "ARRAY" else "MULTISET") for x in texts[-len(chain):]] if chain else []
+        for wrapper, kind in zip(chain, reversed(kinds)):
+            if kind == "ARRAY":
+                wrapper.set("this", exp.DType.ARRAY)
+
+    def _in_nested_type(self) -> bool:
+        # NOT NULL directly inside ROW<..>/ARRAY<..>/MAP<..> belongs to the element type
+        nxt = self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
+        return nxt is not None and nxt.token_type in (TokenType.GT, TokenType.COMMA)
+
+    # -- CREATE --------------------------------------------------------------------------------
+
+    def _parse_flink_create(self) -> exp.Expr:
+        start_index = self._index
+        replace = self._match_pair(TokenType.OR, TokenType.REPLACE)
+        temporary = self._match(TokenType.TEMPORARY)
+        system = bool(temporary and self._match_text_seq("SYSTEM"))
+        if self._match(TokenType.TABLE):
+            return self._parse_create_table(temporary=bool(temporary), replace=bool(replace))
+        if self._match(TokenType.VIEW):
+            return self._parse_create_view(temporary=bool(temporary), replace=bool(replace))
+        if self._match(TokenType.FUNCTION):
+            return self._parse_create_function(temporary=bool(temporary), system=system)
+        if not temporary and not replace and self._match_texts(("CATALOG", "DATABASE")):
+            return self._parse_create_catalog(self._prev.text.upper())
+        self._retreat(start_index)
+        self.raise_error("Expected TABLE, VIEW, FUNCTION, CATALOG or DATABASE after CREATE")
+        return None  # type: ignore[return-value]
+
+    def _parse_replace_table(self) -> exp.Create:
+        if not self._match(TokenType.TABLE):
+            self.raise_error("Expected TABLE after REPLACE (REPLACE TABLE t AS SELECT ...)")
+        create = self._parse_create_table(temporary=False, replace=True)
+        props = create.args.get("properties") or exp.Properties(expressions=[])
+        props.append("expressions", nodes.ReplaceOnlyProperty())
+        create.set("properties", props)
+        return create
+
+    def _parse_create_catalog(self, kind: str) -> nodes.CreateCatalog:
+        exists = self._parse_exists(not_=True)
+        name = self._parse_table_parts(schema=True)
+        comment = self._match(TokenType.COMMENT) and self._parse_string()
+        options = self._match(TokenType.WITH) and self._parse_with_options()
+        return self.expression(
+            nodes.CreateCatalog(
+                this=name, kind=kind, exists=exists or None, comment=comment or None, options=options or None
+            )
+        )
+
+    def _parse_create_table(self, temporary: bool, replace: bool) -> exp.Create:
+        exists = self._parse_exists(not_=True)
+        table = self._parse_table_parts(schema=True)
+        this: exp.Expr = table
+        if self._match(TokenType.L_PAREN, advance=False):
+            self._advance()
+            items = self._parse_csv(self._parse_schema_item)
+            self._match_r_paren()
+            this = self.expression(exp.Schema(this=table, expressions=items))
+
+        props: list[exp.Expr] = []
+        if temporary:
+            props.append(exp.TemporaryProperty())
+        while True:
+            if self._match(TokenType.COMMENT):
+                props.append(self.expression(exp.SchemaCommentProperty(this=self._parse_string())))
+            elif self._match_text_seq("DISTRIBUTED"):
+                props.append(self._parse_distribution())
+            elif self._match(TokenType.PARTITION_BY) or self._match_text_seq("PARTITIONED", "BY"):
+                cols = self._parse_wrapped_csv(self._parse_id_var)
+                props.append(
+                    self.expression(
+                        exp.PartitionedByProperty(this=exp.Schema(expressions=cols))
+                    )
+                )
+            elif self._match(TokenType.WITH):
+                props.append(self._parse_with_options())
+            elif self._match(TokenType.LIKE):
+                props.append(self._parse_like_clause())
+            else:
+                break
+
+        expression = None
+        if self._match(TokenType.ALIAS):
+            expression = self._parse_select(nested=True) or self._parse_set_operations(None)
+            if expression is None:
+                self.raise_error("Expected a query after AS")
+        return self.expression(
+            exp.Create(
+                this=this,
+                kind="TABLE",
+                exists=exists,
+                replace=replace,
+                properties=exp.Properties(expressions=props) if props else None,
+                expression=expression,
+            )
+        )
+
+    def _parse_distribution(self) -> nodes.DistributedBy:
+        # after DISTRIBUTED / DISTRIBUTION: BY [HASH|RANGE|..](cols) [INTO n BUCKETS] | INTO n BUCKETS
+        kind = cols = buckets = None
+        if self._match_text_seq("BY"):
+            if self._curr.token_type != TokenType.L_PAREN:
+                kind = self._parse_var(any_token=True, upper=True)
+            cols = self._parse_wrapped_csv(self._parse_id_var)
+        if self._match(TokenType.INTO):
+            buckets = self._parse_number()
+            if not self._match_text_seq("BUCKETS"):
+                self.raise_error("Expected BUCKETS after INTO n")
+        if cols is None and buckets is None:
+            self.raise_error("Expected BY (columns) or INTO n BUCKETS")
+        return self.expression(nodes.DistributedBy(kind=kind, expressions=cols, buckets=buckets))
+
+    def _parse_partition_spec(self) -> nodes.PartitionSpec:
+        spec = self._parse_wrapped_csv(self._parse_disjunction)
+        options = self._match(TokenType.WITH) and self._parse_with_options()
+        return self.expression(nodes.PartitionSpec(expressions=spec, options=options or None))
+
+    def _parse_with_options(self) -> nodes.WithOptions:
+        self._match_l_paren()
+        options = self._parse_csv(self._parse_option)
+        self._match_r_paren()
+        return self.expression(nodes.WithOptions(expressions=options))
+
+    def _parse_option(self) -> exp.Property | None:
+        # 'key' = 'value'; Flink also accepts unquoted dotted keys and number/boolean values
+        if self._at_end() or self._curr.token_type == TokenType.R_PAREN:
+            return None
+        key = self._parse_string() or self._parse_dotted_key()
+        if key is None:
+            self.raise_error("Expected an option key such as 'connector'")
+        if not self._match(TokenType.EQ):
+            self.raise_error("Expected '=' between an option's key and its value")
+        value = self._parse_string() or self._parse_primary() or self._parse_var(any_token=True)
+        if value is None:
+            self.raise_error("Expected an option value (a quoted string)")
+        return self.expression(exp.Property(this=key, value=value))
+
+    def _parse_dotted_key(self) -> exp.Expr | None:
+        parts = []
+        while not self._at_end() and self._curr.token_type not in (TokenType.EQ, TokenType.R_PAREN):
+            if self._curr.token_type == TokenType.DOT:
+                parts.append(".")
+            elif self._curr.token_type == TokenType.DASH:
+                parts.append("-")
+            else:
+                parts.append(self._curr.text)
+            self._advance()
+        return exp.Literal.string("".join(parts)) if parts else None
+
+    def _parse_like_clause(self) -> nodes.LikeClause:
+        source = self._parse_table_parts(schema=True)
+        options = None
+        if self._match(TokenType.L_PAREN):
+            options = self._parse_csv(self._parse_like_option)
+            self._match_r_paren()
+        return self.expression(nodes.LikeClause(this=source, expressions=options))
+
+    def _parse_like_option(self) -> nodes.LikeOption | None:
+        if not self._match_texts(("INCLUDING", "EXCLUDING", "OVERWRITING")):
+            return None
+        kind = self._prev.text.upper()
+        if not self._match_texts(
+            ("ALL", "CONSTRAINTS", "DISTRIBUTION", "GENERATED", "METADATA", "OPTIONS", "PARTITIONS", "WATERMARKS")
+        ):
+            self.raise_error("Expected ALL, CONSTRAINTS, GENERATED, METADATA, OPTIONS, PARTITIONS or WATERMARKS")
+        return self.expression(nodes.LikeOption(this=self._prev.text.upper(), kind=kind))
+
+    def _parse_schema_item(self) -> exp.Expr | None:
+        if self._match_text_seq("WATERMARK"):
+            if not self._match(TokenType.FOR):
+                self.raise_error("Expected FOR after WATERMARK (WATERMARK FOR ts AS ts - INTERVAL ...)")
+            column = self._parse_column()
+            if not self._match(TokenType.ALIAS):
+                self.raise_error("Expected AS after the watermark's time column")
+            return self.expression(
+                exp.WatermarkColumnConstraint(this=column, expression=self._parse_disjunction())
+            )
+        name = None
+        if self._match(TokenType.CONSTRAINT):
+            name = self._parse_id_var()
+        if self._match(TokenType.PRIMARY_KEY):
+            cols = self._parse_wrapped_csv(self._parse_id_var)
+            return self.expression(
+                exp.PrimaryKey(this=name, expressions=cols, options=self._parse_enforced())
+            )
+        if name is not None:
+            self.raise_error("Expected PRIMARY KEY after CONSTRAINT name")
+        return self._parse_flink_column_def()
+
+    def _parse_enforced(self) -> list[str] | None:
+        if self._match_text_seq("NOT", "ENFORCED"):
+            return ["NOT ENFORCED"]
+        if self._match_text_seq("ENFORCED"):
+            return ["ENFORCED"]
+        return None
+
+    def _parse_flink_column_def(self) -> exp.ColumnDef:
+        name = self._parse_id_var(any_token=True)
+        if name is None:
+            self.raise_error("Expected a column name")
+        constraints: list[exp.Expr] = []
+        kind = None
+        if self._match(TokenType.ALIAS):
+            computed = exp.ComputedColumnConstraint(this=self._parse_disjunction())
+            constraints.append(self.expression(exp.ColumnConstraint(kind=computed)))
+        else:
+            kind = self._parse_types(schema=True)
+            if kind is None:
+                self.raise_error(f"Expected a data type for column {name.name}")
+        while True:
+            if self._match_text_seq("METADATA"):
+                key = self._match(TokenType.FROM) and self._parse_string()
+                virtual = self._match_text_seq("VIRTUAL")
+                constraint: exp.Expr = nodes.MetadataColumnConstraint(this=key or None, virtual=virtual or None)
+            elif self._match_pair(TokenType.NOT, TokenType.NULL):
+                constraint = exp.NotNullColumnConstraint()
+            elif self._match(TokenType.NULL):
+                constraint = exp.NotNullColumnConstraint(allow_null=True)
+            elif self._match(TokenType.PRIMARY_KEY):
+                constraint = exp.PrimaryKeyColumnConstraint(options=self._parse_enforced())
+            elif self._match(TokenType.COMMENT):
+                constraint = exp.CommentColumnConstraint(this=self._parse_string())
+            else:
+                break
+            constraints.append(self.expression(exp.ColumnConstraint(kind=constraint)))
+        position = None
+        if self._match_texts(("FIRST", "AFTER")):
+            where = self._prev.text.upper()
+            after = self._parse_column() if where == "AFTER" else None
+            position = self.expression(exp.ColumnPosition(this=after, position=where))
+        return self.expression(
+            exp.ColumnDef(this=name, kind=kind, constraints=constraints or None, position=position)
+        )
+
+    def _parse_create_view(self, temporary: bool, replace: bool) -> exp.Create:
+        exists = self._parse_exists(not_=True)
+        table = self._parse_table_parts(schema=True)
+        this: exp.Expr = table
+        if self._match(TokenType.L_PAREN):
+            cols = self._parse_csv(self._parse_id_var)
+            self._match_r_paren()
+            this = self.expression(exp.Schema(this=table, expressions=cols))
+        props: list[exp.Expr] = [exp.TemporaryProperty()] if temporary else []
+        if self._match(TokenType.COMMENT):
+            props.append(self.expression(exp.SchemaCommentProperty(this=self._parse_string())))
+        if not self._match(TokenType.ALIAS):
+            self.raise_error("Expected AS and the view's query")
+        query = self._parse_select(nested=True)
+        if query is None:
+            self.raise_error("Expected the view's query after AS")
+        query = self._parse_set_operations(query)
+        return self.expression(
+            exp.Create(
+                this=this,
+                kind="VIEW",
+                exists=exists,
+                replace=replace,
+                properties=exp.Properties(expressions=props) if props else None,
+                expression=query,
+            )
+        )
+
+    def _parse_create_function(self, temporary: bool, system: bool) -> nodes.CreateFunction:
+        exists = self._parse_exists(not_=True)
+        name = self._parse_table_parts(schema=True)
+        if not self._match(TokenType.ALIAS):
+            self.raise_error("Expected AS 'class.Name' after the function name")
+        class_name = self._parse_string()
+        if class_name is None:
+            self.raise_error("Expected the function's class name as a quoted string")
+        language = self._match_text_seq("LANGUAGE") and self._parse_var(upper=True)
+        jars = None
+        if self._match_text_seq("USING"):
+            jars = self._parse_csv(lambda: self._match_text_seq("JAR") and self._parse_string())
+        return self.expression(
+            nodes.CreateFunction(
+                this=name,
+                class_name=class_name,
+                language=language or None,
+                temporary=temporary or None,
+                system=system or None,
+                exists=exists or None,
+                jars=jars,
+            )
+        )
+
+    # -- DROP / ALTER --------------------------------------------------------------------------
+
+    def _parse_flink_drop(self) -> exp.Expr:
+        index = self._index
+        temporary = self._match(TokenType.TEMPORARY)
+        system = bool(temporary and self._match_text_seq("SYSTEM"))
+        if self._match(TokenType.FUNCTION):
+            exists = self._parse_exists()
+            return self.expression(
+                nodes.DropFunction(
+                    this=self._parse_table_parts(schema=True),
+                    temporary=bool(temporary) or None,
+                    system=system or None,
+                    exists=exists or None,
+                )
+            )
+        if not temporary and self._match_texts(("CATALOG", "DATABASE")):
+            kind = self._prev.text.upper()
+            exists = self._parse_exists()
+            name = self._parse_table_parts(schema=True)
+            cascade = self._match_texts(("CASCADE", "RESTRICT")) and self._prev.text.upper()
+            return self.expression(
+                nodes.DropCatalog(this=name, kind=kind, exists=exists or None, cascade=cascade or None)
+            )
+        self._retreat(index)
+        return self._parse_drop()
+
+    def _parse_flink_alter(self) -> exp.Expr:
+        if not self._match_set((TokenType.TABLE, TokenType.VIEW)) and not self._match_texts(("CATALOG",)):
+            self.raise_error("Expected TABLE, VIEW or CATALOG after ALTER")
+        kind = self._prev.text.upper()
+        exists = self._parse_exists()
+        this = self._parse_table_parts(schema=True)
+        args: dict = {"this": this, "kind": kind, "exists": exists or None}
+        if self._match_text_seq("RENAME", "TO"):
+            args.update(action="RENAME", expression=self._parse_table_parts(schema=True))
+        elif self._match_text_seq("RENAME"):
+            old = self._parse_id_var()
+            if not self._match_text_seq("TO"):
+                self.raise_error("Expected TO in RENAME old TO new")
+            args.update(action="RENAME COLUMN", expressions=[old, self._parse_id_var()])
+        elif self._match(TokenType.SET):
+            self._match_l_paren()
+            args.update(action="SET", expressions=self._parse_csv(self._parse_option))
+            self._match_r_paren()
+        elif self._match_text_seq("RESET"):
+            self._match_l_paren()
+            args.update(action="RESET", expressions=self._parse_csv(self._parse_string))
+            self._match_r_paren()
+        elif self._match_texts(("ADD", "MODIFY")):
+            args.update(action=self._prev.text.upper(), expressions=self._parse_alter_items())
+        elif self._match(TokenType.DROP):
+            if self._match_text_seq("WATERMARK"):
+                args.update(action="DROP", target="WATERMARK")
+            elif self._match(TokenType.PRIMARY_KEY):
+                args.update(action="DROP", target="PRIMARY KEY")
+            elif self._match_text_seq("DISTRIBUTION"):
+                args.update(action="DROP", target="DISTRIBUTION")
+            elif self._match_text_seq("PARTITION"):
+                specs = [self._parse_partition_spec()]
+                while self._match(TokenType.COMMA) and self._match_text_seq("PARTITION"):
+                    specs.append(self._parse_partition_spec())
+                args.update(action="DROP", expressions=specs)
+            elif self._match(TokenType.L_PAREN):
+                cols = self._parse_csv(self._parse_id_var)
+                self._match_r_paren()
+                args.update(action="DROP", expressions=cols)
+            else:
+                args.update(action="DROP", expressions=[self._parse_id_var()])
+        elif kind == "VIEW" and self._match(TokenType.ALIAS):
+            query = self._parse_set_operations(self._parse_select(nested=True))
+            args.update(action="AS", expression=query)
+        elif self._match(TokenType.COMMENT):
+            args.update(action="COMMENT", expression=self._parse_string())
+        else:
+            self.raise_error(
+                f"Expected RENAME TO, SET (...), RESET (...), ADD, MODIFY, DROP or AS after ALTER {kind}"
+            )
+        return self.expression(nodes.AlterTable(**args))
+
+    def _parse_alter_items(self) -> list[exp.Expr]:
+        if self._match_text_seq("DISTRIBUTION"):
+            return [self._parse_distribution()]
+        if self._match_text_seq("PARTITION"):
+            specs = [self._parse_partition_spec()]
+            while self._match_text_seq("PARTITION"):
+                specs.append(self._parse_partition_spec())
+            return specs
+        if self._match(TokenType.L_PAREN):
+            items = self._parse_csv(self._parse_schema_item)
+            self._match_r_paren()
+            return items
+        return [self._parse_schema_item()]

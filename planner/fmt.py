@@ -1,0 +1,49 @@
+"""``sqlengine fmt``: one canonical layout for Flink SQL files.
+
+Keywords upper case, one clause per line, one column or option per line with the ``=`` of
+``WITH`` options aligned, a blank line between statements; comments are kept. Formatting is
+idempotent: ``format(format(x)) == format(x)``.
+"""
+
+from __future__ import annotations
+
+from planner.errors import SqlErrors
+from planner.script import Statement, parse_script
+
+
+def _trailing(stmt: Statement) -> tuple[list[str], list[str]]:
+    """Comments after a statement's `;`: those on the same line, and those on lines below."""
+    same, below = [], []
+    semi = stmt.terminator
+    text = stmt.source.text
+    pos = semi.end + 1 if semi is not None else stmt.span.end
+    for comment in stmt.trailing_comments:
+        found = text.find(comment, pos)
+        gap = text[pos:found] if found >= 0 else "\n"
+        (below if "\n" in gap else same).append(comment)
+        if found >= 0:
+            pos = found + len(comment)
+    return same, below
+
+
+def _comment(text: str) -> str:
+    if "\n" in text:
+        return f"/*{text}*/"
+    return f"--{text.rstrip()}" if text.startswith(" ") else f"-- {text.strip()}"
+
+
+def format_sql(text: str, path: str | None = None) -> str:
+    """The formatted text; raises SqlErrors when the text does not parse."""
+    script = parse_script(text, path)
+    if script.errors:
+        raise SqlErrors(list(script.errors))
+    chunks = []
+    for stmt in script.statements:
+        sql = stmt.sql(pretty=True) + ";"
+        same, below = _trailing(stmt)
+        if same:
+            sql += " " + " ".join(_comment(c) for c in same)
+        if below:
+            sql += "\n" + "\n".join(_comment(c) for c in below)
+        chunks.append(sql)
+    return "\n\n".join(chunks) + ("\n" if chunks else "")

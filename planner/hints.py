@@ -1,0 +1,91 @@
+"""Hints for syntax errors whose cause is a known, common mistake."""
+
+from __future__ import annotations
+
+from sqlglot.tokens import Token, TokenType
+
+from sqlglot import exp
+
+from planner.dialect.keywords import RESERVED, STRICTLY_RESERVED
+from planner.errors import SqlError
+from planner.source import SourceText, Span
+
+STATEMENT_STARTS = {
+    "SELECT", "INSERT", "CREATE", "DROP", "ALTER", "SET", "RESET", "SHOW", "DESCRIBE", "DESC",
+    "EXPLAIN", "USE", "EXECUTE", "WITH", "STOP", "HELP", "QUIT", "EXIT", "BEGIN", "VALUES",
+}
+
+SPARK_WINDOW_HINT = (
+    "Spark's window(ts, '1 minute') is not Flink SQL; use a window table function: "
+    "FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
+    "... GROUP BY window_start, window_end"
+)
+
+
+def _index_of(tokens: list[Token], tok: Token) -> int:
+    for i, t in enumerate(tokens):
+        if t is tok:
+            return i
+    return -1
+
+
+def syntax_hint(source: SourceText, tokens: list[Token], tok: Token, description: str) -> str | None:
+    """A hint for the parse error at ``tok`` in the statement ``tokens``, or None."""
+    i = _index_of(tokens, tok)
+    upper = tok.text.upper()
+    prev = tokens[i - 1] if i > 0 else None
+    nxt = tokens[i + 1] if 0 <= i < len(tokens) - 1 else None
+
+    # GROUP BY window(ts, '1 minute') / session_window(...)
+    for t in tokens[max(0, i - 3) : i + 2]:
+        j = _index_of(tokens, t)
+        after = tokens[j + 1] if j + 1 < len(tokens) else None
+        if t.text.upper() in ("WINDOW", "SESSION_WINDOW") and after is not None and after.token_type == TokenType.L_PAREN:
+            return SPARK_WINDOW_HINT
+
+    # a statement keyword at the start of a line after something complete: a missing ';'
+    if upper in STATEMENT_STARTS and i > 0 and prev is not None:
+        between = source.text[prev.end + 1 : tok.start]
+        if "\n" in between:
+            return f"is a ';' missing before `{tok.text}`? Each statement ends with ';'"
+
+    # a reserved word used as a name
+    if tok.token_type != TokenType.IDENTIFIER and upper in RESERVED:
+        used_as_name = (
+            prev is not None
+            and prev.token_type in (TokenType.COMMA, TokenType.SELECT, TokenType.DOT, TokenType.L_PAREN, TokenType.ALIAS)
+        ) or (nxt is not None and nxt.token_type in (TokenType.COMMA, TokenType.DOT, TokenType.FROM))
+        if used_as_name:
+            return f"`{tok.text}` is a reserved word in Flink SQL; to use it as a name, quote it: `{tok.text.lower()}`"
+
+    if description.startswith("Expecting )") and tok is tokens[-1]:
+        return "a parenthesis is not closed"
+    if upper == "=" and prev is not None and prev.token_type == TokenType.STRING:
+        return None
+    if prev is not None and prev.token_type == TokenType.STRING and tok.token_type == TokenType.STRING:
+        return "two strings in a row: is a ',' missing?"
+    return None
+
+
+# Column references are not checked: Flink reads `SELECT user` as the USER function, and its
+# documentation itself writes that; definitions, table names and aliases are rejected by Flink.
+_NAME_PARENTS = (exp.Table, exp.TableAlias, exp.ColumnDef, exp.Alias)
+
+
+def reserved_name_error(tree: exp.Expr, source: SourceText, offset: int = 0) -> SqlError | None:
+    """A reserved word used as an unquoted name (`SELECT user FROM t`) is an error in Flink."""
+    for ident in tree.find_all(exp.Identifier):
+        if ident.quoted or ident.name.upper() not in STRICTLY_RESERVED:
+            continue
+        if not isinstance(ident.parent, _NAME_PARENTS):
+            continue
+        start = ident.meta.get("start")
+        if start is None:
+            continue
+        return SqlError(
+            f"`{ident.name}` is a reserved word and cannot be used as a name unquoted",
+            source,
+            Span(start, ident.meta.get("end", start) + 1),
+            f"quote it with backquotes: `{ident.name}`",
+        )
+    return None
