@@ -1,0 +1,64 @@
+"""The contract between translation and connectors.
+
+A connector turns a catalog table into a DataFrame of its *physical* columns (plus the metadata
+columns it offers) and writes a DataFrame into a table. Computed columns, watermarks and
+everything relational are applied by ``sqlengine.translate`` on top of what a source returns.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from catalog import TableDef
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import DataStreamWriter
+
+
+@dataclass(frozen=True)
+class SourceRequest:
+    table: TableDef
+    # physical and metadata column names the query needs (a source may return more)
+    columns: tuple[str, ...]
+    # True: a streaming DataFrame (readStream); False: batch (execution.runtime-mode = batch)
+    streaming: bool
+    # a directory private to this job (dead letters default there, connector scratch files)
+    job_dir: Path
+
+
+@dataclass
+class SourceResult:
+    df: DataFrame
+    # bounded: the input ends by itself (a streaming job over it stops once it is consumed)
+    bounded: bool
+    # names of observed metrics (DataFrame.observe) this source adds, e.g. malformed-record
+    # counts; they appear in StreamingQueryProgress.observedMetrics under these names
+    metric_names: tuple[str, ...] = ()
+    # extra streaming queries the source needs running beside the job (e.g. a dead-letter
+    # writer); each is a function(spark, checkpoint_root) -> StreamingQuery
+    side_queries: tuple = field(default=())
+
+
+@dataclass(frozen=True)
+class SinkRequest:
+    table: TableDef
+    streaming: bool
+    # "append" (insert-only input) or "update" (upsert input with key ``upsert_key``)
+    output_mode: str
+    upsert_key: tuple[str, ...]
+    job_dir: Path
+
+
+class Connector(ABC):
+    name: ClassVar[str]
+
+    @abstractmethod
+    def source(self, spark: SparkSession, request: SourceRequest) -> SourceResult: ...
+
+    def sink(self, df: DataFrame, request: SinkRequest) -> DataStreamWriter | None:
+        """A configured writer (streaming), or None after writing ``df`` (batch)."""
+        raise NotImplementedError(f"the {self.name} connector cannot be written to")
