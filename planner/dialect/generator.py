@@ -39,6 +39,14 @@ class FlinkGenerator(Generator):
         nodes.TableFunction: lambda self, e: f"TABLE({self.sql(e, 'this')})",
         nodes.ClientCommand: lambda self, e: e.name,
         exp.Parameter: lambda self, e: f"${{{self.sql(e, 'this')}}}",
+        exp.Mod: lambda self, e: self.func("MOD", e.this, e.expression),
+        exp.CurrentTimestamp: lambda self, e: "CURRENT_TIMESTAMP",
+        exp.Length: lambda self, e: self.func("CHAR_LENGTH", e.this),
+        exp.StrPosition: lambda self, e: (
+            f"POSITION({self.sql(e, 'substr')} IN {self.sql(e, 'this')})"
+            if not e.args.get("position")
+            else self.func("LOCATE", e.args.get("substr"), e.this, e.args.get("position"))
+        ),
         exp.WatermarkColumnConstraint: lambda self, e: (
             f"WATERMARK FOR {self.sql(e, 'this')} AS {self.sql(e, 'expression')}"
         ),

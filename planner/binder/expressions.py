@@ -1,0 +1,294 @@
+"""Binding scalar expressions: resolve column references to input fields, pull out aggregate and
+window-function calls, and derive result types."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from planner.binder.scope import Scope
+from planner.logical import typing as T
+from planner.logical.fields import Field, TimeKind
+from planner.logical.operators import AggCall
+from planner.problems import BindError
+
+AGG_NAMES = {
+    "COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "COLLECT",
+    "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP", "APPROX_COUNT_DISTINCT", "ARRAY_AGG",
+    "BIT_AND", "BIT_OR", "BIT_XOR", "JSON_ARRAYAGG", "JSON_OBJECTAGG", "ANY_VALUE",
+}
+RANK_NAMES = {"ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD"}
+LEGACY_WINDOW_FUNCS = {"TUMBLE", "HOP", "SESSION", "CUMULATE"}
+LEGACY_WINDOW_PROPS = {
+    f"{w}_{p}" for w in ("TUMBLE", "HOP", "SESSION", "CUMULATE") for p in ("START", "END", "ROWTIME", "PROCTIME")
+}
+
+
+def func_name(node: exp.Expr) -> str:
+    if isinstance(node, exp.Anonymous):
+        return node.name.upper()
+    if isinstance(node, exp.Func):
+        return node.sql_name().upper()
+    return ""
+
+
+def is_aggregate(node: exp.Expr) -> bool:
+    if isinstance(node, exp.Filter):
+        return is_aggregate(node.this)
+    if isinstance(node, exp.Window):
+        return False
+    if isinstance(node, exp.AggFunc):
+        return True
+    return isinstance(node, exp.Anonymous) and node.name.upper() in AGG_NAMES
+
+
+def col(name: str) -> exp.Column:
+    return exp.column(exp.to_identifier(name, quoted=True))
+
+
+@dataclass
+class OverCall:
+    name: str
+    func: str
+    args: tuple[exp.Expr, ...]
+    partition: tuple[exp.Expr, ...]
+    order: tuple[tuple[exp.Expr, bool], ...]
+    frame: exp.Expr | None  # sqlglot WindowSpec
+    node: exp.Expr
+
+
+@dataclass
+class Collector:
+    """Aggregate / window-function calls found while binding select items."""
+
+    aggs: list[AggCall] = field(default_factory=list)
+    agg_nodes: list[exp.Expr] = field(default_factory=list)
+    overs: list[OverCall] = field(default_factory=list)
+    counter: itertools.count = field(default_factory=lambda: itertools.count())
+
+    def new_name(self, prefix: str) -> str:
+        return f"${prefix}{next(self.counter)}"
+
+
+class ExprBinder:
+    def __init__(self, scope: Scope, functions=None):  # type: ignore[no-untyped-def]
+        self.scope = scope
+        self.functions = functions  # catalog function lookup: name -> FunctionDef | None
+
+    # -- binding -------------------------------------------------------------------------------
+
+    def bind(self, node: exp.Expr, collector: Collector | None = None) -> exp.Expr:
+        node = node.copy()
+        return self._bind(node, collector)
+
+    def _bind(self, node: exp.Expr, collector: Collector | None) -> exp.Expr:
+        if isinstance(node, exp.Column):
+            return self._column(node)
+        if isinstance(node, exp.Window):
+            return self._window(node, collector)
+        if is_aggregate(node):
+            return self._aggregate(node, collector)
+        if isinstance(node, (exp.Subquery, exp.Select)) and not isinstance(node.parent, exp.In):
+            raise BindError("Subqueries inside expressions are not supported yet", node)
+        if isinstance(node, exp.Star):
+            raise BindError("`*` is only allowed in the select list or COUNT(*)", node)
+        if isinstance(node, exp.Anonymous):
+            self._check_function(node)
+        for key, value in list(node.args.items()):
+            if isinstance(value, exp.Expr):
+                node.set(key, self._bind(value, collector))
+            elif isinstance(value, list):
+                node.set(key, [self._bind(v, collector) if isinstance(v, exp.Expr) else v for v in value])
+        return node
+
+    def _column(self, node: exp.Column) -> exp.Expr:
+        if not node.table and node.name.upper() in ("TRUE", "FALSE", "NULL"):
+            return node
+        internal, _, nested = self.scope.resolve(node)
+        out: exp.Expr = col(internal)
+        for name in nested:
+            out = exp.Dot(this=out, expression=exp.to_identifier(name))
+        return out
+
+    def _aggregate(self, node: exp.Expr, collector: Collector | None) -> exp.Expr:
+        if collector is None:
+            raise BindError(
+                f"Aggregate function {func_name(node.this if isinstance(node, exp.Filter) else node)} "
+                "is not allowed here",
+                node,
+                "aggregates belong in the select list or HAVING of a grouped query",
+            )
+        filter_expr = None
+        call = node
+        if isinstance(node, exp.Filter):
+            call = node.this
+            where = node.expression
+            filter_expr = self._bind(where.this if isinstance(where, exp.Where) else where, None)
+        name = func_name(call)
+        distinct = False
+        star = False
+        args: list[exp.Expr] = []
+        inner = call.this if not isinstance(call, exp.Anonymous) else None
+        if isinstance(call, exp.Anonymous):
+            raw = list(call.expressions)
+        else:
+            raw = [inner] if inner is not None else []
+            raw += [v for k, v in call.args.items() if k != "this" and isinstance(v, exp.Expr)]
+        for a in raw:
+            if isinstance(a, exp.Distinct):
+                distinct = True
+                args.extend(self._bind(x, None) for x in a.expressions)
+            elif isinstance(a, exp.Star):
+                star = True
+            else:
+                if any(is_aggregate(n) for n in a.walk()):
+                    raise BindError("Aggregate functions cannot be nested", a)
+                args.append(self._bind(a, None))
+        if name == "COUNT" and not args:
+            star = True
+        agg = AggCall(
+            name=collector.new_name("agg"),
+            func=name,
+            args=tuple(args),
+            distinct=distinct,
+            filter=filter_expr,
+            star=star,
+        )
+        for existing, existing_node in zip(collector.aggs, collector.agg_nodes):
+            if (existing.func, existing.args, existing.distinct, existing.filter, existing.star) == (
+                agg.func, agg.args, agg.distinct, agg.filter, agg.star
+            ):
+                return col(existing.name)
+        collector.aggs.append(agg)
+        collector.agg_nodes.append(node)
+        return col(agg.name)
+
+    def _window(self, node: exp.Window, collector: Collector | None) -> exp.Expr:
+        if collector is None:
+            raise BindError("Window functions (OVER) are only allowed in the select list", node)
+        func = node.this
+        name = func_name(func)
+        args = tuple(self._bind(a, None) for a in (func.expressions if isinstance(func, exp.Anonymous) else [v for v in [func.this] if isinstance(v, exp.Expr)]))
+        partition = tuple(self._bind(p, None) for p in node.args.get("partition_by") or [])
+        order_node = node.args.get("order")
+        order = tuple(
+            (self._bind(o.this, None), bool(o.args.get("desc"))) for o in (order_node.expressions if order_node else [])
+        )
+        over = OverCall(
+            name=collector.new_name("over"),
+            func=name,
+            args=args,
+            partition=partition,
+            order=order,
+            frame=node.args.get("spec"),
+            node=node,
+        )
+        collector.overs.append(over)
+        return col(over.name)
+
+    def _check_function(self, node: exp.Anonymous) -> None:
+        name = node.name.upper()
+        if name in LEGACY_WINDOW_FUNCS or name in LEGACY_WINDOW_PROPS:
+            return  # validated by the aggregate binder
+        if self.functions is not None and self.functions(node.name) is not None:
+            return
+
+    # -- typing --------------------------------------------------------------------------------
+
+    def field_of(self, name: str, node: exp.Expr) -> Field:
+        """The output field of a bound expression named ``name`` (keeps time attributes of a
+        plain column reference, as Flink does)."""
+        if isinstance(node, exp.Column):
+            src = self.scope.by_internal.get(node.name)
+            if src is not None:
+                return Field(name, src.type, src.time, src.nullable, src.window)
+        if isinstance(node, exp.Anonymous) and node.name.upper() == "PROCTIME":
+            return Field(name, T.TIMESTAMP_LTZ3, TimeKind.PROCTIME, False)
+        return Field(name, self.type_of(node))
+
+    def type_of(self, node: exp.Expr) -> exp.DataType:
+        return type_of(node, self.scope.by_internal)
+
+
+def _struct_field(t: exp.DataType, name: str) -> exp.DataType:
+    if T.is_type(t, exp.DType.STRUCT):
+        for member in t.expressions:
+            if isinstance(member, exp.ColumnDef) and member.name == name:
+                return member.args.get("kind") or T.UNKNOWN
+    return T.UNKNOWN
+
+
+def type_of(node: exp.Expr, fields: dict[str, Field]) -> exp.DataType:
+    """The type of a bound expression over ``fields`` (by internal name)."""
+    if isinstance(node, exp.Column):
+        f = fields.get(node.name)
+        return f.type if f is not None else T.UNKNOWN
+    if isinstance(node, exp.Dot):
+        return _struct_field(type_of(node.this, fields), node.expression.name)
+    if isinstance(node, exp.Paren):
+        return type_of(node.this, fields)
+    if isinstance(node, exp.Literal):
+        return T.literal_type(node)
+    if isinstance(node, exp.Boolean):
+        return T.BOOLEAN
+    if isinstance(node, exp.Null):
+        return exp.DataType(this=exp.DType.NULL)
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        return node.to
+    if isinstance(node, exp.Neg):
+        return type_of(node.this, fields)
+    if isinstance(node, (exp.Predicate, exp.Connector, exp.Not, exp.Like, exp.In, exp.Between, exp.Is)):
+        return T.BOOLEAN
+    if isinstance(node, (exp.DPipe, exp.Concat)):
+        return T.STRING
+    if isinstance(node, exp.Interval):
+        return exp.DataType(this=exp.DType.INTERVAL)
+    if isinstance(node, exp.Div):
+        a, b = type_of(node.this, fields), type_of(node.expression, fields)
+        return T.wider(a, b)
+    if isinstance(node, (exp.Add, exp.Sub)):
+        a, b = type_of(node.this, fields), type_of(node.expression, fields)
+        if T.is_type(a, *T.TIMESTAMPS, exp.DType.DATE):
+            return a
+        return T.wider(a, b)
+    if isinstance(node, exp.Mul):
+        a, b = type_of(node.this, fields), type_of(node.expression, fields)
+        if T.is_type(a, exp.DType.DECIMAL) or T.is_type(b, exp.DType.DECIMAL):
+            (p1, s1), (p2, s2) = T.decimal_ps(a), T.decimal_ps(b)
+            if not (T.is_type(a, *T.FLOATS) or T.is_type(b, *T.FLOATS)):
+                return T.decimal(p1 + p2, s1 + s2)
+        return T.wider(a, b)
+    if isinstance(node, exp.Mod):
+        return T.wider(type_of(node.this, fields), type_of(node.expression, fields))
+    if isinstance(node, exp.Case):
+        out = T.UNKNOWN
+        for branch in [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]:
+            if branch is not None:
+                bt = type_of(branch, fields)
+                out = bt if T.is_type(out, exp.DType.UNKNOWN, exp.DType.NULL) else (
+                    T.wider(out, bt) if T.is_type(out, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL) else out
+                )
+        return out
+    if isinstance(node, exp.If):
+        return type_of(node.args.get("true"), fields)
+    if isinstance(node, (exp.Lower, exp.Upper, exp.Trim, exp.Substring, exp.RegexpExtract, exp.Initcap)):
+        return T.STRING
+    if isinstance(node, (exp.Hour, exp.Minute, exp.Second, exp.Year, exp.Month, exp.Day, exp.Length)):
+        return T.INT if not isinstance(node, exp.Length) else T.INT
+    if isinstance(node, exp.Extract):
+        return T.BIGINT
+    if isinstance(node, exp.Coalesce):
+        return type_of(node.this, fields)
+    if isinstance(node, (exp.Abs, exp.Round, exp.Ceil, exp.Floor)):
+        return type_of(node.this, fields)
+    if isinstance(node, exp.CurrentTimestamp):
+        return T.TIMESTAMP_LTZ3
+    if isinstance(node, exp.Func):
+        args = [type_of(a, fields) for a in node.iter_expressions() if isinstance(a, exp.Expr)]
+        name = func_name(node)
+        if name in AGG_NAMES or isinstance(node, exp.AggFunc):
+            return T.agg_type(name, args[0] if args else None)
+        return T.function_type(name, args)
+    return T.UNKNOWN

@@ -1,0 +1,324 @@
+"""FROM items: tables (scans with computed columns and watermarks), views, CTEs, subqueries,
+window table functions, VALUES, UNNEST / LATERAL TABLE and MATCH_RECOGNIZE."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+
+from catalog import TableDef, ViewDef
+from planner.binder.expressions import ExprBinder, type_of
+from planner.binder.intervals import interval_ms, is_interval
+from planner.binder.scope import Relation, Scope
+from planner.binder.windows import spec_from_tvf, tvf_arguments, window_fields
+from planner.dialect import Flink, nodes, parse_type
+from planner.logical import typing as T
+from planner.logical.fields import Field, TimeKind
+from planner.logical.operators import Calc, Correlate, MatchRecognize, Node, Scan, Values, WindowTVF
+from planner.names import object_name
+from planner.problems import BindError
+
+MAX_VIEW_DEPTH = 32
+
+
+@dataclass
+class Item:
+    node: Node
+    alias: str | None
+    fields: list[Field]  # as the user sees them
+    temporal: exp.Expr | None = None  # FOR SYSTEM_TIME AS OF <expr> (unbound)
+    origin: exp.Expr | None = None
+
+
+def relation_for(item: Item) -> Relation:
+    return Relation(item.alias, list(item.fields), [f.name for f in item.fields])
+
+
+def watermark_delay(expr: exp.Expr, column: str) -> int | None:
+    """ms of `column - INTERVAL ..` (0 for the column itself); None for other strategies."""
+    if isinstance(expr, exp.Paren):
+        return watermark_delay(expr.this, column)
+    if isinstance(expr, exp.Column) and expr.name == column.split(".")[-1].strip("`"):
+        return 0
+    if isinstance(expr, exp.Sub) and is_interval(expr.expression):
+        inner = watermark_delay(expr.this, column)
+        return None if inner is None else inner + interval_ms(expr.expression)
+    if isinstance(expr, exp.Add) and is_interval(expr.expression):
+        inner = watermark_delay(expr.this, column)
+        return None if inner is None else inner - interval_ms(expr.expression)
+    return None
+
+
+class RelationsMixin:
+    """Mixed into Binder."""
+
+    def bind_from_item(self, node: exp.Expr, scope_outer: Scope | None = None) -> Item:  # noqa: C901
+        alias_node = node.args.get("alias")
+        alias = alias_node.name if alias_node is not None and alias_node.name else None
+        col_aliases = [c.name for c in alias_node.args.get("columns") or []] if alias_node is not None else []
+
+        if isinstance(node, exp.Table) and isinstance(node.this, nodes.TableFunction):
+            item = self.bind_table_function(node.this)
+        elif isinstance(node, exp.Table):
+            item = self.bind_table(node)
+        elif isinstance(node, exp.Subquery):
+            sub = self.bind_query(node.this)
+            item = Item(sub, None, list(sub.fields), origin=node)
+        elif isinstance(node, exp.Values):
+            item = self.bind_values(node)
+        elif isinstance(node, (exp.Unnest, exp.Lateral)):
+            raise BindError("UNNEST / LATERAL TABLE must follow another table in FROM", node)
+        else:
+            raise BindError(f"Unsupported FROM item `{node.sql(dialect=Flink)[:40]}`", node)
+
+        if alias is not None:
+            item.alias = alias
+        if col_aliases:
+            if len(col_aliases) != len(item.fields):
+                raise BindError(
+                    f"The alias lists {len(col_aliases)} columns but the relation has {len(item.fields)}",
+                    alias_node,
+                )
+            renamed = [f.renamed(n) for f, n in zip(item.fields, col_aliases)]
+            item.node = Calc(
+                tuple(renamed),
+                input=item.node,
+                projections=tuple((n, _col(f.name)) for n, f in zip(col_aliases, item.fields)),
+                origin=node,
+            )
+            item.fields = renamed
+        return item
+
+    # -- tables, views, CTEs -------------------------------------------------------------------
+
+    def bind_table(self, node: exp.Table) -> Item:
+        if isinstance(node.this, exp.Parameter):
+            raise BindError(
+                f"Undefined variable ${{{node.this.name}}}",
+                node,
+                f"define it: --define {node.this.name}=<table name>",
+            )
+        name = object_name(node)
+        for ctes in reversed(self.ctes):
+            if name in ctes:
+                cte = ctes[name]
+                return Item(cte, name, list(cte.fields), temporal=node.args.get("version"), origin=node)
+        obj = self.catalog.get_relation(name)
+        if obj is None:
+            suggestion = self.catalog.suggest("table", name)
+            hint = f"did you mean `{suggestion}`?" if suggestion else "create it first with CREATE TABLE"
+            raise BindError(f"Table or view `{name}` does not exist", node, hint)
+        temporal = node.args.get("version")
+        if isinstance(obj, ViewDef):
+            view_node = self.bind_view(obj, node)
+            return Item(view_node, name, list(view_node.fields), temporal=temporal, origin=node)
+        scan = self.scan(obj, node)
+        return Item(scan, name, list(scan.fields), temporal=temporal, origin=node)
+
+    def bind_view(self, view: ViewDef, origin: exp.Expr) -> Node:
+        if view.name in self.view_stack or len(self.view_stack) > MAX_VIEW_DEPTH:
+            raise BindError(f"View `{view.name}` refers to itself", origin)
+        self.view_stack.append(view.name)
+        try:
+            query = sqlglot.parse_one(view.query, read=Flink)
+            node = self.bind_query(query)
+        except BindError as err:
+            raise BindError(f"View `{view.name}` is invalid: {err.message}", origin, err.hint) from None
+        finally:
+            self.view_stack.pop()
+        if view.column_names:
+            fields = tuple(f.renamed(n) for f, n in zip(node.fields, view.column_names))
+            node = Calc(fields, input=node, projections=tuple((n, _col(f.name)) for n, f in zip(view.column_names, node.fields)))
+        return node
+
+    def scan(self, table: TableDef, origin: exp.Expr) -> Scan:
+        base: list[Field] = []
+        for c in table.columns:
+            if c.kind != "computed":
+                base.append(Field(c.name, parse_type(c.type or "STRING"), None, c.nullable))
+        scope = Scope()
+        scope.add(Relation(None, base, [f.name for f in base]))
+        binder = ExprBinder(scope)
+        computed: list[tuple[str, exp.Expr]] = []
+        fields: list[Field] = []
+        for c in table.columns:
+            if c.kind == "computed":
+                tree = sqlglot.parse_one(f"SELECT {c.expr}", read=Flink).expressions[0]
+                try:
+                    bound = binder.bind(tree)
+                except BindError as err:
+                    raise BindError(f"Computed column `{c.name}` of `{table.name}`: {err.message}", origin, err.hint) from None
+                computed.append((c.name, bound))
+                fields.append(binder.field_of(c.name, bound))
+            else:
+                fields.append(next(f for f in base if f.name == c.name))
+        wm_field = delay = wm_expr = None
+        if table.watermark is not None:
+            wm_field = table.watermark.column.strip("`")
+            wm_tree = sqlglot.parse_one(f"SELECT {table.watermark.expr}", read=Flink).expressions[0]
+            delay = watermark_delay(wm_tree, wm_field)
+            all_scope = Scope()
+            all_scope.add(Relation(None, fields, [f.name for f in fields]))
+            wm_expr = ExprBinder(all_scope).bind(wm_tree)
+            fields = [
+                Field(f.name, f.type, TimeKind.ROWTIME, f.nullable) if f.name == wm_field else f for f in fields
+            ]
+            if not any(f.name == wm_field for f in fields):
+                raise BindError(f"Watermark column `{wm_field}` of `{table.name}` is not a top-level column", origin)
+        hints = []
+        for hint in origin.args.get("hints") or []:
+            for call in hint.expressions:
+                if isinstance(call, exp.Anonymous) and call.name.upper() == "OPTIONS":
+                    for kv in call.expressions:
+                        if isinstance(kv, exp.EQ):
+                            hints.append((kv.this.name, kv.expression.name))
+        return Scan(
+            tuple(fields),
+            table=table,
+            alias=None,
+            computed=tuple(computed),
+            watermark_field=wm_field,
+            watermark_delay_ms=delay,
+            watermark_expr=wm_expr,
+            hints=tuple(hints),
+            origin=origin,
+        )
+
+    # -- table functions, values ---------------------------------------------------------------
+
+    def bind_table_function(self, node: nodes.TableFunction) -> Item:
+        call = node.this
+        kind, args = tvf_arguments(call)
+        data: nodes.TableArgument = args["DATA"]  # type: ignore[assignment]
+        source = self.bind_from_item(data.this)
+        scope = Scope()
+        scope.add(relation_for(source))
+        descriptor: nodes.Descriptor = args["TIMECOL"]  # type: ignore[assignment]
+        if len(descriptor.expressions) != 1:
+            raise BindError("DESCRIPTOR takes exactly one time column", descriptor)
+        time_name, time_field, _ = scope.resolve(descriptor.expressions[0])
+        if time_field.time is None:
+            raise BindError(
+                f"The window's time column `{time_name}` is not a time attribute",
+                descriptor,
+                "declare WATERMARK FOR it in the table's DDL (event time), or use a PROCTIME() column",
+            )
+        partition: tuple[str, ...] = ()
+        if data.args.get("partition_by"):
+            if kind.value != "SESSION":
+                raise BindError("Only SESSION windows take PARTITION BY", data)
+            partition = tuple(scope.resolve(p)[0] for p in data.args["partition_by"])
+        spec = spec_from_tvf(next(self.window_ids), kind, args, time_name, partition)
+        self.windows[spec.id] = spec
+        self.window_times[spec.id] = time_field
+        extra = window_fields(spec, time_field)
+        taken = {f.name for f in source.fields}
+        for f in extra:
+            if f.name in taken:
+                raise BindError(f"The input of a window function already has a column `{f.name}`", call)
+        # Flink: after a window TVF the input's time column is a plain timestamp; window_time is
+        # the time attribute.
+        passthrough = [f.materialized() if f.name == time_name else f for f in source.fields]
+        tvf = WindowTVF(tuple(passthrough + extra), input=source.node, window=spec, origin=call)
+        return Item(tvf, None, list(tvf.fields), origin=call)
+
+    def bind_values(self, node: exp.Values) -> Item:
+        rows = []
+        for tup in node.expressions:
+            row = tup.expressions if isinstance(tup, exp.Tuple) else [tup]
+            rows.append(tuple(ExprBinder(Scope()).bind(v) for v in row))
+        if not rows:
+            raise BindError("VALUES needs at least one row", node)
+        width = len(rows[0])
+        if any(len(r) != width for r in rows):
+            raise BindError("All VALUES rows need the same number of columns", node)
+        fields = []
+        for i in range(width):
+            t = T.UNKNOWN
+            for r in rows:
+                rt = type_of(r[i], {})
+                t = rt if T.is_type(t, exp.DType.UNKNOWN, exp.DType.NULL) else T.wider(t, rt)
+            fields.append(Field(f"EXPR${i}", t))
+        values = Values(tuple(fields), rows=tuple(rows), origin=node)
+        return Item(values, None, fields, origin=node)
+
+    def bind_correlate(self, left: Item, left_scope: Scope, node: exp.Expr, outer: bool) -> Item:
+        """CROSS JOIN UNNEST(arr) AS t(v) / LATERAL TABLE(f(x)) AS T(a, b) after ``left``."""
+        alias_node = node.args.get("alias")
+        binder = ExprBinder(left_scope, self.catalog.get_function)
+        if isinstance(node, exp.Unnest):
+            arrays = [binder.bind(e) for e in node.expressions]
+            names = [c.name for c in alias_node.args.get("columns") or []] if alias_node else []
+            new_fields = []
+            for i, arr in enumerate(arrays):
+                t = binder.type_of(arr)
+                elem = t.expressions[0] if T.is_type(t, exp.DType.ARRAY) and t.expressions else T.UNKNOWN
+                if T.is_type(elem, exp.DType.STRUCT):
+                    for j, member in enumerate(elem.expressions):
+                        nm = names[len(new_fields)] if len(new_fields) < len(names) else member.name
+                        new_fields.append(Field(nm, member.args.get("kind") or T.UNKNOWN))
+                else:
+                    nm = names[i] if i < len(names) else f"EXPR${i}"
+                    new_fields.append(Field(nm, elem))
+            call: exp.Expr = exp.Unnest(expressions=arrays)
+        else:
+            fn = node.this.this if isinstance(node.this, nodes.TableFunction) else node.this
+            call = binder.bind(fn)
+            names = [c.name for c in alias_node.args.get("columns") or []] if alias_node else []
+            if not names:
+                raise BindError("Name the columns of a table function: LATERAL TABLE(f(x)) AS T(a, b)", node)
+            new_fields = [Field(n, T.UNKNOWN) for n in names]
+        alias = alias_node.name if alias_node is not None and alias_node.name else None
+        fields = tuple(list(left.node.fields) + new_fields)
+        corr = Correlate(fields, input=left.node, call=call, outer=outer, origin=node)
+        return Item(corr, alias, new_fields, origin=node)
+
+    def bind_match_recognize(self, source: Item, node: exp.MatchRecognize) -> Item:
+        scope = Scope()
+        scope.add(relation_for(source))
+        binder = ExprBinder(scope)
+        partition = tuple(scope.resolve(p)[0] for p in node.args.get("partition_by") or [] if isinstance(p, exp.Column))
+        order = node.args.get("order")
+        if order is None or not order.expressions:
+            raise BindError("MATCH_RECOGNIZE needs ORDER BY a time attribute", node)
+        order_name, order_field, _ = scope.resolve(order.expressions[0].this)
+        if order_field.time is None:
+            raise BindError("MATCH_RECOGNIZE must be ordered by a time attribute first", order)
+        fields = [scope.by_internal[p] for p in partition]
+        for measure in node.args.get("measures") or []:
+            expr = measure.this
+            alias = expr.alias if isinstance(expr, exp.Alias) else None
+            if not alias:
+                raise BindError("Each MEASURES item needs a name (AS ...)", measure)
+            inner = expr.this if isinstance(expr, exp.Alias) else expr
+            fields.append(Field(alias, _measure_type(inner, scope)))
+        within = node.args.get("within")
+        mr = MatchRecognize(
+            tuple(fields),
+            input=source.node,
+            partition_keys=partition,
+            order_field=order_name,
+            within_ms=interval_ms(within) if within is not None else None,
+            pattern=node.text("pattern"),
+            origin=node,
+        )
+        del binder
+        alias_node = node.args.get("alias")
+        return Item(mr, alias_node.name if alias_node is not None else None, fields, origin=node)
+
+
+def _measure_type(expr: exp.Expr, scope: Scope) -> exp.DataType:
+    # pattern variables qualify columns (A.price): type them as the input column
+    for c in expr.find_all(exp.Column):
+        for f in scope.by_internal.values():
+            if f.name == c.name:
+                if isinstance(expr, exp.Column) or expr.is_leaf():
+                    return f.type
+                return T.agg_type(type(expr).__name__.upper(), f.type) if isinstance(expr, exp.AggFunc) else f.type
+    return T.UNKNOWN
+
+
+def _col(name: str) -> exp.Column:
+    return exp.column(exp.to_identifier(name, quoted=True))

@@ -1,0 +1,503 @@
+"""SELECT: FROM and joins (WHERE conjuncts pushed into inner joins, as Flink's optimizer does),
+WHERE, aggregation (group, window TVF, legacy group window), OVER, projection, DISTINCT, ORDER BY."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from planner.binder.expressions import (
+    LEGACY_WINDOW_FUNCS,
+    LEGACY_WINDOW_PROPS,
+    Collector,
+    ExprBinder,
+    col,
+    is_aggregate,
+)
+from planner.binder.joins import and_all, columns_of, conjuncts, make_join
+from planner.binder.relations import Item
+from planner.binder.scope import Relation, Scope
+from planner.binder.windows import legacy_window, window_fields, window_kind
+from planner.logical.fields import Field, WindowRole, unique_names
+from planner.logical.operators import (
+    AggCall,
+    Calc,
+    GroupAggregate,
+    JoinKind,
+    Node,
+    OverAggregate,
+    Sort,
+    WindowAggregate,
+    WindowSpec,
+)
+from planner.problems import BindError
+
+JOIN_KINDS = {"LEFT": JoinKind.LEFT, "RIGHT": JoinKind.RIGHT, "FULL": JoinKind.FULL}
+
+
+def _output_name(item: exp.Expr, index: int) -> str:
+    if isinstance(item, exp.Alias):
+        return item.alias
+    if isinstance(item, exp.Column):
+        return item.name
+    if isinstance(item, exp.Dot):
+        return item.expression.name
+    return f"EXPR${index}"
+
+
+class SelectMixin:
+    """Mixed into Binder."""
+
+    # -- FROM ----------------------------------------------------------------------------------
+
+    def bind_from(self, sel: exp.Select) -> tuple[Node, Scope, list[exp.Expr]]:
+        """The joined input, its scope, and the WHERE conjuncts not pushed into joins."""
+        from_ = sel.args.get("from_")
+        where = sel.args.get("where")
+        where_parts = conjuncts(where.this) if where is not None else []
+        if from_ is None:
+            values = self.bind_values(exp.Values(expressions=[exp.Tuple(expressions=[exp.Literal.number(0)])]))
+            scope = Scope()
+            return Calc((), input=values.node, projections=()), scope, where_parts
+
+        first = self.bind_from_item(from_.this)
+        match = sel.args.get("match")
+        if match is not None:
+            first = self.bind_match_recognize(first, match)
+        joins = sel.args.get("joins") or []
+        # WHERE conjuncts on one relation are applied before joining when every join is inner
+        # (Flink's filter push-down); this is what the join's state then holds.
+        push = bool(where_parts) and all(
+            not (j.args.get("side") or "") and not isinstance(j.this, (exp.Unnest, exp.Lateral)) for j in joins
+        )
+        pushed: list[exp.Expr] = []
+        scope = Scope()
+        taken: list[str] = []
+        node = self._rename_item(first, scope, taken)
+        if push:
+            node, where_parts = self._push_filters(node, scope.relations[-1], where_parts, pushed)
+        inner_only = True
+        for j in joins:
+            target = j.this
+            side = (j.args.get("side") or "").upper()
+            if isinstance(target, (exp.Unnest, exp.Lateral)):
+                outer = side == "LEFT"
+                corr = self.bind_correlate(Item(node, None, list(node.fields)), scope, target, outer)
+                new_fields = corr.fields
+                internal = unique_names(taken + [f.name for f in new_fields])[len(taken):]
+                taken.extend(internal)
+                renamed = [f.renamed(n) for f, n in zip(new_fields, internal)]
+                node = type(corr.node)(tuple(list(node.fields) + renamed), input=node, call=corr.node.call, outer=outer, origin=target)
+                scope.add(Relation(corr.alias, list(new_fields), internal))
+                continue
+            item = self.bind_from_item(target)
+            n_before = len(node.fields)
+            right = self._rename_item(item, scope, taken)
+            if push:
+                right, where_parts = self._push_filters(right, scope.relations[-1], where_parts, pushed)
+            kind = JOIN_KINDS.get(side, JoinKind.INNER)
+            if kind != JoinKind.INNER:
+                inner_only = False
+            binder = ExprBinder(scope, self.catalog.get_function)
+            on = j.args.get("on")
+            using = j.args.get("using")
+            parts: list[exp.Expr] = []
+            if on is not None:
+                parts.extend(conjuncts(binder.bind(on)))
+            if using:
+                for ident in using:
+                    lname = next((n for r in scope.relations[:-1] for f, n in zip(r.fields, r.internal) if f.name == ident.name), None)
+                    rel = scope.relations[-1]
+                    rname = next((n for f, n in zip(rel.fields, rel.internal) if f.name == ident.name), None)
+                    if lname is None or rname is None:
+                        raise BindError(f"USING column `{ident.name}` is not on both sides", ident)
+                    parts.append(exp.EQ(this=col(lname), expression=col(rname)))
+            if kind == JoinKind.INNER and inner_only:
+                available = {f.name for f in node.fields} | {f.name for f in right.fields}
+                left_names = {f.name for f in node.fields}
+                keep = []
+                for c in where_parts:
+                    bound = self._try_bind(binder, c)
+                    names = columns_of(bound) if bound is not None else None
+                    if names and names <= available and not names <= left_names:
+                        parts.append(bound)
+                    else:
+                        keep.append(c)
+                where_parts = keep
+            temporal = None
+            if item.temporal is not None:
+                t_expr = binder.bind(item.temporal.expression)
+                if not isinstance(t_expr, exp.Column) or t_expr.name not in scope.by_internal:
+                    raise BindError("FOR SYSTEM_TIME AS OF takes a time column of the left table", item.temporal)
+                temporal = (t_expr.name, scope.by_internal[t_expr.name])
+            fields = tuple(list(node.fields) + list(right.fields))
+            node = make_join(node, right, fields, kind, and_all(parts), self.windows, temporal, origin=j)
+            assert len(node.fields) == n_before + len(right.fields)
+            for f in node.fields:  # a regular join may have materialized time attributes
+                scope.by_internal[f.name] = f
+        for c in pushed:  # a name pushed down must also resolve the same way in the whole FROM
+            ExprBinder(scope, self.catalog.get_function).bind(c)
+        return node, scope, where_parts
+
+    def _push_filters(self, node: Node, rel: Relation, parts: list[exp.Expr], pushed: list[exp.Expr]) -> tuple[Node, list[exp.Expr]]:
+        single = Scope()
+        single.add(rel)
+        binder = ExprBinder(single, self.catalog.get_function)
+        keep, conds = [], []
+        for c in parts:
+            if any(isinstance(n, (exp.Subquery, exp.Select, exp.Exists)) or is_aggregate(n) for n in c.walk()):
+                keep.append(c)
+                continue
+            bound = self._try_bind(binder, c)
+            if bound is None:
+                keep.append(c)
+            else:
+                conds.append(bound)
+                pushed.append(c)
+        if not conds:
+            return node, parts
+        filtered = Calc(node.fields, input=node, projections=tuple((f.name, col(f.name)) for f in node.fields), condition=and_all(conds))
+        return filtered, keep
+
+    def _try_bind(self, binder: ExprBinder, c: exp.Expr) -> exp.Expr | None:
+        try:
+            return binder.bind(c)
+        except BindError:
+            return None
+
+    def _rename_item(self, item: Item, scope: Scope, taken: list[str]) -> Node:
+        internal = unique_names(taken + [f.name for f in item.fields])[len(taken):]
+        taken.extend(internal)
+        scope.add(Relation(item.alias, list(item.fields), internal))
+        if internal == [f.name for f in item.fields]:
+            return item.node
+        renamed = tuple(f.renamed(n) for f, n in zip(item.fields, internal))
+        return Calc(renamed, input=item.node, projections=tuple((n, col(f.name)) for n, f in zip(internal, item.fields)))
+
+    # -- SELECT --------------------------------------------------------------------------------
+
+    def bind_select(self, sel: exp.Select) -> Node:
+        node, scope, where_parts = self.bind_from(sel)
+        binder = ExprBinder(scope, self.catalog.get_function)
+        if where_parts:
+            node = self._where(node, scope, binder, where_parts, sel)
+        items = self._expand_star(sel, scope)
+        group = sel.args.get("group")
+        having = sel.args.get("having")
+        aggregate = bool(group) or any(
+            is_aggregate(n) and not n.find_ancestor(exp.Window) for it in items for n in it.walk()
+        ) or (having is not None)
+        if aggregate:
+            node, binder, items_bound, having_bound = self._aggregate(node, scope, binder, sel, items)
+        else:
+            collector = Collector()
+            items_bound = [binder.bind(it.this if isinstance(it, exp.Alias) else it, collector) for it in items]
+            having_bound = None
+            if collector.overs:
+                node, binder = self._over(node, binder, collector)
+        names = unique_names([_output_name(it, i) for i, it in enumerate(items)], sep="", first=0)
+        fields = tuple(binder.field_of(n, e) for n, e in zip(names, items_bound))
+        node = Calc(fields, input=node, projections=tuple(zip(names, items_bound)), condition=having_bound, origin=sel)
+        if sel.args.get("distinct"):
+            node = GroupAggregate(
+                tuple(f.materialized() for f in node.fields),
+                input=node,
+                keys=tuple(node.field_names()),
+                aggs=(),
+                distinct_only=True,
+                origin=sel,
+            )
+        return self._order_limit(node, sel)
+
+    def _where(self, node: Node, scope: Scope, binder: ExprBinder, parts: list[exp.Expr], sel: exp.Select) -> Node:
+        plain = []
+        for c in parts:
+            negated = isinstance(c, exp.Not) and isinstance(c.this, exp.In)
+            in_node = c.this if negated else c
+            if isinstance(in_node, exp.In) and in_node.args.get("query") is not None:
+                node = self._semi_join(node, scope, binder, in_node, negated)
+                continue
+            if isinstance(c, exp.Exists) or (isinstance(c, exp.Not) and isinstance(c.this, exp.Exists)):
+                raise BindError("EXISTS subqueries are not supported yet; write the condition as a join", c)
+            bound = binder.bind(c)
+            if any(is_aggregate(n) for n in c.walk()):
+                raise BindError("Aggregate functions are not allowed in WHERE; use HAVING", c)
+            plain.append(bound)
+        if not plain:
+            return node
+        return Calc(node.fields, input=node, projections=tuple((f.name, col(f.name)) for f in node.fields), condition=and_all(plain), origin=sel.args.get("where"))
+
+    def _semi_join(self, node: Node, scope: Scope, binder: ExprBinder, in_node: exp.In, negated: bool) -> Node:
+        sub = self.bind_query(in_node.args["query"].this if isinstance(in_node.args["query"], exp.Subquery) else in_node.args["query"])
+        if len(sub.fields) != 1:
+            raise BindError("An IN subquery must select exactly one column", in_node)
+        left_expr = binder.bind(in_node.this)
+        taken = [f.name for f in node.fields]
+        rname = unique_names(taken + [sub.fields[0].name])[-1]
+        right: Node = sub
+        if rname != sub.fields[0].name:
+            right = Calc((sub.fields[0].renamed(rname),), input=sub, projections=((rname, col(sub.fields[0].name)),))
+        cond = exp.EQ(this=left_expr, expression=col(rname))
+        fields = tuple(list(node.fields) + list(right.fields))
+        join = make_join(node, right, fields, JoinKind.ANTI if negated else JoinKind.SEMI, cond, self.windows, origin=in_node)
+        # semi/anti joins output only the left side
+        return Calc(node.fields, input=join, projections=tuple((f.name, col(f.name)) for f in node.fields))
+
+    def _expand_star(self, sel: exp.Select, scope: Scope) -> list[exp.Expr]:
+        out: list[exp.Expr] = []
+        for it in sel.expressions:
+            if isinstance(it, exp.Star):
+                for rel in scope.relations:
+                    out.extend(_qualified(rel, f.name) for f in rel.fields)
+            elif isinstance(it, exp.Column) and isinstance(it.this, exp.Star):
+                rel = scope.relation(it.table)
+                if rel is None:
+                    raise BindError(f"Unknown table `{it.table}` in `{it.sql()}`", it)
+                out.extend(_qualified(rel, f.name) for f in rel.fields)
+            else:
+                out.append(it)
+        if not out:
+            raise BindError("SELECT needs at least one column", sel)
+        return out
+
+    # -- aggregation ---------------------------------------------------------------------------
+
+    def _aggregate(self, node, scope, binder, sel, items):  # type: ignore[no-untyped-def]  # noqa: C901
+        group = sel.args.get("group")
+        group_exprs = list(group.expressions) if group else []
+        window: WindowSpec | None = None
+        legacy = False
+        keys_bound: list[exp.Expr] = []
+        for g in group_exprs:
+            if isinstance(g, exp.Anonymous) and g.name.upper() in LEGACY_WINDOW_FUNCS:
+                if window is not None:
+                    raise BindError("A GROUP BY can have only one group window", g)
+                time_arg = binder.bind(g.expressions[0]) if g.expressions else None
+                if not isinstance(time_arg, exp.Column) or scope.by_internal[time_arg.name].time is None:
+                    raise BindError(f"{g.name.upper()}(...) needs a time attribute as its first argument", g)
+                window = legacy_window(next(self.window_ids), g, time_arg.name)
+                self.windows[window.id] = window
+                self.window_times[window.id] = scope.by_internal[time_arg.name]
+                legacy = True
+                continue
+            keys_bound.append(binder.bind(g))
+        if window is None:
+            window = self._tvf_window(keys_bound, scope)
+            if window is not None:
+                keys_bound = [
+                    k for k in keys_bound
+                    if not (isinstance(k, exp.Column) and (f := scope.by_internal.get(k.name)) is not None
+                            and f.window is not None and f.window.window_id == window.id)
+                ]
+        # complex group keys are computed first, by a projection below the aggregate
+        pre_proj: list[tuple[str, exp.Expr]] = [(f.name, col(f.name)) for f in node.fields]
+        key_names: list[str] = []
+        for i, k in enumerate(keys_bound):
+            if isinstance(k, exp.Column):
+                key_names.append(k.name)
+            else:
+                name = f"$key{i}"
+                pre_proj.append((name, k))
+                key_names.append(name)
+        if len(pre_proj) > len(node.fields):
+            fields = tuple(list(node.fields) + [binder.field_of(n, e) for n, e in pre_proj[len(node.fields):]])
+            node = Calc(fields, input=node, projections=tuple(pre_proj))
+            for f in fields[len(scope.by_internal):]:
+                scope.by_internal[f.name] = f
+        collector = Collector()
+        bound_items = [binder.bind(it.this if isinstance(it, exp.Alias) else it, collector) for it in items]
+        having = sel.args.get("having")
+        having_bound = binder.bind(having.this, collector) if having is not None else None
+        if collector.overs:
+            raise BindError("OVER window functions cannot be combined with GROUP BY in one SELECT", collector.overs[0].node)
+        key_fields = [scope.by_internal[k].materialized() if window is None else scope.by_internal[k] for k in key_names]
+        agg_fields = [Field(a.name, _agg_type(binder, a)) for a in collector.aggs]
+        # the post-aggregate expressions refer to keys and aggregate outputs
+        replacements: list[tuple[exp.Expr, str]] = [(k, n) for k, n in zip(keys_bound, key_names)]
+        if window is not None:
+            wfields = window_fields(window, self.window_times[window.id])
+            wnames = _window_out_names(scope, window, legacy)
+            out_fields = tuple(key_fields + [f.renamed(n) for f, n in zip(wfields, wnames)] + agg_fields)
+            agg_node: Node = WindowAggregate(out_fields, input=node, window=window, keys=tuple(key_names), aggs=tuple(collector.aggs), legacy=legacy, origin=group or sel)
+            if legacy:
+                bound_items = [_legacy_props(e, window, binder, wnames) for e in bound_items]
+                having_bound = _legacy_props(having_bound, window, binder, wnames) if having_bound is not None else None
+        else:
+            out_fields = tuple(key_fields + agg_fields)
+            agg_node = GroupAggregate(out_fields, input=node, keys=tuple(key_names), aggs=tuple(collector.aggs), origin=group or sel)
+        allowed = {f.name for f in out_fields}
+        bound_items = [_replace_keys(e, replacements, allowed) for e in bound_items]
+        having_bound = _replace_keys(having_bound, replacements, allowed) if having_bound is not None else None
+        for e, it in zip(bound_items + ([having_bound] if having_bound is not None else []), items + ([having] if having is not None else [])):
+            for c in e.find_all(exp.Column):
+                if c.name not in allowed:
+                    raise BindError(
+                        f"`{it.sql()}` is neither grouped nor aggregated",
+                        it,
+                        "add it to GROUP BY or wrap it in an aggregate such as MAX(...)",
+                    )
+        out_scope = Scope()
+        out_scope.add(Relation(None, list(out_fields), [f.name for f in out_fields]))
+        return agg_node, ExprBinder(out_scope, self.catalog.get_function), bound_items, having_bound
+
+    def _tvf_window(self, keys: list[exp.Expr], scope: Scope) -> WindowSpec | None:
+        roles: dict[int, set[WindowRole]] = {}
+        for k in keys:
+            if isinstance(k, exp.Column):
+                f = scope.by_internal.get(k.name)
+                if f is not None and f.window is not None:
+                    roles.setdefault(f.window.window_id, set()).add(f.window.role)
+        for wid, found in roles.items():
+            if {WindowRole.START, WindowRole.END} <= found:
+                return self.windows[wid]
+        return None
+
+    # -- OVER ----------------------------------------------------------------------------------
+
+    def _over(self, node: Node, binder: ExprBinder, collector: Collector) -> tuple[Node, ExprBinder]:
+        first = collector.overs[0]
+        for other in collector.overs[1:]:
+            if (other.partition, other.order, other.frame) != (first.partition, first.order, first.frame):
+                raise BindError("All OVER windows of one SELECT must be the same window", other.node)
+        partition_keys = []
+        pre_proj = [(f.name, col(f.name)) for f in node.fields]
+        for i, p in enumerate(first.partition):
+            if isinstance(p, exp.Column):
+                partition_keys.append(p.name)
+            else:
+                pre_proj.append((f"$part{i}", p))
+                partition_keys.append(f"$part{i}")
+        if len(pre_proj) > len(node.fields):
+            extra = [binder.field_of(n, e) for n, e in pre_proj[len(node.fields):]]
+            node = Calc(tuple(list(node.fields) + extra), input=node, projections=tuple(pre_proj))
+            for f in extra:
+                binder.scope.by_internal[f.name] = f
+        if not first.order:
+            raise BindError("An OVER window in a streaming query needs ORDER BY a time attribute", first.node)
+        order_expr, desc = first.order[0]
+        order_name = order_expr.name if isinstance(order_expr, exp.Column) else ""
+        rows, preceding = _frame(first.frame, first.node)
+        aggs = tuple(
+            AggCall(name=o.name, func=o.func, args=o.args) for o in collector.overs
+        )
+        over_fields = [Field(o.name, _agg_type(binder, AggCall(o.name, o.func, o.args))) for o in collector.overs]
+        over = OverAggregate(
+            tuple(list(node.fields) + over_fields),
+            input=node,
+            partition_keys=tuple(partition_keys),
+            order_field=order_name,
+            order=tuple((e.name if isinstance(e, exp.Column) else e.sql(), d) for e, d in first.order),
+            rows=rows,
+            preceding=preceding,
+            aggs=aggs,
+            origin=first.node,
+        )
+        for f in over_fields:
+            binder.scope.by_internal[f.name] = f
+        return over, binder
+
+    # -- ORDER BY / LIMIT ----------------------------------------------------------------------
+
+    def _order_limit(self, node: Node, sel: exp.Select) -> Node:
+        order = sel.args.get("order")
+        limit = sel.args.get("limit")
+        if order is None and limit is None:
+            return node
+        scope = Scope()
+        scope.add(Relation(None, list(node.fields), node.field_names()))
+        binder = ExprBinder(scope)
+        keys = []
+        for o in order.expressions if order is not None else []:
+            e = binder.bind(o.this)
+            if not isinstance(e, exp.Column):
+                raise BindError("ORDER BY takes output columns", o)
+            keys.append((e.name, bool(o.args.get("desc"))))
+        n = None
+        if limit is not None:
+            value = limit.args.get("expression")
+            try:
+                n = int(value.name)
+            except (AttributeError, ValueError):
+                raise BindError("LIMIT takes a number", limit) from None
+        return Sort(node.fields, input=node, order=tuple(keys), limit=n, origin=order or limit)
+
+
+def _qualified(rel: Relation, name: str) -> exp.Expr:
+    ident = exp.to_identifier(name, quoted=True)
+    if rel.alias:
+        return exp.Column(this=ident, table=exp.to_identifier(rel.alias, quoted=True))
+    return exp.Column(this=ident)
+
+
+def _agg_type(binder: ExprBinder, agg: AggCall) -> exp.DataType:
+    from planner.logical import typing as T
+
+    if agg.func in ("ROW_NUMBER", "RANK", "DENSE_RANK", "COUNT"):
+        return T.BIGINT
+    arg = binder.type_of(agg.args[0]) if agg.args else None
+    return T.agg_type(agg.func, arg)
+
+
+def _window_out_names(scope: Scope, window: WindowSpec, legacy: bool) -> list[str]:
+    if legacy:
+        return [f"$wstart{window.id}", f"$wend{window.id}", f"$wtime{window.id}"]
+    names = {}
+    for name, f in scope.by_internal.items():
+        if f.window is not None and f.window.window_id == window.id:
+            names.setdefault(f.window.role, name)
+    return [names.get(WindowRole.START, "window_start"), names.get(WindowRole.END, "window_end"), names.get(WindowRole.TIME, "window_time")]
+
+
+def _legacy_props(e: exp.Expr, window: WindowSpec, binder: ExprBinder, wnames: list[str]) -> exp.Expr:
+    def repl(n: exp.Expr) -> exp.Expr:
+        if isinstance(n, exp.Anonymous) and n.name.upper() in LEGACY_WINDOW_PROPS:
+            kind, prop = n.name.upper().split("_", 1)
+            if window_kind(kind) != window.kind:
+                raise BindError(f"{n.name.upper()} does not match the GROUP BY window {window.kind.value}", n)
+            idx = {"START": 0, "END": 1, "ROWTIME": 2, "PROCTIME": 2}[prop]
+            return col(wnames[idx])
+        return n
+
+    return e.transform(repl, copy=False)
+
+
+def _replace_keys(e: exp.Expr, replacements: list[tuple[exp.Expr, str]], allowed: set[str]) -> exp.Expr:
+    def repl(n: exp.Expr) -> exp.Expr:
+        if isinstance(n, exp.Column) and n.name in allowed:
+            return n
+        for key_expr, name in replacements:
+            if n == key_expr:
+                return col(name)
+        return n
+
+    return e.transform(repl, copy=False)
+
+
+def _frame(spec: exp.Expr | None, node: exp.Expr) -> tuple[bool, int | None]:
+    """(ROWS?, preceding) of an OVER frame; default RANGE UNBOUNDED PRECEDING."""
+    from planner.binder.intervals import interval_ms, is_interval
+
+    if spec is None:
+        return False, None
+    rows = spec.text("kind").upper() == "ROWS"
+    start = spec.args.get("start")
+    end = spec.text("end").upper() if isinstance(spec.args.get("end"), str) else (spec.args.get("end").name.upper() if spec.args.get("end") is not None else "CURRENT ROW")
+    if end not in ("CURRENT ROW", ""):
+        raise BindError("A streaming OVER window must end at CURRENT ROW", node)
+    if isinstance(start, str):
+        start_text = start.upper()
+    elif start is None:
+        start_text = "UNBOUNDED"
+    else:
+        start_text = ""
+    if start_text == "UNBOUNDED":
+        return rows, None
+    if start_text == "CURRENT ROW":
+        return rows, 0
+    if rows:
+        try:
+            return True, int(start.name)
+        except (AttributeError, ValueError):
+            raise BindError("ROWS BETWEEN takes a number of rows", node) from None
+    if is_interval(start):
+        return False, interval_ms(start)
+    raise BindError("RANGE BETWEEN takes an interval, e.g. INTERVAL '1' HOUR PRECEDING", node)
