@@ -1,0 +1,225 @@
+"""The Spark session factory: local by default, a cluster with ``master``, Spark Connect with
+``remote``.
+
+Local mode is made safe and quiet: everything binds to 127.0.0.1, the web UI is off unless asked
+for, Spark's logs and the JVM's own chatter go to files under ``log_dir``, the session time zone is
+UTC. Any ``spark.*`` key in ``conf`` overrides our defaults. ``state.backend.type = rocksdb``
+(Flink's option name) selects Spark's RocksDB state store.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlengine.java import check_java
+from sqlengine.spark_logging import JVM_OUT, java_option, write_log4j_config
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+LOOPBACK = "127.0.0.1"
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
+# Flink's state backend names -> Spark state store providers
+STATE_BACKENDS = {"rocksdb": ROCKSDB_PROVIDER, "hashmap": HDFS_PROVIDER, "memory": HDFS_PROVIDER}
+STATE_BACKEND_KEYS = ("state.backend.type", "state.backend")
+
+_lock = threading.Lock()
+_jvm_log = None  # the open file the gateway JVM writes its stdout/stderr to
+
+
+class SessionError(Exception):
+    """The session could not be created; ``str(err)`` is one line fit to show a user."""
+
+
+def default_log_dir() -> Path:
+    from catalog.home import resolve_home
+
+    return resolve_home() / "logs"
+
+
+def local_conf(
+    master: str, conf: Mapping[str, str], app_name: str, log_config: Path
+) -> dict[str, str]:
+    """The Spark configuration of a JVM we start ourselves; ``conf`` wins over each default."""
+    cores = os.cpu_count() or 2
+    out: dict[str, str] = {
+        "spark.master": master,
+        "spark.app.name": app_name,
+        "spark.sql.shuffle.partitions": str(max(2, cores)),
+        "spark.sql.session.timeZone": "UTC",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        # Flink's TIME maps to Spark's TimeType, which is off by default in Spark 4.x
+        "spark.sql.timeType.enabled": "true",
+        # arrow makes foreachBatch collects of small batches cheap when pyarrow is present
+        "spark.sql.execution.arrow.pyspark.fallback.enabled": "true",
+    }
+    if master.startswith("local"):
+        out.update(
+            {
+                "spark.driver.host": LOOPBACK,
+                "spark.driver.bindAddress": LOOPBACK,
+                "spark.blockManager.bindAddress": LOOPBACK,
+            }
+        )
+    out.update(session_overrides(conf))
+    ours = java_option(log_config)
+    user_opts = out.get("spark.driver.extraJavaOptions", "")
+    out["spark.driver.extraJavaOptions"] = f"{ours} {user_opts}".strip()
+    return out
+
+
+def session_overrides(conf: Mapping[str, str]) -> dict[str, str]:
+    """``conf`` as Spark keys: Flink's ``state.backend.type`` becomes the state store provider."""
+    out = {}
+    for key, value in conf.items():
+        if key in STATE_BACKEND_KEYS:
+            provider = STATE_BACKENDS.get(str(value).strip().lower())
+            if provider is None:
+                choices = ", ".join(sorted(STATE_BACKENDS))
+                raise SessionError(f"Unknown {key} '{value}': use one of {choices}.")
+            out["spark.sql.streaming.stateStore.providerClass"] = provider
+        else:
+            out[key] = str(value)
+    return out
+
+
+@contextmanager
+def _env(**values: str) -> Iterator[None]:
+    """Set environment variables for the JVM we launch (it copies os.environ), then restore."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+def create_session(
+    master: str | None = None,
+    remote: str | None = None,
+    conf: Mapping[str, str] | None = None,
+    app_name: str = "sqlengine",
+    log_dir: Path | None = None,
+    log_level: str = "WARN",
+) -> SparkSession:
+    """A SparkSession; reuses the running one (with ``conf`` applied where Spark allows)."""
+    conf = dict(conf or {})
+    if remote:
+        return _remote_session(remote, conf, app_name)
+    with _lock:
+        from pyspark import SparkConf, SparkContext
+        from pyspark.sql import SparkSession
+
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            for key, value in session_overrides(conf).items():
+                if key.startswith("spark.sql."):
+                    active.conf.set(key, value)
+            return active
+        check_java()
+        log_dir = Path(log_dir) if log_dir is not None else default_log_dir()
+        log_config = write_log4j_config(log_dir, log_level)
+        cores = os.cpu_count() or 2
+        settings = local_conf(master or f"local[{cores}]", conf, app_name, log_config)
+        spark_conf = SparkConf(loadDefaults=False).setAll(list(settings.items()))
+        if SparkContext._gateway is None:
+            _launch_gateway(spark_conf, log_dir)
+        try:
+            SparkContext(conf=spark_conf)
+        except Exception as err:  # a Py4J error carries a Java trace: one line is enough
+            raise SessionError(f"Spark did not start: {_first_line(err)}") from None
+        return SparkSession.builder.getOrCreate()
+
+
+def _launch_gateway(spark_conf, log_dir: Path) -> None:
+    """Start the driver JVM with its stdout/stderr on a file rather than the terminal."""
+    global _jvm_log
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if _jvm_log is not None:
+        _jvm_log.close()
+    _jvm_log = open(log_dir / JVM_OUT, "ab")  # noqa: SIM115 - lives as long as the JVM
+    # SPARK_LOCAL_IP also binds the web UI (when enabled) to loopback instead of 0.0.0.0
+    local = spark_conf.get("spark.master", "").startswith("local")
+    env = {"SPARK_LOCAL_IP": LOOPBACK} if local else {}
+    with _env(**env):
+        try:
+            gateway = launch_gateway(
+                spark_conf, popen_kwargs={"stdout": _jvm_log, "stderr": _jvm_log}
+            )
+        except Exception as err:
+            raise SessionError(
+                f"Spark did not start: {_first_line(err)} (see {log_dir / JVM_OUT})"
+            ) from None
+    SparkContext._gateway = gateway
+    SparkContext._jvm = gateway.jvm
+
+
+def _remote_session(remote: str, conf: Mapping[str, str], app_name: str) -> SparkSession:
+    try:
+        from pyspark.sql.connect.utils import check_dependencies
+
+        check_dependencies("pyspark.sql.connect")
+    except Exception as err:
+        raise SessionError(
+            f"Spark Connect needs pyspark's connect extras ({_first_line(err)}); "
+            "install them with: pip install 'pyspark[connect]==4.3.*'"
+        ) from None
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.remote(remote).appName(app_name)
+    for key, value in session_overrides(conf).items():
+        builder = builder.config(key, value)
+    try:
+        return builder.getOrCreate()
+    except Exception as err:
+        raise SessionError(f"Could not connect to Spark at {remote}: {_first_line(err)}") from None
+
+
+def stop_session() -> None:
+    """Stop the session and its JVM, so a later ``create_session`` starts afresh."""
+    global _jvm_log
+    with _lock:
+        from pyspark import SparkContext
+        from pyspark.sql import SparkSession
+
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            active.stop()
+        gateway = SparkContext._gateway
+        if gateway is None:
+            return
+        proc = getattr(gateway, "proc", None)
+        try:
+            gateway.shutdown()
+        except Exception:  # the JVM may already be gone
+            pass
+        if proc is not None:
+            if proc.stdin:
+                proc.stdin.close()  # the JVM exits when its stdin closes
+            try:
+                proc.wait(timeout=30)
+            except Exception:
+                proc.kill()
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+        if _jvm_log is not None:
+            _jvm_log.close()
+            _jvm_log = None
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__

@@ -1,0 +1,25 @@
+"""Shared fixtures. ``spark`` is one local session for the whole run, started on first use only,
+so tests that do not ask for it never start a JVM."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory):
+    from sqlengine.java import JavaMissing, check_java
+    from sqlengine.session import create_session, stop_session
+
+    try:
+        check_java()
+    except JavaMissing as err:
+        pytest.skip(str(err))
+    session = create_session(
+        master="local[2]",
+        conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"},
+        app_name="sqlengine-tests",
+        log_dir=tmp_path_factory.mktemp("spark-logs"),
+    )
+    yield session
+    stop_session()
