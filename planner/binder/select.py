@@ -3,6 +3,8 @@ WHERE, aggregation (group, window TVF, legacy group window), OVER, projection, D
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlglot import exp
 
 from planner.binder.expressions import (
@@ -49,7 +51,7 @@ class SelectMixin:
 
     # -- FROM ----------------------------------------------------------------------------------
 
-    def bind_from(self, sel: exp.Select) -> tuple[Node, Scope, list[exp.Expr]]:
+    def bind_from(self, sel: exp.Select, ttl: dict[str, int] | None = None) -> tuple[Node, Scope, list[exp.Expr]]:
         """The joined input, its scope, and the WHERE conjuncts not pushed into joins."""
         from_ = sel.args.get("from_")
         where = sel.args.get("where")
@@ -131,6 +133,11 @@ class SelectMixin:
                 temporal = (t_expr.name, scope.by_internal[t_expr.name])
             fields = tuple(list(node.fields) + list(right.fields))
             node = make_join(node, right, fields, kind, and_all(parts), self.windows, temporal, origin=j)
+            if ttl:
+                left_ttl = next((ttl[r.alias] for r in scope.relations[:-1] if r.alias in ttl), None)
+                right_ttl = ttl.get(scope.relations[-1].alias or "")
+                if left_ttl is not None or right_ttl is not None:
+                    node = replace(node, state_ttl_ms=(left_ttl, right_ttl))
             assert len(node.fields) == n_before + len(right.fields)
             for f in node.fields:  # a regular join may have materialized time attributes
                 scope.by_internal[f.name] = f
@@ -175,8 +182,25 @@ class SelectMixin:
 
     # -- SELECT --------------------------------------------------------------------------------
 
+    def _state_ttl_hint(self, sel: exp.Select) -> dict[str, int]:
+        """STATE_TTL('alias' = '1 d', ...) of this SELECT's query hint."""
+        from planner.durations import parse_duration
+
+        out: dict[str, int] = {}
+        hint = sel.args.get("hint")
+        for call in hint.expressions if hint is not None else []:
+            if isinstance(call, exp.Anonymous) and call.name.upper() == "STATE_TTL":
+                for kv in call.expressions:
+                    if isinstance(kv, exp.EQ):
+                        try:
+                            out[kv.this.name] = parse_duration(kv.expression.name)
+                        except ValueError as err:
+                            raise BindError(f"STATE_TTL: {err}", kv) from None
+        return out
+
     def bind_select(self, sel: exp.Select) -> Node:
-        node, scope, where_parts = self.bind_from(sel)
+        ttl = self._state_ttl_hint(sel)
+        node, scope, where_parts = self.bind_from(sel, ttl)
         binder = ExprBinder(scope, self.catalog.get_function)
         if where_parts:
             node = self._where(node, scope, binder, where_parts, sel)
@@ -188,6 +212,9 @@ class SelectMixin:
         ) or (having is not None)
         if aggregate:
             node, binder, items_bound, having_bound = self._aggregate(node, scope, binder, sel, items)
+            aliases = [r.alias for r in scope.relations if r.alias in ttl]
+            if aliases and isinstance(node, GroupAggregate):
+                node = replace(node, state_ttl_ms=(ttl[aliases[0]],))
         else:
             collector = Collector()
             items_bound = [binder.bind(it.this if isinstance(it, exp.Alias) else it, collector) for it in items]

@@ -87,6 +87,8 @@ class AggCall:
 class Node:
     fields: tuple[Field, ...]
     origin: exp.Expr | None = field(default=None, repr=False, kw_only=True)
+    # state TTL from a STATE_TTL hint: (ttl,) for one input, (left, right) for a join
+    state_ttl_ms: tuple[int | None, ...] = field(default=(), kw_only=True)
 
     @property
     def inputs(self) -> tuple[Node, ...]:

@@ -1,0 +1,220 @@
+"""Where a plan column comes from: the source table and column behind it, whether it is derived
+from event time (a time bucket), whether its values come from a finite domain, and whether the
+rows under a node are finite. State analysis and estimates rest on these answers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from catalog import TableDef
+from catalog.domains import column_domain, is_bounded_source
+from planner.logical import typing as T
+from planner.logical.operators import (
+    Calc,
+    Correlate,
+    GroupAggregate,
+    Join,
+    Node,
+    Scan,
+    Union,
+    Values,
+    WindowAggregate,
+    WindowTVF,
+)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """A column traced as far as it goes: to a source column (``table``, ``path``) or to an
+    expression over input columns (``expr`` at ``node``)."""
+
+    table: TableDef | None = None
+    path: str | None = None  # column, or nested path such as bid.auction
+    expr: exp.Expr | None = None
+    node: Node | None = None
+    window: bool = False  # a window_start / window_end / window_time
+
+
+class Lineage:
+    def __init__(self, stats: dict[str, dict[str, str]] | None = None):
+        # extra statistics by table (lint config): {'bid': {'stats.distinct.auction': '1000'}}
+        self.stats = stats or {}
+        self._cache: dict[tuple[int, str], Origin] = {}
+
+    def origin(self, node: Node, name: str) -> Origin:
+        key = (id(node), name)
+        if key not in self._cache:
+            self._cache[key] = self._origin(node, name)
+        return self._cache[key]
+
+    def _origin(self, node: Node, name: str) -> Origin:  # noqa: C901
+        if isinstance(node, Scan):
+            computed = dict(node.computed)
+            if name in computed:
+                return Origin(expr=computed[name], node=node, table=node.table)
+            return Origin(table=node.table, path=name)
+        if isinstance(node, Calc):
+            expr = dict(node.projections).get(name)
+            if expr is None:
+                return Origin()
+            path = _column_path(expr)
+            if path is not None:
+                base, rest = path
+                inner = self.origin(node.input, base)
+                if inner.path is not None and inner.table is not None:
+                    return Origin(table=inner.table, path=".".join([inner.path, *rest]))
+                return inner if not rest else Origin(expr=expr, node=node.input)
+            return Origin(expr=expr, node=node.input)
+        if isinstance(node, WindowTVF):
+            f = node.field(name)
+            if f is not None and f.window is not None:
+                return Origin(window=True)
+            return self.origin(node.input, name)
+        if isinstance(node, (WindowAggregate, GroupAggregate)):
+            f = node.field(name)
+            if f is not None and f.window is not None:
+                return Origin(window=True)
+            if name in node.keys:
+                return self.origin(node.input, name)
+            return Origin()
+        if isinstance(node, Join):
+            names = node.field_names()
+            if name not in names:
+                return Origin()
+            i = names.index(name)
+            n_left = len(node.left.fields)
+            child, j = (node.left, i) if i < n_left else (node.right, i - n_left)
+            if j >= len(child.fields):
+                return Origin()
+            return self.origin(child, child.fields[j].name)
+        if isinstance(node, Union):
+            i = node.field_names().index(name) if name in node.field_names() else -1
+            child = node.children[0]
+            return self.origin(child, child.fields[i].name) if i >= 0 else Origin()
+        if isinstance(node, Values):
+            return Origin()
+        if isinstance(node, Correlate):
+            if node.input.field(name) is not None:
+                return self.origin(node.input, name)
+            return Origin()
+        if node.inputs and node.inputs[0].field(name) is not None:
+            return self.origin(node.inputs[0], name)
+        return Origin()
+
+    # -- questions -----------------------------------------------------------------------------
+
+    def display(self, node: Node, name: str) -> str:
+        """A column as the user wrote it: `$key0` -> its expression, `id$1` -> `id`."""
+        if name.startswith("$"):
+            o = self.origin(node, name)
+            if o.expr is not None:
+                from planner.dialect import Flink
+
+                text = o.expr.sql(dialect=Flink)
+                return text.replace("`", "")
+        if "$" in name and not name.startswith("$"):
+            return name.split("$", 1)[0]
+        return name
+
+    def sources(self, node: Node, names: tuple[str, ...]) -> list[tuple[str, str] | None]:
+        out: list[tuple[str, str] | None] = []
+        for n in names:
+            o = self.origin(node, n)
+            out.append((o.table.name, o.path) if o.table is not None and o.path is not None else None)
+        return out
+
+    def time_derived(self, node: Node, name: str) -> bool:
+        """The column is a function of event time or a window bound: a new value keeps coming."""
+        o = self.origin(node, name)
+        if o.window:
+            return True
+        if o.expr is not None and o.node is not None:
+            return any(self._is_time(o.node, c.name) for c in o.expr.find_all(exp.Column))
+        return False
+
+    def bucket_ms(self, node: Node, name: str) -> int | None:
+        """The width of the time bucket a time-derived column stands for (DATE_FORMAT(ts,
+        'yyyy-MM-dd') -> 1 day, FLOOR(ts TO HOUR) -> 1 hour), if it can be read off."""
+        o = self.origin(node, name)
+        expr = o.expr
+        if expr is None:
+            return None
+        for lit in expr.find_all(exp.Literal):
+            if lit.is_string:
+                for token, ms in (("ss", 1000), ("mm", 60_000), ("HH", 3_600_000), ("dd", 86_400_000), ("MM", 30 * 86_400_000), ("yy", 365 * 86_400_000)):
+                    if token in lit.this:
+                        return ms
+        text = expr.sql().upper()
+        for unit, ms in (("SECOND", 1000), ("MINUTE", 60_000), ("HOUR", 3_600_000), ("DAY", 86_400_000)):
+            if unit in text:
+                return ms
+        if "DATE" in text:
+            return 86_400_000
+        return None
+
+    def _is_time(self, node: Node, name: str) -> bool:
+        f = node.field(name)
+        if f is not None and (f.time is not None or f.window is not None):
+            return True
+        o = self.origin(node, name)
+        if o.window:
+            return True
+        if f is not None and T.is_type(f.type, *T.TIMESTAMPS) and o.table is not None:
+            wm = o.table.watermark
+            return wm is not None and wm.column.strip("`") == (o.path or "")
+        return False
+
+    def domain(self, table: TableDef, path: str) -> int | None:
+        extra = self.stats.get(table.name, {})
+        key = f"stats.distinct.{path}"
+        for source in (extra, table.options):
+            if key in source:
+                try:
+                    return int(source[key])
+                except ValueError:
+                    return None
+        return column_domain(table, path)
+
+    def finite_domain(self, node: Node, names: tuple[str, ...]) -> bool:
+        if not names:
+            return False
+        for n in names:
+            o = self.origin(node, n)
+            if o.table is None or o.path is None or self.domain(o.table, o.path) is None:
+                if not self.bounded_input(node):
+                    return False
+        return True
+
+    def key_domain(self, node: Node, names: tuple[str, ...]) -> int | None:
+        """Product of the key columns' domain sizes, if all are known."""
+        total = 1
+        for n in names:
+            o = self.origin(node, n)
+            size = self.domain(o.table, o.path) if o.table is not None and o.path is not None else None
+            if size is None:
+                return None
+            total *= size
+        return total
+
+    def tables(self, node: Node) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(n.table.name for n in node.walk() if isinstance(n, Scan)))
+
+    def scans(self, node: Node) -> list[Scan]:
+        return [n for n in node.walk() if isinstance(n, Scan)]
+
+    def bounded_input(self, node: Node) -> bool:
+        scans = self.scans(node)
+        return bool(scans) and all(is_bounded_source(s.table.options | dict(s.hints)) for s in scans)
+
+
+def _column_path(e: exp.Expr) -> tuple[str, list[str]] | None:
+    """`col` or `col.a.b` (struct access) as (col, [a, b])."""
+    rest: list[str] = []
+    while isinstance(e, exp.Dot):
+        rest.insert(0, e.expression.name)
+        e = e.this
+    if isinstance(e, exp.Column) and not e.table:
+        return e.name, rest
+    return None

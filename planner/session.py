@@ -1,0 +1,360 @@
+"""Running statements at the planner level: DDL against the catalog, SET/RESET of settings, SHOW
+and DESCRIBE, and planning plus analysis of queries, INSERTs and statement sets.
+
+The shell, ``sqlengine run`` and ``sqlengine lint`` all go through ``PlannerSession.execute``;
+only the engine then turns an INSERT's or query's plan into a Spark job.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from sqlglot import exp
+
+from catalog import Catalog, CatalogError, TableDef, ViewDef
+from catalog.secrets import mask_value
+from planner.analysis import Analysis, analyze_plans
+from planner.binder import Binder
+from planner.ddl import function_from_create, show_create_table, show_create_view, table_from_create, view_from_create
+from planner.ddl_alter import alter_table
+from planner.dialect import Flink, nodes
+from planner.errors import SqlError
+from planner.logical.operators import Node
+from planner.names import DEFAULT_CATALOG, DEFAULT_DATABASE, object_name
+from planner.problems import BindError, DefinitionError, PlanningError, located
+from planner.script import Statement
+from planner.variables import substitute
+
+
+class Kind(str, Enum):
+    QUERY = "query"
+    INSERT = "insert"
+    STATEMENT_SET = "statement-set"
+    DDL = "ddl"
+    SET = "set"
+    RESET = "reset"
+    SHOW = "show"
+    DESCRIBE = "describe"
+    EXPLAIN = "explain"
+    USE = "use"
+    JOBS = "jobs"  # SHOW JOBS, DESCRIBE JOB, STOP JOB: answered by the engine
+    HELP = "help"
+    QUIT = "quit"
+    CLEAR = "clear"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: Kind
+    statement: Statement = field(repr=False)
+    tree: exp.Expr = field(repr=False)  # the statement after variable substitution
+    message: str | None = None
+    columns: tuple[str, ...] = ()
+    rows: tuple[tuple, ...] = ()
+    plans: tuple[Node, ...] = ()
+    analysis: Analysis | None = None
+    text: str | None = None  # EXPLAIN output, SHOW CREATE output
+
+
+# Settings a user may SET, with the values each takes (None: free text); others are kept as given.
+KNOWN_SETTINGS: dict[str, tuple[str, ...] | None] = {
+    "execution.runtime-mode": ("streaming", "batch"),
+    "table.exec.state.ttl": None,
+    "sql-client.execution.result-mode": ("table", "changelog", "tableau"),
+    "sql-client.execution.max-table-result.rows": None,
+    "sql-client.state-warnings": ("ignore", "warn", "error"),
+    "pipeline.name": None,
+    "table.local-time-zone": None,
+    "sql-client.display.max-column-width": None,
+}
+
+DEFAULT_SETTINGS = {
+    "execution.runtime-mode": "streaming",
+    "sql-client.execution.result-mode": "table",
+    "sql-client.state-warnings": "warn",
+}
+
+
+class PlannerSession:
+    def __init__(
+        self,
+        catalog: Catalog,
+        settings: dict[str, str] | None = None,
+        variables: dict[str, str] | None = None,
+        stats: dict[str, dict[str, str]] | None = None,
+        horizon_days: int = 30,
+    ):
+        self.catalog = catalog
+        self.settings: dict[str, str] = {**DEFAULT_SETTINGS, **(settings or {})}
+        self.variables = dict(variables or {})
+        self.stats = stats or {}
+        self.horizon_days = horizon_days
+
+    # -- entry ---------------------------------------------------------------------------------
+
+    def execute(self, stmt: Statement) -> Outcome:
+        """Run one statement; every failure is a positioned SqlError."""
+        try:
+            tree = substitute(stmt.tree, self.variables)
+            return self._dispatch(stmt, tree)
+        except PlanningError as err:
+            raise located(err, stmt.source, stmt.span) from None
+        except CatalogError as err:
+            raise SqlError(str(err), stmt.source, stmt.span, code="E003") from None
+
+    def _dispatch(self, stmt: Statement, tree: exp.Expr) -> Outcome:  # noqa: C901
+        if isinstance(tree, (exp.Select, exp.Union, exp.Subquery, exp.Values, exp.Intersect, exp.Except)):
+            plan = Binder(self.catalog).plan_query(tree)
+            return Outcome(Kind.QUERY, stmt, tree, plans=(plan,), analysis=self.analyze([plan], stmt))
+        if isinstance(tree, exp.Insert):
+            plan = Binder(self.catalog).plan_insert(tree)
+            return Outcome(Kind.INSERT, stmt, tree, plans=(plan,), analysis=self.analyze([plan], stmt))
+        if isinstance(tree, nodes.StatementSet):
+            sinks = Binder(self.catalog).plan_statement_set(tree)
+            return Outcome(Kind.STATEMENT_SET, stmt, tree, plans=tuple(sinks), analysis=self.analyze(list(sinks), stmt))
+        if isinstance(tree, nodes.Explain):
+            inner = Statement(tree.this, stmt.source, stmt.span, stmt.tokens)
+            result = self._dispatch(inner, tree.this)
+            if result.analysis is None:
+                raise BindError("EXPLAIN takes a query, an INSERT or a statement set", tree.this)
+            details = set(tree.args.get("details") or [])
+            from planner.explain import render_text
+
+            text = render_text(result.analysis, show_plan=True)
+            if details == {"PLAN_ADVICE"}:
+                text = render_text(result.analysis, show_plan=True)
+            return Outcome(Kind.EXPLAIN, stmt, tree, plans=result.plans, analysis=result.analysis, text=text)
+        if isinstance(tree, exp.Create):
+            return self._create(stmt, tree)
+        if isinstance(tree, nodes.CreateFunction):
+            fn = function_from_create(tree)
+            created = self.catalog.create(fn, if_not_exists=bool(tree.args.get("exists")))
+            return self._info(stmt, tree, "Function has been created." if created else "Function already exists; kept.")
+        if isinstance(tree, (nodes.CreateCatalog, nodes.DropCatalog)):
+            raise DefinitionError(
+                f"sqlengine keeps one catalog and database ({DEFAULT_CATALOG}.{DEFAULT_DATABASE}); "
+                f"{tree.text('kind').lower()}s cannot be created or dropped",
+                tree,
+            )
+        if isinstance(tree, exp.Drop):
+            return self._drop(stmt, tree)
+        if isinstance(tree, nodes.DropFunction):
+            name = object_name(tree.this)
+            dropped = self.catalog.drop("function", name, if_exists=bool(tree.args.get("exists")), temporary=bool(tree.args.get("temporary")))
+            return self._info(stmt, tree, "Function has been removed." if dropped else "Function did not exist.")
+        if isinstance(tree, nodes.AlterTable):
+            return self._alter(stmt, tree)
+        if isinstance(tree, nodes.SetOption):
+            return self._set(stmt, tree)
+        if isinstance(tree, nodes.ResetOption):
+            if tree.this is None:
+                self.settings = dict(DEFAULT_SETTINGS)
+                return self._info(stmt, tree, "All session properties have been reset.")
+            key = tree.this.name
+            if key in DEFAULT_SETTINGS:
+                self.settings[key] = DEFAULT_SETTINGS[key]
+            else:
+                self.settings.pop(key, None)
+            return self._info(stmt, tree, f"Session property '{key}' has been reset.", Kind.RESET)
+        if isinstance(tree, nodes.ShowStatement):
+            return self._show(stmt, tree)
+        if isinstance(tree, nodes.DescribeStatement):
+            if tree.text("kind") == "JOB":
+                return Outcome(Kind.JOBS, stmt, tree)
+            return self._describe(stmt, tree)
+        if isinstance(tree, nodes.StopJob):
+            return Outcome(Kind.JOBS, stmt, tree)
+        if isinstance(tree, nodes.UseStatement):
+            name = tree.this.sql(dialect=Flink) if tree.this is not None else ""
+            if tree.text("kind") == "MODULES" or name.strip("`") in (DEFAULT_CATALOG, DEFAULT_DATABASE, f"{DEFAULT_CATALOG}.{DEFAULT_DATABASE}"):
+                return self._info(stmt, tree, "Execute statement succeeded.", Kind.USE)
+            raise DefinitionError(f"There is only {DEFAULT_CATALOG}.{DEFAULT_DATABASE}; `{name}` does not exist", tree)
+        if isinstance(tree, nodes.ClientCommand):
+            return Outcome(Kind(tree.name.lower()), stmt, tree)
+        raise BindError("This statement is not supported", tree)
+
+    # -- analysis ------------------------------------------------------------------------------
+
+    def analyze(self, plans: list[Node], stmt: Statement) -> Analysis:
+        return analyze_plans(
+            plans, self.settings, stats=self.stats, source=stmt.source, span=stmt.span, horizon_days=self.horizon_days
+        )
+
+    # -- DDL -----------------------------------------------------------------------------------
+
+    def _info(self, stmt: Statement, tree: exp.Expr, message: str, kind: Kind = Kind.DDL) -> Outcome:
+        return Outcome(kind, stmt, tree, message=message)
+
+    def _create(self, stmt: Statement, tree: exp.Create) -> Outcome:
+        kind = tree.text("kind").upper()
+        props = tree.args.get("properties")
+        replace_only = props is not None and any(isinstance(p, nodes.ReplaceOnlyProperty) for p in props.expressions)
+        if kind == "VIEW":
+            view = view_from_create(tree)
+            Binder(self.catalog).plan_query(exp.maybe_parse(view.query, dialect=Flink))  # validate
+            created = self.catalog.create(view, if_not_exists=bool(tree.args.get("exists")), or_replace=bool(tree.args.get("replace")))
+            return self._info(stmt, tree, "View has been created." if created else "View already exists; kept.")
+        if kind != "TABLE":
+            raise DefinitionError(f"CREATE {kind} is not supported", tree)
+        if tree.expression is not None:
+            return self._create_table_as(stmt, tree, replace_only)
+        table = table_from_create(tree, self.catalog.get_relation)
+        if replace_only and self.catalog.get_table(table.name) is None:
+            raise DefinitionError(f"REPLACE TABLE: table `{table.name}` does not exist", tree)
+        created = self.catalog.create(table, if_not_exists=bool(tree.args.get("exists")), or_replace=bool(tree.args.get("replace")))
+        return self._info(stmt, tree, "Table has been created." if created else "Table already exists; kept.")
+
+    def _create_table_as(self, stmt: Statement, tree: exp.Create, replace_only: bool) -> Outcome:
+        """CREATE TABLE t WITH (...) AS SELECT: the schema comes from the query, then an INSERT."""
+        from catalog import Column
+
+        query = Binder(self.catalog).plan_query(tree.expression)
+        declared = table_from_create(exp.Create(this=tree.this, kind="TABLE", properties=tree.args.get("properties")), self.catalog.get_relation)
+        columns = tuple(Column(f.name, f.type_sql if f.type.this != exp.DType.UNKNOWN else "STRING", nullable=f.nullable) for f in query.fields)
+        if declared.columns:
+            names = [c.name for c in declared.columns]
+            if names != [c.name for c in columns[: len(names)]]:
+                raise DefinitionError("The declared columns of CREATE TABLE AS must match the query's columns", tree)
+        table = replace(declared, columns=columns)
+        if replace_only and self.catalog.get_table(table.name) is None:
+            raise DefinitionError(f"REPLACE TABLE: table `{table.name}` does not exist", tree)
+        self.catalog.create(table, if_not_exists=bool(tree.args.get("exists")), or_replace=bool(tree.args.get("replace")) or replace_only)
+        insert = exp.Insert(this=exp.Table(this=exp.to_identifier(table.name, quoted=True)), expression=tree.expression)
+        plan = Binder(self.catalog).plan_insert(insert)
+        return Outcome(Kind.INSERT, stmt, insert, message="Table has been created.", plans=(plan,), analysis=self.analyze([plan], stmt))
+
+    def _drop(self, stmt: Statement, tree: exp.Drop) -> Outcome:
+        kind = tree.text("kind").lower()
+        if kind not in ("table", "view"):
+            raise DefinitionError(f"DROP {kind.upper()} is not supported", tree)
+        for target in tree.args.get("tables") or []:
+            name = object_name(target)
+            self.catalog.drop(kind, name, if_exists=bool(tree.args.get("exists")), temporary=bool(tree.args.get("temporary")))
+        return self._info(stmt, tree, f"{kind.capitalize()} has been removed.")
+
+    def _alter(self, stmt: Statement, tree: nodes.AlterTable) -> Outcome:
+        kind = tree.text("kind").lower()
+        name = object_name(tree.this)
+        action = tree.text("action")
+        if kind == "catalog":
+            raise DefinitionError("sqlengine has one catalog; ALTER CATALOG is not supported", tree)
+        if action == "RENAME":
+            self.catalog.rename(kind, name, object_name(tree.expression))
+            return self._info(stmt, tree, f"{kind.capitalize()} has been renamed.")
+        if kind == "view":
+            view = self.catalog.get_view(name)
+            if view is None:
+                if tree.args.get("exists"):
+                    return self._info(stmt, tree, "View does not exist.")
+                raise BindError(f"View `{name}` does not exist", tree.this)
+            if action == "AS":
+                Binder(self.catalog).plan_query(tree.expression)
+                self.catalog.replace(replace(view, query=tree.expression.sql(dialect=Flink)))
+            elif action == "COMMENT":
+                self.catalog.replace(replace(view, comment=tree.expression.name))
+            else:
+                raise DefinitionError(f"ALTER VIEW ... {action} is not supported", tree)
+            return self._info(stmt, tree, "View has been altered.")
+        table = self.catalog.get_table(name)
+        if table is None:
+            if tree.args.get("exists"):
+                return self._info(stmt, tree, "Table does not exist.")
+            raise BindError(f"Table `{name}` does not exist", tree.this)
+        self.catalog.replace(alter_table(table, tree))
+        return self._info(stmt, tree, "Table has been altered.")
+
+    # -- SET / SHOW / DESCRIBE -----------------------------------------------------------------
+
+    def _set(self, stmt: Statement, tree: nodes.SetOption) -> Outcome:
+        if tree.this is None:
+            rows = tuple(sorted((k, mask_value(k, v)) for k, v in self.settings.items()))
+            return Outcome(Kind.SET, stmt, tree, columns=("key", "value"), rows=rows)
+        key, value = tree.this.name, tree.args["value"].name
+        allowed = KNOWN_SETTINGS.get(key)
+        if allowed is not None and value.lower() not in allowed:
+            raise DefinitionError(f"'{key}' takes one of {', '.join(allowed)}; got '{value}'", tree)
+        if key == "table.exec.state.ttl":
+            from planner.durations import parse_duration
+
+            try:
+                parse_duration(value)
+            except ValueError as err:
+                raise DefinitionError(str(err), tree) from None
+        self.settings[key] = value.lower() if allowed else value
+        return self._info(stmt, tree, "Session property has been set.", Kind.SET)
+
+    def _show(self, stmt: Statement, tree: nodes.ShowStatement) -> Outcome:
+        what = tree.name.upper()
+        like = tree.args.get("like")
+        pattern = like.name if like is not None else None
+
+        def keep(name: str) -> bool:
+            if pattern is None:
+                return True
+            hit = fnmatch.fnmatchcase(name, pattern.replace("%", "*").replace("_", "?"))
+            return not hit if tree.args.get("not_like") else hit
+
+        if what in ("TABLES", "VIEWS", "FUNCTIONS", "USER FUNCTIONS"):
+            kind = {"TABLES": "table", "VIEWS": "view"}.get(what, "function")
+            names = self.catalog.names(kind)
+            if what == "TABLES":
+                names = sorted(set(names) | set(self.catalog.names("view")))  # Flink lists views too
+            col = {"TABLES": "table name", "VIEWS": "view name"}.get(what, "function name")
+            return Outcome(Kind.SHOW, stmt, tree, columns=(col,), rows=tuple((n,) for n in names if keep(n)))
+        if what in ("CREATE TABLE", "CREATE VIEW"):
+            name = object_name(tree.args["target"])
+            obj = self.catalog.get_relation(name)
+            if obj is None:
+                raise BindError(f"`{name}` does not exist", tree.args["target"], self._did_you_mean(name))
+            text = show_create_table(obj) if isinstance(obj, TableDef) else show_create_view(obj)
+            return Outcome(Kind.SHOW, stmt, tree, text=text)
+        if what == "COLUMNS":
+            outcome = self._describe(stmt, nodes.DescribeStatement(this=tree.args["target"]))
+            rows = tuple(r for r in outcome.rows if keep(r[0]))
+            return replace(outcome, kind=Kind.SHOW, tree=tree, rows=rows)
+        if what == "JOBS":
+            return Outcome(Kind.JOBS, stmt, tree)
+        if what in ("CATALOGS", "CURRENT CATALOG"):
+            return Outcome(Kind.SHOW, stmt, tree, columns=("catalog name",), rows=((DEFAULT_CATALOG,),))
+        if what in ("DATABASES", "CURRENT DATABASE"):
+            return Outcome(Kind.SHOW, stmt, tree, columns=("database name",), rows=((DEFAULT_DATABASE,),))
+        if what in ("MODULES", "FULL MODULES"):
+            return Outcome(Kind.SHOW, stmt, tree, columns=("module name",), rows=(("core",),))
+        raise DefinitionError(f"SHOW {what} is not supported", tree)
+
+    def _did_you_mean(self, name: str) -> str | None:
+        s = self.catalog.suggest("table", name)
+        return f"did you mean `{s}`?" if s else None
+
+    def _describe(self, stmt: Statement, tree: nodes.DescribeStatement) -> Outcome:
+        name = object_name(tree.this)
+        obj = self.catalog.get_relation(name)
+        if obj is None:
+            raise BindError(f"Table or view `{name}` does not exist", tree.this, self._did_you_mean(name))
+        columns = ("name", "type", "null", "key", "extras", "watermark")
+        rows = []
+        if isinstance(obj, ViewDef):
+            plan = Binder(self.catalog).plan_query(exp.maybe_parse(obj.query, dialect=Flink))
+            for f in plan.fields:
+                attr = f" *{f.time.value.upper()}*" if f.time else ""
+                rows.append((f.name, f.type_sql + attr, str(f.nullable).upper(), "", "", ""))
+            return Outcome(Kind.DESCRIBE, stmt, tree, columns=columns, rows=tuple(rows))
+        wm = obj.watermark
+        for c in obj.columns:
+            key = f"PRI({', '.join(obj.primary_key)})" if c.name in obj.primary_key else ""
+            if c.kind == "computed":
+                extras, ctype = f"AS {c.expr}", "(computed)"
+                if c.expr and "PROCTIME()" in c.expr.upper():
+                    ctype = "TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*"
+            elif c.kind == "metadata":
+                extras = "METADATA" + (f" FROM '{c.metadata_key}'" if c.metadata_key else "") + (" VIRTUAL" if c.virtual else "")
+                ctype = c.type or ""
+            else:
+                extras, ctype = "", c.type or ""
+            if wm is not None and wm.column.strip("`") == c.name:
+                ctype += " *ROWTIME*"
+            wm_text = wm.expr if wm is not None and wm.column.strip("`") == c.name else ""
+            rows.append((c.name, ctype, str(c.nullable).upper(), key, extras, wm_text))
+        return Outcome(Kind.DESCRIBE, stmt, tree, columns=columns, rows=tuple(rows))
