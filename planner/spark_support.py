@@ -1,0 +1,146 @@
+"""What sqlengine can run on Spark Structured Streaming today, decided from the plan alone (no
+JVM), so that lint and the shell say it before a job starts. The translator
+(``sqlengine.translate``) refuses exactly what this module reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.logical.fields import TimeKind
+from planner.logical.operators import (
+    Correlate,
+    Deduplicate,
+    GroupAggregate,
+    IntervalJoin,
+    Join,
+    JoinKind,
+    LookupJoin,
+    MatchRecognize,
+    Node,
+    OverAggregate,
+    Sort,
+    TemporalJoin,
+    TopN,
+    Union,
+    WindowAggregate,
+    WindowJoin,
+    WindowKind,
+    is_stateful,
+)
+from planner.properties import NodeProps
+
+LATER = "planned for a later release (changelog operators on transformWithState)"
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    node: Node
+    reason: str
+
+
+def _upsert_below(node: Node, props: dict[int, NodeProps]) -> bool:
+    return any(not props[id(c)].changelog.insert_only for c in node.inputs)
+
+
+def unsupported(plan: Node, props: dict[int, NodeProps], bounded: callable | None = None) -> list[Unsupported]:  # type: ignore[valid-type]
+    """Every operator of ``plan`` that cannot run on Spark Structured Streaming, with why.
+
+    ``bounded(node)`` tells whether all sources under a node are finite (a lookup join needs a
+    finite right side, read once as a static table)."""
+    out: list[Unsupported] = []
+    seen: set[int] = set()
+    for node in plan.walk():
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        reason = _reason(node, props, bounded)
+        if reason:
+            out.append(Unsupported(node, reason))
+    return out
+
+
+def _reason(node: Node, props: dict[int, NodeProps], bounded) -> str | None:  # type: ignore[no-untyped-def]  # noqa: C901
+    updating_input = _upsert_below(node, props)
+    if isinstance(node, OverAggregate):
+        return "Spark Structured Streaming has no OVER windows on streams; " + LATER
+    if isinstance(node, MatchRecognize):
+        return "MATCH_RECOGNIZE has no counterpart in Spark Structured Streaming"
+    if isinstance(node, TopN) and node.window is None:
+        return "Top-N produces retractions, which Spark Structured Streaming cannot represent; " + LATER
+    if isinstance(node, Deduplicate) and node.window is None and node.keep_last:
+        return "keep-last deduplication produces retractions, which Spark Structured Streaming cannot represent; " + LATER
+    if isinstance(node, Sort):
+        if node.limit is not None:
+            return "ORDER BY ... LIMIT on a stream produces retractions; " + LATER
+        first = node.input.field(node.order[0][0]) if node.order else None
+        if first is None or first.time is None or node.order[0][1]:
+            return "a stream can only be sorted by a time attribute, ascending"
+        return "ORDER BY on a stream is not supported by Spark Structured Streaming"
+    if isinstance(node, Correlate):
+        if node.call.key != "unnest":
+            return "table functions (LATERAL TABLE) need a user-defined function, which sqlengine cannot run yet"
+        return None
+    if isinstance(node, WindowAggregate):
+        if node.window.kind == WindowKind.CUMULATE:
+            return "CUMULATE windows have no counterpart in Spark Structured Streaming; " + LATER
+        if updating_input:
+            return "a window aggregation over an updating input is not supported by Spark Structured Streaming"
+        if any(a.distinct for a in node.aggs):
+            return "COUNT(DISTINCT ...) and other DISTINCT aggregates are not supported on streams by Spark"
+        return None
+    if isinstance(node, GroupAggregate):
+        if updating_input:
+            return "an aggregation over an updating input needs retractions; " + LATER
+        if any(a.distinct for a in node.aggs):
+            return "COUNT(DISTINCT ...) and other DISTINCT aggregates are not supported on streams by Spark"
+        return None
+    if isinstance(node, TemporalJoin):
+        return "event-time temporal joins (FOR SYSTEM_TIME AS OF a rowtime) have no counterpart in Spark; " + LATER
+    if isinstance(node, LookupJoin):
+        if bounded is not None and not bounded(node.right):
+            return "a lookup join needs a finite right-hand table (read once, as a static table)"
+        return None
+    if isinstance(node, WindowJoin):
+        if node.join_kind not in (JoinKind.INNER,):
+            return "only inner window joins run on Spark Structured Streaming"
+        return None
+    if isinstance(node, IntervalJoin):
+        if updating_input:
+            return "an interval join over an updating input is not supported"
+        if node.join_kind in (JoinKind.SEMI, JoinKind.ANTI, JoinKind.FULL):
+            return f"{node.join_kind.value} interval joins are not supported by Spark Structured Streaming"
+        left_t = node.field(node.left_time)
+        if left_t is not None and left_t.time == TimeKind.PROCTIME:
+            return "processing-time interval joins are not supported by Spark Structured Streaming"
+        return None
+    if isinstance(node, Join):
+        if updating_input:
+            return "a join over an updating input needs retractions; " + LATER
+        if node.join_kind in (JoinKind.LEFT, JoinKind.RIGHT, JoinKind.FULL):
+            return (
+                "an outer join without a time bound produces retractions; Spark can run outer joins only as "
+                "interval joins (bound both sides' time attributes)"
+            )
+        if node.join_kind == JoinKind.ANTI:
+            return "NOT IN / anti joins between streams are not supported by Spark Structured Streaming"
+        return None
+    if isinstance(node, Union) and updating_input:
+        return "UNION of updating inputs needs retractions; " + LATER
+    return None
+
+
+def stateful_chain_problem(plan: Node, props: dict[int, NodeProps]) -> Unsupported | None:
+    """Spark runs several stateful operators in one query only in append mode: an operator that
+    emits updates (a group aggregation) must be the last stateful one."""
+    for node in plan.walk():
+        if not is_stateful(node):
+            continue
+        for child in node.inputs:
+            for below in child.walk():
+                if is_stateful(below) and not props[id(below)].changelog.insert_only:
+                    return Unsupported(
+                        node,
+                        f"{node.kind} after {below.kind}: Spark runs an updating operator ({below.kind}) only as "
+                        "the last stateful step of a query",
+                    )
+    return None
