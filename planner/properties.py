@@ -141,8 +141,10 @@ def _watermark(node: Node, inputs: list[NodeProps]) -> Watermark:
         return Watermark(True, node.watermark_delay_ms, (node.table.name,))
     if isinstance(node, Values):
         return NO_WATERMARK
-    if isinstance(node, (TemporalJoin, LookupJoin)):
-        return inputs[0].watermark  # the probe side drives time
+    if isinstance(node, LookupJoin):
+        return inputs[0].watermark  # the probe side drives time; the lookup table is not a stream
+    # an event-time temporal join waits for both inputs' watermarks (Flink emits at their minimum):
+    # a versioned table without one stops time for everything downstream
     return _combine_watermarks([p.watermark for p in inputs])
 
 

@@ -336,8 +336,12 @@ class StateAnalyzer:
 
     def _temporal_join(self, node: TemporalJoin) -> StateInfo:
         delay = self.delay(node)
-        left = self._side(node, 0, "left side", delay or 0,
-                          f"the watermark ({format_duration(delay or 0)}): a row waits until the right side has caught up", Growth.NONE)
+        if not self.has_watermark(node.right):
+            left = self._side(node, 0, "left side", None,
+                              "nothing: the versioned table has no watermark, so a row waits for it forever", Growth.ROWS)
+        else:
+            left = self._side(node, 0, "left side", delay or 0,
+                              f"the watermark ({format_duration(delay or 0)}): a row waits until the right side has caught up", Growth.NONE)
         right = self._side(node, 1, "versions", None, "older versions are dropped once the watermark passes them; the latest version per key stays", Growth.KEYS)
         if self.lineage.finite_domain(node.right, right.keys) or self.lineage.bounded_input(node.right):
             right = StatePart(**{**right.__dict__, "growth": Growth.NONE, "bound": "one version per key of a finite key set"})
@@ -438,9 +442,18 @@ class StateAnalyzer:
             part = StatePart("sorted rows", f"the first {node.limit} rows", "in total", None, f"LIMIT {node.limit}", Growth.NONE,
                              rows_per_key=node.limit, row_fields=tuple(node.field_names()))
         else:
+            first = node.input.field(node.order[0][0]) if node.order else None
+            kind = first.time if first is not None else None
+            if kind == TimeKind.PROCTIME:  # rows leave in arrival order, as the clock passes them
+                retention, bound, growth = 0, "processing time (rows leave as they arrive)", Growth.NONE
+            elif kind == TimeKind.ROWTIME and self.has_watermark(node):
+                retention, bound, growth = delay, f"the watermark delay ({format_duration(delay or 0)})", Growth.NONE
+            elif kind == TimeKind.ROWTIME:
+                retention, bound, growth = None, "nothing: without a watermark no row is ever ready", Growth.ROWS
+            else:  # not a time attribute: no watermark can ever pass a value of it
+                retention, bound, growth = None, "nothing: sorted by a column that is not a time attribute", Growth.ROWS
             part = StatePart("buffered rows", "rows waiting for the watermark to pass their time", "in order of time",
-                             delay, f"the watermark delay ({format_duration(delay or 0)})",
-                             Growth.NONE if self.has_watermark(node) else Growth.ROWS, row_fields=tuple(node.field_names()))
+                             retention, bound, growth, row_fields=tuple(node.field_names()))
         return StateInfo(node, node.kind, (part,), watermark_delay_ms=delay)
 
 
