@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
+
+from sqlglot import exp
 
 from planner.diagnostics import Category, Diagnostic, Severity
 from planner.lineage import Lineage
@@ -42,11 +45,43 @@ class RuleContext:
     def state_of(self, node: Node) -> StateInfo | None:
         return next((s for s in self.state if s.node is node), None)
 
+    @cached_property
+    def _parents(self) -> dict[int, Node]:
+        parents: dict[int, Node] = {}
+        for n in self.nodes():
+            for child in n.inputs:
+                parents.setdefault(id(child), n)
+        return parents
+
+    def parent(self, node: Node) -> Node | None:
+        return self._parents.get(id(node))
+
+    def written(self, expr) -> bool:  # type: ignore[no-untyped-def]
+        """Whether ``expr`` was parsed from this statement's text, not from an expanded view's.
+        Binding may detach copies of subtrees, so this checks that the positions sqlglot kept
+        point at the same identifiers in this text."""
+        if expr is None or self.source is None or self.statement_span is None:
+            return False
+        for sub in expr.walk():
+            meta = sub.meta if isinstance(sub, exp.Identifier) else None
+            if not meta or "start" not in meta:
+                continue
+            start, end = meta["start"], meta.get("end", meta["start"]) + 1
+            if not (self.statement_span.start <= start and end <= self.statement_span.end):
+                return False
+            return self.source.text[start:end].strip("`\"").lower() == sub.name.lower()
+        return False
+
     def span(self, node: Node | None) -> Span | None:
+        """Where ``node`` is in the statement's text. An operator from an expanded view has its
+        origin in the view's own text: it is placed at the nearest enclosing operator written here
+        (the view reference, the join, ...), never at offsets of another text."""
         default = self.statement_span or Span(0, 0)
-        if node is None or node.origin is None:
-            return default
-        return node_span(node.origin, default)
+        while node is not None:
+            if self.written(node.origin):
+                return node_span(node.origin, default)
+            node = self._parents.get(id(node))
+        return default
 
 
 @dataclass(frozen=True)

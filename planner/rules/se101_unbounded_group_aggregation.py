@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from planner.diagnostics import Category, Severity
-from planner.logical.operators import GroupAggregate, Scan
+from planner.logical.operators import GroupAggregate
 from planner.rules.base import Rule, RuleContext
+from planner.rules.naming import from_relation, keys_text
 from planner.rules.rewrites import bucket_interval, ttl_rewrite, window_rewrite
 from planner.state import Growth, Verdict
 
@@ -14,27 +15,38 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
         if not isinstance(node, GroupAggregate) or node.distinct_only:
             continue
         info = ctx.state_of(node)
-        if info is None or info.verdict != Verdict.UNBOUNDED:
+        if info is None or info.verdict != Verdict.UNBOUNDED or info.parts[0].bounded:
             continue
         part = info.parts[0]
-        keys = ", ".join(part.key_labels or part.keys) or "the group key"
-        estimate = ctx.estimate(node)
+        keys = keys_text(part.key_labels or part.keys)
+        estimate = ctx.estimate(node, 0)
         size = f" ({estimate})" if estimate else ""
-        scans = [s for s in ctx.lineage.scans(node) if isinstance(s, Scan)]
+        rel = from_relation(ctx, node)
+        source = f" of {rel.label}" if rel is not None else ""
         if part.growth == Growth.TIME:
             time_key = next((k for k, label in zip(part.keys, part.key_labels) if label == part.time_derived_key), None)
             interval = bucket_interval(ctx, node, time_key)
             message = (
-                f"Group aggregation by a time bucket (`{part.time_derived_key}`) keeps every bucket forever: "
-                f"state grows with time{size}"
+                f"Group aggregation{source} by a time bucket (`{part.time_derived_key}`) keeps every bucket "
+                f"forever: a new key every {interval.split(' ', 2)[2].lower()}, never released{size}"
             )
-            hint = "a window releases each bucket once the watermark passes its end; results are the same"
-            others = [label for label in part.key_labels if label != part.time_derived_key]
-            yield node, message, hint, window_rewrite(scans, interval, others)
+            hint = "a window (TUMBLE over the event time) releases each bucket once the watermark passes its end; the results are the same"
+            rewrite = window_rewrite(ctx, node, interval)
         else:
-            message = f"Group aggregation keeps one row per key ({keys}) forever: state grows with the number of distinct keys{size}"
-            hint = "aggregate per window (TUMBLE/HOP over the table's time attribute), or set a state TTL if old keys may be forgotten"
-            yield node, message, hint, window_rewrite(scans, "INTERVAL '1' HOUR", list(part.key_labels)) + "\n" + ttl_rewrite()
+            message = (
+                f"Group aggregation{source} keeps one accumulator per key ({keys}) forever: "
+                f"state grows with the number of distinct keys{size}"
+            )
+            hint = (
+                "aggregate per window (TUMBLE/HOP over the event time) if per-window results will do, "
+                "or set a state TTL if keys idle that long may be forgotten"
+            )
+            window = window_rewrite(ctx, node, "INTERVAL '1' HOUR")
+            ttl = ttl_rewrite(ctx, node)
+            if window is None:
+                ttl = "-- no window can replace it here: its input has no event-time attribute left\n" + ttl
+            rewrite = f"{window}\n-- or keep running totals but forget idle keys:\n{ttl}" if window else ttl
+        yield node, message, hint, rewrite
 
 
 RULE = Rule(

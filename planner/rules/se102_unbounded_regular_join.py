@@ -5,6 +5,7 @@ from __future__ import annotations
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import Join
 from planner.rules.base import Rule, RuleContext
+from planner.rules.naming import join_sides, on_condition, side_label
 from planner.rules.rewrites import interval_join_rewrite
 from planner.state import Verdict
 
@@ -16,16 +17,24 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
         info = ctx.state_of(node)
         if info is None or info.verdict != Verdict.UNBOUNDED:
             continue
+        sides = join_sides(ctx, node)
+        on = on_condition(ctx, node)
+        cond = f" {on}" if on else ""
         for i, part in enumerate(info.parts):
             if part.bounded:
                 continue
             estimate = ctx.estimate(node, i)
             size = f" ({estimate})" if estimate else ""
-            tables = ", ".join(f"`{t}`" for t in part.source_tables) or "the input"
-            message = f"Regular join keeps every row of {tables} ({part.label}) forever{size}"
+            label = side_label(ctx, sides[part.input_index], node.inputs[part.input_index])
+            other = side_label(ctx, sides[1 - part.input_index], node.inputs[1 - part.input_index])
+            kept = "the current row per key" if "upsert key" in part.stores else "every row"
+            message = (
+                f"Regular join{cond} keeps {kept} of {label} ({part.label}) forever, "
+                f"to match rows of {other} that may still come{size}"
+            )
             hint = (
-                "bound the join in time: an interval join (both sides' time attributes within an interval) "
-                "releases rows once the watermark passes the bound"
+                "bound the join in time: an interval join (both sides' event times within an interval) "
+                "releases rows once the watermark passes the bound; or set a state TTL if old rows may stop matching"
             )
             yield node, message, hint, interval_join_rewrite(ctx, node)
 

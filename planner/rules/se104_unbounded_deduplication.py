@@ -1,0 +1,52 @@
+"""SE104: deduplication (ROW_NUMBER() ... = 1 ordered by a time attribute) without a window keeps
+one entry per key, forever."""
+
+from __future__ import annotations
+
+from planner.diagnostics import Category, Severity
+from planner.logical.operators import Deduplicate
+from planner.rules.base import Rule, RuleContext
+from planner.rules.naming import from_relation, keys_text, sql, written_origin
+from planner.rules.rewrites import ttl_rewrite, window_rank_rewrite
+from planner.state import Verdict
+
+
+def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+    for node in ctx.nodes():
+        if not isinstance(node, Deduplicate) or node.window is not None:
+            continue
+        info = ctx.state_of(node)
+        if info is None or info.verdict != Verdict.UNBOUNDED:
+            continue
+        part = info.parts[0]
+        keys = keys_text(part.key_labels or part.keys, "the whole row")
+        origin = written_origin(ctx, node)
+        what = f" ({sql(origin)} = 1)" if origin is not None else ""
+        rel = from_relation(ctx, node)
+        source = f" of {rel.label}" if rel is not None else ""
+        estimate = ctx.estimate(node, 0)
+        size = f" ({estimate})" if estimate else ""
+        if node.keep_last:
+            kept = f"the last row of every key ({keys}) forever, to retract it when a newer row of the key comes"
+        else:
+            kept = f"an entry for every key ({keys}) ever seen, forever, to drop the key's later rows"
+        message = f"Deduplication{source}{what} keeps {kept}{size}"
+        hint = (
+            "deduplicate per window (PARTITION BY window_start, window_end, ... over a TUMBLE window): "
+            "each window's keys are released when it closes; or set a state TTL (a key idle longer comes through again)"
+        )
+        time = ctx.lineage.display(node.input, node.order_field)
+        window = window_rank_rewrite(ctx, node, time, "INTERVAL '1' HOUR")
+        ttl = ttl_rewrite(ctx, node, what="key")
+        rewrite = f"{window}\n-- or keep one row per key, forgetting idle keys:\n{ttl}" if window else ttl
+        yield node, message, hint, rewrite
+
+
+RULE = Rule(
+    code="SE104",
+    name="unbounded-deduplication",
+    severity=Severity.WARNING,
+    category=Category.UNBOUNDED_STATE,
+    summary="Deduplication without a window keeps one entry per key forever",
+    check=check,
+)

@@ -1,0 +1,82 @@
+"""SE108: a state TTL bounds state by forgetting it, and forgetting changes results. Say what
+changes for the operator it applies to."""
+
+from __future__ import annotations
+
+from planner.diagnostics import Category, Severity
+from planner.durations import format_duration
+from planner.logical.operators import Deduplicate, GroupAggregate, Join, Node, OverAggregate, TopN
+from planner.rules.base import Rule, RuleContext
+from planner.rules.naming import join_sides, keys_text, side_label
+
+SETTING = "table.exec.state.ttl"
+
+
+def _origin(node: Node, side: int, ttl: int) -> str:
+    hint = node.state_ttl_ms[side] if len(node.state_ttl_ms) > side else None
+    return "a STATE_TTL hint" if hint == ttl else f"SET '{SETTING}'"
+
+
+def _effect(ctx: RuleContext, node: Node, keys: str, ttl: str) -> str | None:
+    if isinstance(node, GroupAggregate) and node.distinct_only:
+        return f"a row ({keys}) not seen for {ttl} is forgotten, so when it comes again it is emitted again (a duplicate)"
+    if isinstance(node, GroupAggregate):
+        return (
+            f"a group ({keys}) without rows for {ttl} is forgotten: its next row starts a new aggregate from nothing "
+            "(a count restarts at 1, a sum at that row) and overwrites the old result"
+        )
+    if isinstance(node, Deduplicate) and node.keep_last:
+        return f"a key ({keys}) without rows for {ttl} is forgotten: its next row is emitted as a new row instead of replacing the last one"
+    if isinstance(node, Deduplicate):
+        return f"a key ({keys}) not seen for {ttl} is forgotten, so its next row is emitted again (a duplicate)"
+    if isinstance(node, TopN):
+        return f"a partition ({keys}) without rows for {ttl} is forgotten: its next rows are ranked without the earlier ones"
+    if isinstance(node, OverAggregate):
+        return f"a partition ({keys}) without rows for {ttl} is forgotten: its aggregates restart from its next row"
+    return None
+
+
+def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+    for info in ctx.state:
+        node = info.node
+        if not any(n is node for n in ctx.nodes()):
+            continue
+        ttl_parts = [(i, p) for i, p in enumerate(info.parts) if p.bounded and "TTL" in p.bound and p.retention_ms]
+        if not ttl_parts:
+            continue
+        if type(node) is Join:
+            sides = join_sides(ctx, node)
+            for i, part in ttl_parts:
+                side = part.input_index
+                ttl = format_duration(part.retention_ms)
+                label = side_label(ctx, sides[side], node.inputs[side])
+                other = side_label(ctx, sides[1 - side], node.inputs[1 - side])
+                message = (
+                    f"State TTL of {ttl} ({_origin(node, side, part.retention_ms)}) changes the join's results: rows of "
+                    f"{label} are forgotten {ttl} after they were stored, so a row of {other} that arrives later no longer "
+                    f"matches them{' (and an outer join emits it unmatched, with NULLs)' if node.join_kind.value != 'INNER' else ''}"
+                )
+                hint = "if matching rows always arrive within a bounded time of each other, an interval join says so exactly and keeps the result correct"
+                yield node, message, hint, None
+            continue
+        if isinstance(node, Join):
+            continue
+        i, part = ttl_parts[0]
+        ttl = format_duration(part.retention_ms)
+        keys = keys_text(part.key_labels or part.keys)
+        effect = _effect(ctx, node, keys, ttl)
+        if effect is None:
+            continue
+        message = f"State TTL of {ttl} ({_origin(node, 0, part.retention_ms)}) changes the results of {node.kind}: {effect}"
+        hint = "keep the TTL only if keys idle that long are really finished; a window states the same bound in the query and keeps results exact"
+        yield node, message, hint, None
+
+
+RULE = Rule(
+    code="SE108",
+    name="ttl-changes-results",
+    severity=Severity.WARNING,
+    category=Category.CORRECTNESS,
+    summary="A state TTL bounds state by forgetting it: results change",
+    check=check,
+)
