@@ -30,6 +30,7 @@ from planner.logical.operators import (
     WindowJoin,
     WindowKind,
     WindowSpec,
+    WindowTVF,
     is_stateful,
 )
 from planner.properties import NodeProps
@@ -458,7 +459,12 @@ class StateAnalyzer:
 
 
 def _proctime_window(node: WindowAggregate, w: WindowSpec) -> bool:
-    f = node.input.field(w.time_field)
+    # after a window TVF its time column is a plain timestamp: ask the TVF's input
+    for n in node.walk():
+        if isinstance(n, WindowTVF) and n.window.id == w.id:
+            f = n.input.field(w.time_field)
+            return f is not None and f.time == TimeKind.PROCTIME
+    f = node.input.field(w.time_field)  # a legacy GROUP BY TUMBLE(proctime, ...)
     return f is not None and f.time == TimeKind.PROCTIME
 
 
