@@ -145,6 +145,16 @@ def rowtime_column(ctx: RuleContext, node: Node) -> str | None:
     return None
 
 
+def source_rowtime(ctx: RuleContext, node: Node | None) -> str | None:
+    """The event-time attribute of the FROM relation under ``node`` (through projections)."""
+    while node is not None:
+        found = rowtime_column(ctx, node)
+        if found is not None:
+            return found
+        node = node.inputs[0] if len(node.inputs) == 1 else None
+    return None
+
+
 def time_column(ctx: RuleContext, node: Node, name: str) -> str:
     return ctx.lineage.display(node, name)
 

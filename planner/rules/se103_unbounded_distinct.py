@@ -9,7 +9,7 @@ from planner.diagnostics import Category, Severity
 from planner.dialect import Flink
 from planner.logical.operators import GroupAggregate
 from planner.rules.base import Rule, RuleContext
-from planner.rules.naming import enclosing_select, from_relation, keys_text, rowtime_column
+from planner.rules.naming import enclosing_select, from_relation, keys_text, source_rowtime
 from planner.rules.rewrites import tvf, ttl_rewrite, window_rewrite
 from planner.state import Verdict
 
@@ -60,7 +60,7 @@ def distinct_window_rewrite(ctx: RuleContext, node: GroupAggregate) -> str | Non
     GROUP BY a, b, window_start, window_end: a window aggregation, released per window."""
     select = enclosing_select(ctx, node)
     rel = from_relation(ctx, node)
-    time = rowtime_column(ctx, node.input)
+    time = source_rowtime(ctx, node.input)
     if select is None or rel is None or rel.name is None or time is None or not select.args.get("distinct"):
         return None
     new = select.copy()

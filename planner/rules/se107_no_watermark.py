@@ -70,7 +70,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]  # noqa: C901
                     "both inputs of an interval join need a watermark; the join's time advances with the slower one",
                     _declare(missing),
                 )
-        elif isinstance(node, WindowAggregate) and not ctx.props[id(node.input)].watermark.present:
+        elif isinstance(node, WindowAggregate) and not ctx.props[id(node.input)].watermark.present and not info.parts[0].bounded:
             missing = _no_watermark_tables(ctx, node.input)
             yield (
                 node,

@@ -1,0 +1,236 @@
+"""The rules on the Nexmark queries and on cases the documentation examples do not cover:
+codes, the names in messages, positions, and no finding where the state is bounded."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog import Catalog
+from planner.diagnostics import Category
+from planner.rules import RULES
+from planner.script import parse_script
+from planner.session import PlannerSession
+from tests.fixtures.loader import NEXMARK
+
+DDL = """
+CREATE TABLE orders (
+  order_id BIGINT, customer STRING, currency STRING, amount DOUBLE, flag BOOLEAN,
+  order_time TIMESTAMP(3), proc AS PROCTIME(),
+  WATERMARK FOR order_time AS order_time - INTERVAL '5' SECOND
+) WITH ('connector' = 'datagen');
+CREATE TABLE shipments (
+  order_id BIGINT, carrier STRING, ship_time TIMESTAMP(3),
+  WATERMARK FOR ship_time AS ship_time - INTERVAL '5' SECOND
+) WITH ('connector' = 'datagen');
+CREATE TABLE late (
+  order_id BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' HOUR
+) WITH ('connector' = 'datagen');
+"""
+
+
+def analyse(sql: str, name: str = "case.sql", session: PlannerSession | None = None):
+    """(statement, diagnostics) of every analysed statement of ``DDL + sql``."""
+    session = session or PlannerSession(Catalog.in_memory())
+    script = parse_script(DDL + sql, name)
+    assert not script.errors, [str(e) for e in script.errors]
+    out = []
+    for stmt in script.statements:
+        outcome = session.execute(stmt)
+        if outcome.analysis is not None:
+            out.append((stmt, list(outcome.analysis.diagnostics)))
+    return out
+
+
+def findings(sql: str):
+    return [d for _, ds in analyse(sql) for d in ds]
+
+
+def codes(sql: str) -> list[str]:
+    return sorted(d.code for d in findings(sql))
+
+
+# -- Nexmark -------------------------------------------------------------------------------------
+
+
+def nexmark(query: str):
+    session = PlannerSession(Catalog.in_memory(), variables={"NEXMARK_TABLE": "datagen", "TPS": "10000"})
+    out = []
+    for name in ("ddl_gen.sql", "ddl_views.sql", f"{query}.sql"):
+        script = parse_script((NEXMARK / name).read_text(), name)
+        for stmt in script.statements:
+            outcome = session.execute(stmt)
+            if outcome.analysis is not None:
+                out.extend(outcome.analysis.diagnostics)
+    return out
+
+
+EXPECTED = {
+    "q0": [], "q1": [], "q2": [], "q5": [], "q8": [], "q10": [], "q11": [], "q14": [], "q21": [], "q22": [],
+    "q3": ["SE102", "SE102"],
+    "q4": ["SE101", "SE102", "SE102", "SE301", "SE301"],
+    "q7": ["SE102", "SE102"],
+    "q9": ["SE102", "SE102", "SE105", "SE301"],
+    "q12": ["SE201"],
+    "q13": ["SE201"],
+    "q15": ["SE101", "SE103", "SE301"],
+    "q16": ["SE101", "SE103", "SE301"],
+    "q17": ["SE101"],
+    "q18": ["SE104", "SE301"],
+    "q19": ["SE105", "SE301"],
+    "q20": ["SE102", "SE102"],
+    "q23": ["SE102", "SE102", "SE102", "SE102"],
+}
+
+
+@pytest.mark.parametrize("query", sorted(EXPECTED, key=lambda q: int(q[1:])))
+def test_nexmark_codes(query):
+    assert sorted(d.code for d in nexmark(query)) == EXPECTED[query]
+
+
+def test_q3_regular_join_is_reported_per_side_with_the_names_written():
+    left, right = [d for d in nexmark("q3") if d.code == "SE102"]
+    assert "`auction` AS A (left side)" in left.message and "ON A.seller = P.id" in left.message
+    assert "`person` AS P (right side)" in right.message
+    assert (left.line, left.column) == (21, 29)  # the JOIN clause of q3.sql
+    assert "A.`dateTime` BETWEEN P.`dateTime` - INTERVAL '1' HOUR" in left.rewrite
+    assert all(d.category == Category.UNBOUNDED_STATE for d in (left, right))
+
+
+@pytest.mark.parametrize("query", ["q5", "q8", "q11"])
+def test_bounded_nexmark_queries_have_no_unbounded_state_finding(query):
+    assert not [d for d in nexmark(query) if d.category == Category.UNBOUNDED_STATE]
+
+
+def test_q15_time_bucket_and_count_distinct():
+    by_code = {d.code: d for d in nexmark("q15")}
+    assert "time bucket (`DATE_FORMAT(dateTime, 'yyyy-MM-dd')`)" in by_code["SE101"].message
+    assert "a new key every day" in by_code["SE101"].message
+    assert "every distinct value of auction and of bidder" in by_code["SE103"].message
+    assert "TUMBLE(TABLE `bid`, DESCRIPTOR(`dateTime`), INTERVAL '1' DAY)" in by_code["SE101"].rewrite
+
+
+def test_q15_window_rewrite_is_valid_and_removes_the_finding():
+    rewrite = next(d for d in nexmark("q15") if d.code == "SE101").rewrite
+    session = PlannerSession(Catalog.in_memory(), variables={"NEXMARK_TABLE": "datagen", "TPS": "1"})
+    for name in ("ddl_gen.sql", "ddl_views.sql"):
+        for stmt in parse_script((NEXMARK / name).read_text()).statements:
+            session.execute(stmt)
+    outcome = session.execute(parse_script(rewrite).statements[0])
+    assert [d.code for d in outcome.analysis.diagnostics] == ["SE301"]  # COUNT(DISTINCT) on Spark only
+    assert outcome.analysis.verdict.value == "bounded"
+
+
+def test_q18_keep_last_dedup_and_q19_top_n_name_the_ranking():
+    dedup = next(d for d in nexmark("q18") if d.code == "SE104")
+    assert "keeps the last row of every key (bidder, auction)" in dedup.message
+    assert "PARTITION BY window_start, window_end, bidder, auction" in dedup.rewrite
+    topn = next(d for d in nexmark("q19") if d.code == "SE105")
+    assert topn.message.startswith("Top-10 of `bid`") and "(auction)" in topn.message
+    spark = next(d for d in nexmark("q19") if d.code == "SE301")
+    assert "retractions" in spark.message and spark.severity.value == "error"
+
+
+def test_q12_processing_time_window():
+    (d,) = nexmark("q12")
+    assert d.code == "SE201" and "`p_time`" in d.message and d.category == Category.NONDETERMINISM
+
+
+# -- cases ---------------------------------------------------------------------------------------
+
+
+def test_group_by_a_finite_domain_is_bounded():
+    assert codes("SELECT flag, COUNT(*) FROM orders GROUP BY flag;") == []
+
+
+def test_count_distinct_per_window_is_bounded():
+    sql = (
+        "SELECT customer, window_start, COUNT(DISTINCT currency) FROM TABLE(TUMBLE(TABLE orders, "
+        "DESCRIPTOR(order_time), INTERVAL '1' HOUR)) GROUP BY customer, window_start, window_end;"
+    )
+    assert "SE103" not in codes(sql)
+
+
+def test_count_distinct_without_window():
+    (d,) = [d for d in findings("SELECT customer, COUNT(DISTINCT currency) FROM orders GROUP BY customer;") if d.code == "SE103"]
+    assert "every distinct value of currency seen per group (customer)" in d.message
+
+
+def test_operator_of_a_view_is_placed_in_the_statement_that_uses_it():
+    sql = "CREATE VIEW totals AS SELECT customer, SUM(amount) AS total FROM orders GROUP BY customer;\nSELECT * FROM totals;"
+    ((stmt, ds),) = analyse(sql)
+    (d,) = [d for d in ds if d.code == "SE101"]
+    assert stmt.span.start <= d.span.start and d.span.end <= stmt.span.end
+    assert d.line == stmt.line
+
+
+def test_keep_first_dedup_with_ttl_is_bounded_and_the_ttl_is_reported():
+    sql = (
+        "SET 'table.exec.state.ttl' = '1 h';\n"
+        "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY order_id ORDER BY order_time) AS rn FROM orders) WHERE rn = 1;"
+    )
+    found = findings(sql)
+    assert [d.code for d in found] == ["SE108"]
+    assert "a key (order_id) not seen for 1 h is forgotten, so its next row is emitted again" in found[0].message
+    assert "SET 'table.exec.state.ttl'" in found[0].message
+
+
+def test_state_ttl_hint_on_one_join_side():
+    sql = (
+        "SELECT /*+ STATE_TTL('o' = '1 h') */ o.order_id, s.carrier FROM orders AS o "
+        "JOIN shipments AS s ON o.order_id = s.order_id;"
+    )
+    found = findings(sql)
+    (ttl,) = [d for d in found if d.code == "SE108"]
+    assert "rows of `orders` AS o are forgotten 1 h after they were stored" in ttl.message
+    assert "a STATE_TTL hint" in ttl.message
+    (join,) = [d for d in found if d.code == "SE102"]
+    assert "`shipments` AS s (right side)" in join.message
+
+
+def test_interval_join_bounded_but_the_delay_dominates():
+    sql = (
+        "SELECT o.order_id FROM orders AS o JOIN late AS l ON o.order_id = l.order_id "
+        "AND l.ts BETWEEN o.order_time AND o.order_time + INTERVAL '10' MINUTE;"
+    )
+    (d,) = findings(sql)
+    assert d.code == "SE109" and d.severity.value == "info"
+    assert "watermark delay of `late` (2 h) is longer than the join interval (10 min)" in d.message
+    assert "ALTER TABLE `late` MODIFY WATERMARK FOR `ts`" in d.rewrite
+
+
+def test_sort_by_a_plain_column_never_releases():
+    found = findings("SELECT * FROM orders ORDER BY amount;")
+    (d,) = [d for d in found if d.code == "SE107"]
+    assert "ORDER BY `amount`, which is not a time attribute" in d.message
+    assert "SE301" in [x.code for x in found]
+
+
+def test_sort_by_event_time_is_bounded():
+    assert "SE107" not in codes("SELECT * FROM orders ORDER BY order_time;")
+
+
+def test_dedup_on_processing_time():
+    sql = "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY order_id ORDER BY proc) AS rn FROM orders) WHERE rn = 1;"
+    found = codes(sql)
+    assert "SE201" in found and "SE104" in found
+
+
+def test_over_unbounded_preceding():
+    sql = "SELECT customer, SUM(amount) OVER (PARTITION BY customer ORDER BY order_time RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM orders;"
+    (d,) = [d for d in findings(sql) if d.code == "SE106"]
+    assert "with UNBOUNDED PRECEDING keeps one accumulator per partition for every partition (customer)" in d.message
+
+
+def test_select_distinct_rewrite_groups_by_window():
+    (d,) = [d for d in findings("SELECT DISTINCT customer FROM orders;") if d.code == "SE103"]
+    assert "DISTINCT of `orders` keeps every distinct row (customer)" in d.message
+    assert "GROUP BY\n  customer,\n  window_start,\n  window_end" in d.rewrite
+
+
+def test_every_rule_is_registered_once_with_a_stable_code():
+    assert len({r.code for r in RULES}) == len(RULES)
+    assert all(r.code[:2] == "SE" and len(r.code) == 5 for r in RULES)
+    assert {r.code for r in RULES if r.category == Category.UNBOUNDED_STATE} == {
+        "SE101", "SE102", "SE103", "SE104", "SE105", "SE106", "SE107"
+    }
