@@ -40,6 +40,7 @@ class FlinkGenerator(Generator):
         nodes.ClientCommand: lambda self, e: e.name,
         exp.Parameter: lambda self, e: f"${{{self.sql(e, 'this')}}}",
         exp.Mod: lambda self, e: self.func("MOD", e.this, e.expression),
+        exp.RegexpExtract: lambda self, e: self.func("REGEXP_EXTRACT", e.this, e.expression, e.args.get("group")),
         exp.CurrentTimestamp: lambda self, e: "CURRENT_TIMESTAMP",
         exp.Length: lambda self, e: self.func("CHAR_LENGTH", e.this),
         exp.StrPosition: lambda self, e: (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 from sqlglot.errors import ParseError
+from sqlglot.helper import seq_get
 from sqlglot.parsers.base import BaseParser
 from sqlglot.tokens import TokenType
 
@@ -23,6 +24,14 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
     SUPPORTS_IMPLICIT_UNNEST = False
 
     VERSION_PHRASES = {("FOR", "SYSTEM_TIME"): "SYSTEM_TIME"}
+
+    FUNCTIONS = {
+        **BaseParser.FUNCTIONS,
+        # Flink: REGEXP_EXTRACT(str, regex[, group]); the third argument is the group index
+        "REGEXP_EXTRACT": lambda args: exp.RegexpExtract(
+            this=seq_get(args, 0), expression=seq_get(args, 1), group=seq_get(args, 2)
+        ),
+    }
 
     FUNCTION_PARSERS = {
         **BaseParser.FUNCTION_PARSERS,
