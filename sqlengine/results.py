@@ -1,0 +1,75 @@
+"""A continuous query's result as Flink's dynamic table: each micro-batch becomes changelog rows
+(+I, -U, +U, -D) applied to a materialized table. Spark's append mode gives +I; update mode gives
+the new row of each upsert key, turned here into -U/+U against the row it replaces."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str  # +I, -U, +U, -D
+    row: tuple
+
+    def __str__(self) -> str:
+        return f"{self.kind}[{', '.join('NULL' if v is None else str(v) for v in self.row)}]"
+
+
+@dataclass
+class ResultTable:
+    columns: tuple[str, ...]
+    key: tuple[str, ...] = ()  # upsert key; () for insert-only results
+    max_changes: int = 100_000  # changes kept for the changelog view
+    _rows: dict = field(default_factory=dict)  # key -> row (upsert) or seq -> row (append)
+    _seq: int = 0
+    _last_batch: int = -1
+    changes: deque = field(default_factory=deque)
+    total_changes: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.changes = deque(maxlen=self.max_changes)
+        self._key_idx = [self.columns.index(k) for k in self.key if k in self.columns]
+
+    def apply(self, batch_id: int, rows: Iterable[tuple]) -> list[Change]:
+        """Apply one micro-batch (each batch at most once, so replays after a restart are no-ops)."""
+        out: list[Change] = []
+        with self._lock:
+            if batch_id <= self._last_batch:
+                return out
+            self._last_batch = batch_id
+            for row in rows:
+                row = tuple(row)
+                if not self._key_idx:
+                    self._rows[self._seq] = row
+                    self._seq += 1
+                    out.append(Change("+I", row))
+                    continue
+                key = tuple(row[i] for i in self._key_idx)
+                old = self._rows.get(key)
+                if old is None:
+                    out.append(Change("+I", row))
+                elif old != row:
+                    out.append(Change("-U", old))
+                    out.append(Change("+U", row))
+                else:
+                    continue
+                self._rows[key] = row
+            self.changes.extend(out)
+            self.total_changes += len(out)
+        return out
+
+    def rows(self) -> list[tuple]:
+        with self._lock:
+            return list(self._rows.values())
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @property
+    def last_batch(self) -> int:
+        return self._last_batch

@@ -1,0 +1,157 @@
+"""Windows on Spark: a window TVF adds the window struct (``__w<id>``, carrying Spark's
+watermark metadata) and window_start / window_end / window_time; a window aggregation groups on
+that struct, so Spark releases each window once the watermark passes its end. Window Top-N and
+window deduplication aggregate each window's rows and emit the ranked ones at window end."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from planner.logical.fields import WindowRole
+from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowKind, WindowSpec, WindowTVF
+from sqlengine.translate.core import Translator, hidden, visible
+from sqlengine.translate.errors import TranslationError
+from sqlengine.translate.expressions import agg_sql, quote
+
+
+def wcol(window_id: int) -> str:
+    return f"__w{window_id}"
+
+
+def _ms(ms: int) -> str:
+    return f"{ms} milliseconds"
+
+
+def window_struct(spec: WindowSpec, time: Column) -> Column:
+    offset = _ms(spec.offset_ms) if spec.offset_ms else None
+    if spec.kind == WindowKind.TUMBLE:
+        return F.window(time, _ms(spec.size_ms), startTime=offset) if offset else F.window(time, _ms(spec.size_ms))
+    if spec.kind == WindowKind.HOP:
+        if offset:
+            return F.window(time, _ms(spec.size_ms), _ms(spec.slide_ms), offset)
+        return F.window(time, _ms(spec.size_ms), _ms(spec.slide_ms))
+    if spec.kind == WindowKind.SESSION:
+        return F.session_window(time, _ms(spec.gap_ms))
+    raise TranslationError(f"{spec.kind.value} windows cannot run on Spark yet")
+
+
+def time_column(t: Translator, node: Node, df, name: str) -> Column:  # type: ignore[no-untyped-def]
+    """The time column a window is assigned on; a window_time of an earlier window is read
+    from that window's struct with Spark's window_time(), which keeps the watermark."""
+    f = node.field(name)
+    if f is not None and f.window is not None and f.window.role == WindowRole.TIME:
+        src = wcol(f.window.window_id)
+        if src in df.columns:
+            return F.window_time(F.col(src))
+    return F.col(quote(name))
+
+
+def _window_columns(df, w: str, names: list[str]):  # type: ignore[no-untyped-def]
+    start, end, time = names
+    return [
+        F.col(f"{w}.start").alias(start),
+        F.col(f"{w}.end").alias(end),
+        (F.col(f"{w}.end") - F.expr("INTERVAL 1 MILLISECOND")).alias(time),
+    ]
+
+
+def translate_tvf(t: Translator, node: WindowTVF):  # type: ignore[no-untyped-def]
+    df = t.translate(node.input)
+    spec = node.window
+    if spec.kind == WindowKind.SESSION:
+        # Spark assigns session windows only while aggregating; the aggregate does it
+        return df.withColumn(f"__t{spec.id}", time_column(t, node.input, df, spec.time_field))
+    w = wcol(spec.id)
+    df = df.withColumn(w, window_struct(spec, time_column(t, node.input, df, spec.time_field)))
+    names = [f.name for f in node.fields[-3:]]
+    keep = [F.col(quote(c)) for c in df.columns]
+    return df.select(*keep, *_window_columns(df, w, names))
+
+
+def translate_window_aggregate(t: Translator, node: WindowAggregate):  # type: ignore[no-untyped-def]
+    df = t.translate(node.input)
+    spec = node.window
+    w = wcol(spec.id)
+    if w in df.columns:
+        group = F.col(w)
+    elif spec.kind == WindowKind.SESSION:
+        time = F.col(f"__t{spec.id}") if f"__t{spec.id}" in df.columns else time_column(t, node.input, df, spec.time_field)
+        if spec.partition_keys and set(spec.partition_keys) != set(node.keys):
+            raise TranslationError(
+                "A SESSION window runs on Spark only when it is partitioned by exactly the GROUP BY keys",
+                node.origin,
+            )
+        group = window_struct(spec, time).alias(w)
+    else:  # legacy GROUP BY TUMBLE(ts, ...)
+        group = window_struct(spec, time_column(t, node.input, df, spec.time_field)).alias(w)
+    exprs = t.exprs(node)
+    aggs = [F.expr(agg_sql(exprs, a.func, a.args, a.distinct, a.star, a.filter)).alias(a.name) for a in node.aggs]
+    if not aggs:
+        aggs = [F.count(F.lit(1)).alias("__n")]
+    out = df.groupBy(group, *[F.col(quote(k)) for k in node.keys]).agg(*aggs)
+    n_keys = len(node.keys)
+    wnames = [f.name for f in node.fields[n_keys : n_keys + 3]]
+    agg_names = [a.name for a in node.aggs]
+    return out.select(
+        *[F.col(quote(k)) for k in node.keys],
+        *_window_columns(out, w, wnames),
+        *[F.col(quote(a)) for a in agg_names],
+        F.col(w),
+    )
+
+
+def _order_key(node: Node, order: tuple[tuple[str, bool], ...]) -> tuple[str, str]:
+    """A Spark lambda comparator for array_sort following ORDER BY (nulls first ascending,
+    last descending, as in Flink)."""
+    cases = []
+    for name, desc in order:
+        a, b = f"l.{quote(name)}", f"r.{quote(name)}"
+        null_first = "-1" if not desc else "1"
+        cases.append(f"WHEN {a} IS NULL AND {b} IS NULL THEN 0")
+        cases.append(f"WHEN {a} IS NULL THEN {null_first}")
+        cases.append(f"WHEN {b} IS NULL THEN {'1' if null_first == '-1' else '-1'}")
+        lt, gt = ("1", "-1") if desc else ("-1", "1")
+        cases.append(f"WHEN {a} < {b} THEN {lt}")
+        cases.append(f"WHEN {a} > {b} THEN {gt}")
+    return "(l, r) -> CASE " + " ".join(cases) + " ELSE 0 END", ""
+
+
+def translate_window_rank(t: Translator, node: TopN | Deduplicate):  # type: ignore[no-untyped-def]
+    """Window Top-N and window deduplication: rank each window's rows at window end."""
+    df = t.translate(node.input)
+    spec = node.window
+    assert spec is not None
+    w = wcol(spec.id)
+    if w not in df.columns:
+        raise TranslationError("A window Top-N needs the window table function's output as its input", node.origin)
+    window_names = {f.name for f in node.input.fields if f.window is not None and f.window.window_id == spec.id}
+    keys = node.keys if isinstance(node, Deduplicate) else node.partition_keys
+    group_keys = [k for k in keys if k not in window_names]
+    rank_field = node.rank_field
+    row_cols = [c for c in visible(df) if c != rank_field]
+    row = F.struct(*[F.col(quote(c)) for c in row_cols])
+    if isinstance(node, Deduplicate):
+        order = ((node.order_field, node.keep_last),)
+        n = 1
+    else:
+        if node.rank_func != "ROW_NUMBER":
+            raise TranslationError(f"{node.rank_func} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()", node.origin)
+        order, n = node.order, node.n
+    comparator, _ = _order_key(node.input, order)
+    grouped = df.groupBy(F.col(w), *[F.col(quote(k)) for k in group_keys]).agg(F.collect_list(row).alias("__rows"))
+    ranked = grouped.select(
+        F.col(w),
+        F.posexplode(F.slice(F.expr(f"array_sort(__rows, {comparator})"), 1, n)).alias("__pos", "__row"),
+    )
+    out_cols = []
+    for f in node.fields:
+        if f.name == rank_field:
+            out_cols.append((F.col("__pos") + 1).cast("bigint").alias(f.name))
+        else:
+            out_cols.append(F.col(f"__row.{quote(f.name)}").alias(f.name))
+    return ranked.select(*out_cols, F.col(w))
+
+
+def strip_hidden(df):  # type: ignore[no-untyped-def]
+    return df.drop(*hidden(df))
