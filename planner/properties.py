@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from planner.logical.fields import TimeKind
 from planner.logical.operators import (
     Calc,
     Correlate,
@@ -120,12 +121,19 @@ def _changelog(node: Node, inputs: list[NodeProps]) -> Changelog:
             return Changelog(Mode.RETRACT)
         return INSERT_ONLY
     if isinstance(node, Deduplicate):
-        if node.window is not None or not node.keep_last:
+        if node.window is not None:
             return INSERT_ONLY
+        order = node.input.field(node.order_field)
+        if not node.keep_last and order is not None and order.time == TimeKind.PROCTIME:
+            return INSERT_ONLY  # the first arrival per key never changes
+        # keep-last, and keep-first on event time (an earlier row may still arrive): the row
+        # kept per key can be replaced, an upsert on the key
         return Changelog(Mode.UPSERT, node.keys)
     if isinstance(node, TopN):
         if node.window is not None:
             return INSERT_ONLY
+        if node.n == 1 and node.rank_func == "ROW_NUMBER":
+            return Changelog(Mode.UPSERT, node.partition_keys)  # one row per key, replaced
         return Changelog(Mode.RETRACT)
     if isinstance(node, Union):
         return Changelog(Mode.RETRACT) if updating else INSERT_ONLY

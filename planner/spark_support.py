@@ -42,6 +42,21 @@ def _upsert_below(node: Node, props: dict[int, NodeProps]) -> bool:
     return any(not props[id(c)].changelog.insert_only for c in node.inputs)
 
 
+def _unorderable(node: Node, order) -> str | None:  # type: ignore[no-untyped-def]
+    """The best row per key is found with max_by: a key sorted against its natural direction
+    must be a number, a date or a time (which can be negated)."""
+    from planner.logical import typing as T
+    from sqlglot import exp
+
+    for i, (name, desc) in enumerate(order):
+        if desc:
+            continue
+        f = node.inputs[0].field(name)
+        if f is None or not T.is_type(f.type, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL, *T.TIMESTAMPS, exp.DType.DATE):
+            return f"ordering by `{name}` ascending cannot run on Spark yet (only numbers, dates and times can be reversed)"
+    return None
+
+
 def unsupported(plan: Node, props: dict[int, NodeProps], bounded: callable | None = None) -> list[Unsupported]:  # type: ignore[valid-type]
     """Every operator of ``plan`` that cannot run on Spark Structured Streaming, with why.
 
@@ -66,9 +81,17 @@ def _reason(node: Node, props: dict[int, NodeProps], bounded) -> str | None:  # 
     if isinstance(node, MatchRecognize):
         return "MATCH_RECOGNIZE has no counterpart in Spark Structured Streaming"
     if isinstance(node, TopN) and node.window is None:
-        return "Top-N produces retractions, which Spark Structured Streaming cannot represent; " + LATER
+        if node.n != 1 or node.rank_func != "ROW_NUMBER":
+            return "Top-N produces retractions, which Spark Structured Streaming cannot represent; " + LATER
+        bad = _unorderable(node, node.order)
+        if bad:
+            return bad
+    if isinstance(node, TopN) and node.window is not None and node.rank_func != "ROW_NUMBER":
+        return f"{node.rank_func} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()"
     if isinstance(node, Deduplicate) and node.window is None and node.keep_last:
-        return "keep-last deduplication produces retractions, which Spark Structured Streaming cannot represent; " + LATER
+        bad = _unorderable(node, ((node.order_field, True),))
+        if bad:
+            return bad
     if isinstance(node, Sort):
         if node.limit is not None:
             return "ORDER BY ... LIMIT on a stream produces retractions; " + LATER

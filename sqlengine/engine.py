@@ -16,6 +16,7 @@ from catalog import Catalog, TableDef
 from catalog.home import resolve_home
 from planner.dialect import Flink
 from planner.logical.operators import Sink
+from planner.problems import PlanningError, located
 from planner.script import Statement
 from planner.session import Kind, Outcome, PlannerSession
 from sqlengine.jobs import Job, JobManager, Pipeline, Status
@@ -127,14 +128,17 @@ class Engine:
         pipelines = []
         result = None
         for i, plan in enumerate(outcome.plans):
-            translated = translate(
-                plan,
-                outcome.analysis.props,
-                spark,
-                streaming=streaming,
-                job_dir=checkpoint,
-                functions=self.catalog.get_function,
-            )
+            try:
+                translated = translate(
+                    plan,
+                    outcome.analysis.props,
+                    spark,
+                    streaming=streaming,
+                    job_dir=checkpoint,
+                    functions=self.catalog.get_function,
+                )
+            except PlanningError as err:
+                raise located(err, outcome.statement.source, outcome.statement.span) from None
             if isinstance(plan, Sink):
                 pipelines.append(self._sink_pipeline(plan, translated, f"{key}-{i}", checkpoint, streaming))
             else:
