@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import functools
+
 import sqlglot
 from sqlglot import exp
 
@@ -21,6 +23,17 @@ from planner.names import object_name
 from planner.problems import BindError
 
 MAX_VIEW_DEPTH = 32
+
+
+# Views and computed columns are stored as SQL text and bound again on every use: parse each text
+# once and bind a copy (binding attaches nodes to the plan; the cached tree stays untouched).
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> exp.Expr:
+    return sqlglot.parse_one(text, read=Flink)
+
+
+def parse_cached(text: str) -> exp.Expr:
+    return _parsed(text).copy()
 
 
 @dataclass
@@ -122,7 +135,7 @@ class RelationsMixin:
             raise BindError(f"View `{view.name}` refers to itself", origin)
         self.view_stack.append(view.name)
         try:
-            query = sqlglot.parse_one(view.query, read=Flink)
+            query = parse_cached(view.query)
             node = self.bind_query(query)
         except BindError as err:
             raise BindError(f"View `{view.name}` is invalid: {err.message}", origin, err.hint) from None
@@ -134,39 +147,10 @@ class RelationsMixin:
         return node
 
     def scan(self, table: TableDef, origin: exp.Expr) -> Scan:
-        base: list[Field] = []
-        for c in table.columns:
-            if c.kind != "computed":
-                base.append(Field(c.name, parse_type(c.type or "STRING"), None, c.nullable))
-        scope = Scope()
-        scope.add(Relation(None, base, [f.name for f in base]))
-        binder = ExprBinder(scope)
-        computed: list[tuple[str, exp.Expr]] = []
-        fields: list[Field] = []
-        for c in table.columns:
-            if c.kind == "computed":
-                tree = sqlglot.parse_one(f"SELECT {c.expr}", read=Flink).expressions[0]
-                try:
-                    bound = binder.bind(tree)
-                except BindError as err:
-                    raise BindError(f"Computed column `{c.name}` of `{table.name}`: {err.message}", origin, err.hint) from None
-                computed.append((c.name, bound))
-                fields.append(binder.field_of(c.name, bound))
-            else:
-                fields.append(next(f for f in base if f.name == c.name))
-        wm_field = delay = wm_expr = None
-        if table.watermark is not None:
-            wm_field = table.watermark.column.strip("`")
-            wm_tree = sqlglot.parse_one(f"SELECT {table.watermark.expr}", read=Flink).expressions[0]
-            delay = watermark_delay(wm_tree, wm_field)
-            all_scope = Scope()
-            all_scope.add(Relation(None, fields, [f.name for f in fields]))
-            wm_expr = ExprBinder(all_scope).bind(wm_tree)
-            fields = [
-                Field(f.name, f.type, TimeKind.ROWTIME, f.nullable) if f.name == wm_field else f for f in fields
-            ]
-            if not any(f.name == wm_field for f in fields):
-                raise BindError(f"Watermark column `{wm_field}` of `{table.name}` is not a top-level column", origin)
+        try:
+            fields, computed, wm_field, delay, wm_expr = _table_shape(table.name, table.columns, table.watermark)
+        except BindError as err:
+            raise BindError(err.message, origin, err.hint) from None
         hints = []
         for hint in origin.args.get("hints") or []:
             for call in hint.expressions:
@@ -175,10 +159,10 @@ class RelationsMixin:
                         if isinstance(kv, exp.EQ):
                             hints.append((kv.this.name, kv.expression.name))
         return Scan(
-            tuple(fields),
+            fields,
             table=table,
             alias=None,
-            computed=tuple(computed),
+            computed=computed,
             watermark_field=wm_field,
             watermark_delay_ms=delay,
             watermark_expr=wm_expr,
@@ -308,6 +292,48 @@ class RelationsMixin:
         alias_node = node.args.get("alias")
         return Item(mr, alias_node.name if alias_node is not None else None, fields, origin=node)
 
+
+
+@functools.lru_cache(maxsize=512)
+def _table_shape(name: str, columns: tuple, watermark) -> tuple:  # type: ignore[no-untyped-def]
+    """Fields, bound computed columns and watermark of a table definition. Every reference to a
+    table scans it; the definition decides all of this, so it is worked out once per definition.
+    The results are shared between plans and never modified."""
+    table = TableDef(name, columns, watermark)
+    base: list[Field] = []
+    for c in table.columns:
+        if c.kind != "computed":
+            base.append(Field(c.name, parse_type(c.type or "STRING"), None, c.nullable))
+    scope = Scope()
+    scope.add(Relation(None, base, [f.name for f in base]))
+    binder = ExprBinder(scope)
+    computed: list[tuple[str, exp.Expr]] = []
+    fields: list[Field] = []
+    for c in table.columns:
+        if c.kind == "computed":
+            tree = parse_cached(f"SELECT {c.expr}").expressions[0]
+            try:
+                bound = binder.bind(tree)
+            except BindError as err:
+                raise BindError(f"Computed column `{c.name}` of `{table.name}`: {err.message}", None, err.hint) from None
+            computed.append((c.name, bound))
+            fields.append(binder.field_of(c.name, bound))
+        else:
+            fields.append(next(f for f in base if f.name == c.name))
+    wm_field = delay = wm_expr = None
+    if table.watermark is not None:
+        wm_field = table.watermark.column.strip("`")
+        wm_tree = parse_cached(f"SELECT {table.watermark.expr}").expressions[0]
+        delay = watermark_delay(wm_tree, wm_field)
+        all_scope = Scope()
+        all_scope.add(Relation(None, fields, [f.name for f in fields]))
+        wm_expr = ExprBinder(all_scope).bind(wm_tree)
+        fields = [
+            Field(f.name, f.type, TimeKind.ROWTIME, f.nullable) if f.name == wm_field else f for f in fields
+        ]
+        if not any(f.name == wm_field for f in fields):
+            raise BindError(f"Watermark column `{wm_field}` of `{table.name}` is not a top-level column", None)
+    return tuple(fields), tuple(computed), wm_field, delay, wm_expr
 
 def _measure_type(expr: exp.Expr, scope: Scope) -> exp.DataType:
     # pattern variables qualify columns (A.price): type them as the input column
