@@ -53,6 +53,11 @@ class RuleContext:
                 parents.setdefault(id(child), n)
         return parents
 
+    @cached_property
+    def memo(self) -> dict:
+        """Results rules share within one analysis (a rewrite two rules suggest)."""
+        return {}
+
     def parent(self, node: Node) -> Node | None:
         return self._parents.get(id(node))
 
@@ -84,6 +89,12 @@ class RuleContext:
         return default
 
 
+# Rewrites are concrete SQL, and printing a large SELECT costs more than the analysis: a rule
+# yields a rewrite as a function, called unless this setting is "off" (lint formats without
+# rewrites set it).
+REWRITES_SETTING = "sqlengine.lint.rewrites"
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str
@@ -91,11 +102,14 @@ class Rule:
     severity: Severity
     category: Category
     summary: str
-    check: Callable[[RuleContext], Iterable[tuple[Node | None, str, str | None, str | None]]]
+    check: Callable[[RuleContext], Iterable[tuple[Node | None, str, str | None, str | Callable[[], str | None] | None]]]
 
     def run(self, ctx: RuleContext) -> list[Diagnostic]:
         out = []
+        want_rewrites = ctx.settings.get(REWRITES_SETTING, "on") != "off"
         for node, message, hint, rewrite in self.check(ctx):
+            if callable(rewrite):
+                rewrite = rewrite() if want_rewrites else None
             out.append(
                 Diagnostic(
                     code=self.code,

@@ -56,6 +56,13 @@ def tvf(table: str, time: str, interval: str, alias: str | None) -> exp.Expr:
 
 
 def window_rewrite(ctx: RuleContext, node: Node, interval: str) -> str | None:
+    key = ("window", id(node), interval)
+    if key not in ctx.memo:
+        ctx.memo[key] = _window_rewrite(ctx, node, interval)
+    return ctx.memo[key]
+
+
+def _window_rewrite(ctx: RuleContext, node: Node, interval: str) -> str | None:
     """The aggregation ``node`` came from, over TUMBLE windows of its FROM table: the GROUP BY
     gains window_start, window_end; a time bucket of the time column becomes one of window_start
     (DATE_FORMAT(ts, 'yyyy-MM-dd') -> DATE_FORMAT(window_start, 'yyyy-MM-dd'), the same value).

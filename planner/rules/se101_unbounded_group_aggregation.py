@@ -31,7 +31,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                 f"forever: a new key every {interval.split(' ', 2)[2].lower()}, never released{size}"
             )
             hint = "a window (TUMBLE over the event time) releases each bucket once the watermark passes its end; the results are the same"
-            rewrite = window_rewrite(ctx, node, interval)
+            rewrite = lambda node=node, interval=interval: window_rewrite(ctx, node, interval)  # noqa: E731
         else:
             message = (
                 f"Group aggregation{source} keeps one accumulator per key ({keys}) forever: "
@@ -41,12 +41,16 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                 "aggregate per window (TUMBLE/HOP over the event time) if per-window results will do, "
                 "or set a state TTL if keys idle that long may be forgotten"
             )
-            window = window_rewrite(ctx, node, "INTERVAL '1' HOUR")
-            ttl = ttl_rewrite(ctx, node)
-            if window is None:
-                ttl = "-- no window can replace it here: its input has no event-time attribute left\n" + ttl
-            rewrite = f"{window}\n-- or keep running totals but forget idle keys:\n{ttl}" if window else ttl
+            rewrite = lambda node=node: _keyed_rewrite(ctx, node)  # noqa: E731
         yield node, message, hint, rewrite
+
+
+def _keyed_rewrite(ctx: RuleContext, node: GroupAggregate) -> str:
+    window = window_rewrite(ctx, node, "INTERVAL '1' HOUR")
+    ttl = ttl_rewrite(ctx, node)
+    if window is None:
+        return "-- no window can replace it here: its input has no event-time attribute left\n" + ttl
+    return f"{window}\n-- or keep running totals but forget idle keys:\n{ttl}"
 
 
 RULE = Rule(

@@ -36,7 +36,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                 "bound the join in time: an interval join (both sides' event times within an interval) "
                 "releases rows once the watermark passes the bound; or set a state TTL if old rows may stop matching"
             )
-            yield node, message, hint, interval_join_rewrite(ctx, node)
+            yield node, message, hint, lambda node=node: interval_join_rewrite(ctx, node)
 
 
 RULE = Rule(

@@ -35,9 +35,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                     f"to drop later duplicates{size}"
                 )
                 hint = "deduplicate per window (add window_start, window_end of a TUMBLE window to the columns), or set a state TTL"
-                window = distinct_window_rewrite(ctx, node)
-                rewrite = ttl_rewrite(ctx, node, what="row") if window is None else window
-                yield node, message, hint, rewrite
+                yield node, message, hint, lambda node=node: distinct_window_rewrite(ctx, node) or ttl_rewrite(ctx, node, what="row")
             elif part.label == "distinct values":
                 values = part.stores.removeprefix("every distinct value of ").removesuffix(" seen")
                 groups = ", ".join(info.parts[0].key_labels) or "the whole input"
@@ -51,8 +49,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                     "with the window; an approximate count needs far less state"
                 )
                 interval = "INTERVAL '1' DAY" if info.parts[0].time_derived_key else "INTERVAL '1' HOUR"
-                rewrite = window_rewrite(ctx, node, interval) or ttl_rewrite(ctx, node)
-                yield node, message, hint, rewrite
+                yield node, message, hint, lambda node=node, interval=interval: window_rewrite(ctx, node, interval) or ttl_rewrite(ctx, node)
 
 
 def distinct_window_rewrite(ctx: RuleContext, node: GroupAggregate) -> str | None:

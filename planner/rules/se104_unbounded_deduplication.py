@@ -36,10 +36,13 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
             "each window's keys are released when it closes; or set a state TTL (a key idle longer comes through again)"
         )
         time = ctx.lineage.display(node.input, node.order_field)
-        window = window_rank_rewrite(ctx, node, time, "INTERVAL '1' HOUR")
-        ttl = ttl_rewrite(ctx, node, what="key")
-        rewrite = f"{window}\n-- or keep one row per key, forgetting idle keys:\n{ttl}" if window else ttl
-        yield node, message, hint, rewrite
+        yield node, message, hint, lambda node=node, time=time: _rewrite(ctx, node, time)
+
+
+def _rewrite(ctx: RuleContext, node: Deduplicate, time: str) -> str:
+    window = window_rank_rewrite(ctx, node, time, "INTERVAL '1' HOUR")
+    ttl = ttl_rewrite(ctx, node, what="key")
+    return f"{window}\n-- or keep one row per key, forgetting idle keys:\n{ttl}" if window else ttl
 
 
 RULE = Rule(

@@ -35,10 +35,13 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
             "rank per window (PARTITION BY window_start, window_end, ... over a TUMBLE window): each window's "
             "ranking is released when it closes, and results are final instead of retracted"
         )
-        window = window_rank_rewrite(ctx, node, rowtime_column(ctx, node.input), "INTERVAL '1' HOUR")
-        ttl = ttl_rewrite(ctx, node, what="partition")
-        rewrite = f"{window}\n-- or keep a running ranking, forgetting idle partitions:\n{ttl}" if window else ttl
-        yield node, message, hint, rewrite
+        yield node, message, hint, lambda node=node: _rewrite(ctx, node)
+
+
+def _rewrite(ctx: RuleContext, node: TopN) -> str:
+    window = window_rank_rewrite(ctx, node, rowtime_column(ctx, node.input), "INTERVAL '1' HOUR")
+    ttl = ttl_rewrite(ctx, node, what="partition")
+    return f"{window}\n-- or keep a running ranking, forgetting idle partitions:\n{ttl}" if window else ttl
 
 
 RULE = Rule(

@@ -42,7 +42,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
             "if per-window results will do, aggregate per window (TUMBLE over the event time); otherwise set a "
             "state TTL so that partitions idle that long are forgotten (their aggregates restart)"
         )
-        yield node, message, hint, ttl_rewrite(ctx, node, what="partition")
+        yield node, message, hint, lambda node=node: ttl_rewrite(ctx, node, what="partition")
 
 
 RULE = Rule(
