@@ -194,6 +194,8 @@ class PlannerSession:
         if kind == "VIEW":
             view = view_from_create(tree)
             Binder(self.catalog).plan_query(exp.maybe_parse(view.query, dialect=Flink))  # validate
+            if self._same_definition(view):
+                return self._info(stmt, tree, "View already exists with this definition; kept.")
             created = self.catalog.create(view, if_not_exists=bool(tree.args.get("exists")), or_replace=bool(tree.args.get("replace")))
             return self._info(stmt, tree, "View has been created." if created else "View already exists; kept.")
         if kind != "TABLE":
@@ -203,8 +205,15 @@ class PlannerSession:
         table = table_from_create(tree, self.catalog.get_relation)
         if replace_only and self.catalog.get_table(table.name) is None:
             raise DefinitionError(f"REPLACE TABLE: table `{table.name}` does not exist", tree)
+        if self._same_definition(table):
+            # re-running a file: the same definition again is not an error (its jobs then resume)
+            return self._info(stmt, tree, "Table already exists with this definition; kept.")
         created = self.catalog.create(table, if_not_exists=bool(tree.args.get("exists")), or_replace=bool(tree.args.get("replace")))
         return self._info(stmt, tree, "Table has been created." if created else "Table already exists; kept.")
+
+    def _same_definition(self, obj) -> bool:  # type: ignore[no-untyped-def]
+        existing = self.catalog.get_relation(obj.name)
+        return existing is not None and existing == obj
 
     def _create_table_as(self, stmt: Statement, tree: exp.Create, replace_only: bool) -> Outcome:
         """CREATE TABLE t WITH (...) AS SELECT: the schema comes from the query, then an INSERT."""

@@ -76,6 +76,7 @@ class Job:
     error_detail: BaseException | None = field(default=None, repr=False)
     history: deque = field(default_factory=lambda: deque(maxlen=1000))
     log_path: Path | None = None
+    already_complete: bool = False  # a bounded job whose checkpoint says it ran to the end
     _queries: list = field(default_factory=list, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
@@ -202,6 +203,7 @@ class JobManager:
             job.status = Status.RUNNING
             if job.bounded and finished_marker.exists():
                 log.info("job %s was already complete; nothing to do", job.id)
+                job.already_complete = True
                 job.status = Status.FINISHED
                 return
             trigger = {"availableNow": True} if job.bounded else {"processingTime": "0 seconds"}

@@ -1,0 +1,270 @@
+"""``sqlengine run FILE.sql``: statements in order. DDL goes into the catalog; INSERTs and
+statement sets run as streaming jobs (a job over bounded inputs ends by itself; unbounded ones
+run until Ctrl-C); each SELECT's result is printed (``--format tableau|json|csv``).
+
+Informational lines and progress go to stderr, results to stdout, so ``--format json`` output can
+be piped into another program. Exit status: 0 success, 1 a job failed, 2 invalid SQL or usage,
+130 interrupted (jobs stopped cleanly; re-running the file resumes them from their checkpoints).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import decimal
+import io
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from planner.errors import SqlError
+from planner.script import parse_script
+from planner.session import Kind
+
+EXIT_OK, EXIT_FAILED, EXIT_SQL, EXIT_INTERRUPTED = 0, 1, 2, 130
+PROGRESS_EVERY = 5.0  # seconds between progress lines on stderr
+
+
+def info(text: str) -> None:
+    print(f"[INFO] {text}", file=sys.stderr, flush=True)
+
+
+def error(text: str) -> None:
+    print(f"[ERROR] {text}", file=sys.stderr, flush=True)
+
+
+def _pairs(values: list[str] | None, flag: str) -> dict[str, str]:
+    out = {}
+    for v in values or []:
+        key, sep, value = v.partition("=")
+        if not sep:
+            raise ValueError(f"{flag} takes key=value; got '{v}'")
+        out[key.strip().strip("'\"")] = value.strip().strip("'\"")
+    return out
+
+
+def setup_logging(home: Path) -> Path:
+    logs = home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    path = logs / "sqlengine.log"
+    handler = logging.FileHandler(path)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger("sqlengine")
+    root.setLevel(logging.INFO)
+    root.addHandler(handler)
+    root.propagate = False
+    return path
+
+
+# -- result printing -----------------------------------------------------------------------------
+
+
+def _plain(v):  # type: ignore[no-untyped-def]
+    if isinstance(v, datetime.datetime):
+        return v.isoformat(sep=" ", timespec="milliseconds")
+    if isinstance(v, (datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, (bytes, bytearray)):
+        return v.hex()
+    if hasattr(v, "asDict"):
+        return {k: _plain(x) for k, x in v.asDict().items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    return v
+
+
+def print_rows(columns: tuple[str, ...], rows: list[tuple], fmt: str, out=sys.stdout) -> None:  # type: ignore[no-untyped-def]
+    if fmt == "json":
+        for row in rows:
+            out.write(json.dumps({c: _plain(v) for c, v in zip(columns, row)}, ensure_ascii=False) + "\n")
+    elif fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow(["" if v is None else _plain(v) for v in row])
+        out.write(buf.getvalue())
+    else:
+        from tabulate import tabulate
+
+        shown = [["NULL" if v is None else _plain(v) for v in row] for row in rows]
+        out.write(tabulate(shown, headers=list(columns), tablefmt="psql") + "\n")
+        out.write(f"{len(rows)} row{'s' if len(rows) != 1 else ''} in set\n")
+    out.flush()
+
+
+# -- running -------------------------------------------------------------------------------------
+
+
+class Runner:
+    def __init__(self, engine, fmt: str):  # type: ignore[no-untyped-def]
+        self.engine = engine
+        self.fmt = fmt
+        self.failed = False
+        self.background: list = []  # unbounded jobs left running
+
+    def run_script(self, text: str, path: str) -> int:
+        script = parse_script(text, path)
+        if script.errors:
+            for e in script.errors:
+                print(e.render(), file=sys.stderr)
+            error(f"{path}: {len(script.errors)} statement{'s' if len(script.errors) != 1 else ''} do not parse; nothing was run")
+            return EXIT_SQL
+        for stmt in script.statements:
+            code = self.run_statement(stmt)
+            if code != EXIT_OK:
+                return code
+        return EXIT_OK
+
+    def run_statement(self, stmt) -> int:  # type: ignore[no-untyped-def]
+        try:
+            outcome = self.engine.plan(stmt)
+        except SqlError as e:
+            print(e.render(), file=sys.stderr)
+            return EXIT_SQL
+        kind = outcome.kind
+        if kind in (Kind.QUERY, Kind.INSERT, Kind.STATEMENT_SET):
+            if outcome.message:
+                info(outcome.message)
+            return self.run_job(outcome)
+        if kind == Kind.QUIT:
+            return EXIT_OK
+        if kind == Kind.JOBS:
+            self.print_jobs()
+            return EXIT_OK
+        if outcome.text:
+            sys.stdout.write(outcome.text if outcome.text.endswith("\n") else outcome.text + "\n")
+        elif outcome.columns:
+            print_rows(outcome.columns, list(outcome.rows), self.fmt if self.fmt == "tableau" else "tableau", out=sys.stderr if self.fmt != "tableau" else sys.stdout)
+        elif outcome.message:
+            info(outcome.message)
+        return EXIT_OK
+
+    def run_job(self, outcome) -> int:  # type: ignore[no-untyped-def]
+        for d in outcome.analysis.diagnostics if outcome.analysis else ():
+            if d.severity.value in ("error", "warning"):
+                print(f"[{d.severity.value.upper()}] {d.code} {d.message}", file=sys.stderr)
+        try:
+            job = self.engine.start(outcome)
+        except SqlError as e:
+            print(e.render(), file=sys.stderr)
+            return EXIT_SQL
+        what = "SELECT" if outcome.kind == Kind.QUERY else outcome.statement.text.split()[0].upper()
+        mode = "bounded, runs to the end of its input" if job.bounded else "unbounded, runs until Ctrl-C"
+        info(f"Job {job.id} started ({what}; {mode}); progress in {job.log_path}")
+        if not job.bounded and outcome.kind != Kind.QUERY:
+            self.background.append(job)
+            return self.watch_startup(job)
+        self.wait(job)
+        return self.finish(job)
+
+    def watch_startup(self, job) -> int:  # type: ignore[no-untyped-def]
+        """An unbounded INSERT keeps running; report right away if it fails to start."""
+        job.wait(3)
+        if job.error_detail is not None:
+            return self.finish(job)
+        return EXIT_OK
+
+    def wait(self, job) -> None:  # type: ignore[no-untyped-def]
+        last = 0.0
+        while not job.wait(0.5):
+            if time.time() - last >= PROGRESS_EVERY:
+                last = time.time()
+                self.progress(job)
+
+    def progress(self, job) -> None:  # type: ignore[no-untyped-def]
+        for snap in job.latest.values():
+            print(f"[{job.id}] {snap.line()}", file=sys.stderr, flush=True)
+
+    def finish(self, job) -> int:  # type: ignore[no-untyped-def]
+        from sqlengine.errors import describe
+        from sqlengine.jobs import Status
+
+        if job.status == Status.FAILED:
+            error(f"Job {job.id} failed: {describe(job.error_detail)}")
+            self.failed = True
+            return EXIT_FAILED
+        if job.already_complete:
+            info(f"Job {job.id}: this statement already ran to the end of its input (checkpoint {job.checkpoint}); nothing new to do")
+            return EXIT_OK
+        if job.result is not None:
+            print_rows(job.result.columns, job.result.rows(), self.fmt)
+        states = [f"{o.name} {o.rows} rows" for s in job.latest.values() for o in s.operators]
+        info(f"Job {job.id} {job.status.value.lower()}" + (f"; final state: {', '.join(states)}" if states else ""))
+        return EXIT_OK
+
+    def wait_background(self) -> int:
+        running = [j for j in self.background if not j.done]
+        if not running:
+            return EXIT_OK
+        info(f"{len(running)} job{'s' if len(running) != 1 else ''} running; Ctrl-C stops them (checkpoints are kept)")
+        code = EXIT_OK
+        for job in running:
+            self.wait(job)
+            code = max(code, self.finish(job))
+        return code
+
+    def print_jobs(self) -> None:
+        rows = [
+            (j.id, j.name, j.status.value, time.strftime("%H:%M:%S", time.localtime(j.started_at)), f"{j.rows_per_second():.0f}", j.state_rows())
+            for j in self.engine.job_list()
+        ]
+        print_rows(("job id", "name", "status", "started", "rows/s", "state rows"), rows, "tableau", out=sys.stderr if self.fmt != "tableau" else sys.stdout)
+
+
+def main(args: argparse.Namespace) -> int:
+    from catalog.home import resolve_home
+    from sqlengine.engine import Engine
+
+    home = resolve_home(getattr(args, "home", None))
+    setup_logging(home)
+    try:
+        settings = _pairs(getattr(args, "set", None), "--set")
+        conf = _pairs(getattr(args, "conf", None), "--conf")
+        variables = _pairs(getattr(args, "define", None), "--define")
+    except ValueError as err:
+        error(str(err))
+        return EXIT_SQL
+    if getattr(args, "bounded", False):
+        settings["execution.runtime-mode"] = "batch"
+    fmt = getattr(args, "format", None) or "tableau"
+    files = list(getattr(args, "init", None) or []) + list(args.files)
+    texts = []
+    for f in files:
+        try:
+            texts.append((Path(f).read_text(), f))
+        except (OSError, UnicodeDecodeError) as err:
+            error(f"{f}: cannot read: {getattr(err, 'strerror', None) or err}")
+            return EXIT_SQL
+    try:
+        from sqlengine.java import JavaMissing, check_java
+
+        check_java()
+    except JavaMissing as err:
+        error(str(err))
+        return EXIT_FAILED
+    engine = Engine(home, master=getattr(args, "master", None), remote=getattr(args, "remote", None),
+                    conf=conf, variables=variables, settings={k: v for k, v in settings.items() if not k.startswith("spark.")})
+    engine.conf.update({k: v for k, v in settings.items() if k.startswith("spark.")})
+    runner = Runner(engine, fmt)
+    try:
+        for text, path in texts:
+            code = runner.run_script(text, path)
+            if code != EXIT_OK:
+                engine.stop_all()
+                return code
+        return runner.wait_background()
+    except KeyboardInterrupt:
+        running = [j for j in engine.job_list() if not j.done]
+        engine.stop_all()
+        info(f"Interrupted: stopped {len(running)} job{'s' if len(running) != 1 else ''}; checkpoints are kept, re-run to resume")
+        return EXIT_INTERRUPTED
+    finally:
+        engine.cleanup_tmp()

@@ -1,0 +1,69 @@
+"""Spark and Java failures as one line a user can act on. The full trace goes to the log; this
+text never contains a Java stack trace. Matching is on Spark's error condition, not its text."""
+
+from __future__ import annotations
+
+import re
+
+# condition prefix -> what to tell the user (the condition's own first line follows)
+ADVICE = {
+    "STREAMING_OUTPUT_MODE": "Spark cannot emit this query's results in the output mode it needs",
+    "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING": "windows on streams must be assigned on a time attribute",
+    "MALFORMED_RECORD_IN_PARSING": "a malformed input record; set 'errors.mode' = 'skip' or 'dead-letter' on the table to keep going",
+    "FAILED_READ_FILE": "an input file could not be read",
+    "PATH_NOT_FOUND": "an input path does not exist",
+    "CAST_INVALID_INPUT": "a value could not be cast to the column's type",
+    "DIVIDE_BY_ZERO": "division by zero",
+    "EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE": "the watermark column must be a TIMESTAMP",
+    "STATE_STORE": "the job's state store failed (a changed query over an old checkpoint?)",
+    "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA": (
+        "the query's stateful operators changed since its checkpoint was written; "
+        "remove the checkpoint (or set 'pipeline.name' to a new name) to start over"
+    ),
+}
+
+_JAVA_LINE = re.compile(r"^\s*(at |\.\.\. \d+ more|Caused by:|JVM stacktrace:)")
+
+
+def condition_of(err: BaseException) -> str | None:
+    for getter in ("getCondition", "getErrorClass"):
+        fn = getattr(err, getter, None)
+        if callable(fn):
+            try:
+                value = fn()
+            except Exception:
+                value = None
+            if value:
+                return str(value)
+    m = re.search(r"\[([A-Z][A-Z0-9_.]+)\]", str(err))
+    return m.group(1) if m else None
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not _JAVA_LINE.match(line) and not line.startswith(("py4j", "Traceback", "File ")):
+            return line[:400]
+    return text.strip()[:400]
+
+
+def describe(err: BaseException) -> str:
+    """One line: what went wrong, in Spark's words and ours."""
+    cause = err
+    seen = 0
+    while getattr(cause, "__cause__", None) is not None and seen < 5:
+        cause = cause.__cause__  # type: ignore[assignment]
+        seen += 1
+    condition = condition_of(err) or condition_of(cause)
+    message = first_line(str(err) or str(cause))
+    if condition:
+        for prefix, advice in ADVICE.items():
+            if condition.startswith(prefix):
+                return f"{advice}: {message}"
+        return message
+    name = type(err).__name__
+    if name in ("Py4JNetworkError", "Py4JError", "ConnectionRefusedError"):
+        return "Spark stopped unexpectedly; the details are in the log"
+    if name == "StreamingQueryException":
+        return f"the streaming query failed: {message}"
+    return message
