@@ -45,7 +45,7 @@ def is_aggregate(node: exp.Expr) -> bool:
 
 
 def col(name: str) -> exp.Column:
-    return exp.column(exp.to_identifier(name, quoted=True))
+    return exp.column(exp.to_identifier(name, quoted=True), copy=False)  # a new identifier: no copy
 
 
 @dataclass

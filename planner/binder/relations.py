@@ -36,6 +36,10 @@ def parse_cached(text: str) -> exp.Expr:
     return _parsed(text).copy()
 
 
+# bound plans of views: (name, query, column names) -> (relations read with their definitions, plan)
+_VIEW_PLANS: dict[tuple, tuple[tuple, Node]] = {}
+
+
 @dataclass
 class Item:
     node: Node
@@ -119,6 +123,8 @@ class RelationsMixin:
                 cte = ctes[name]
                 return Item(cte, name, list(cte.fields), temporal=node.args.get("version"), origin=node)
         obj = self.catalog.get_relation(name)
+        for deps in getattr(self, "_view_deps", ()):
+            deps.append((name, obj))
         if obj is None:
             suggestion = self.catalog.suggest("table", name)
             hint = f"did you mean `{suggestion}`?" if suggestion else "create it first with CREATE TABLE"
@@ -131,9 +137,24 @@ class RelationsMixin:
         return Item(scan, name, list(scan.fields), temporal=temporal, origin=node)
 
     def bind_view(self, view: ViewDef, origin: exp.Expr) -> Node:
+        """The view's query, bound. A view is bound again on every use; the bound plan of a view
+        without windows or functions is reused while every relation it read is unchanged (plan
+        nodes are immutable, and a plan may already share a subtree, as a CTE used twice does)."""
+        key = (view.name, view.query, tuple(view.column_names or ()))
+        frames: list = getattr(self, "_view_deps", None) or []
+        cacheable = not self.ctes
+        if cacheable and key in _VIEW_PLANS:
+            deps, node = _VIEW_PLANS[key]
+            if all(self.catalog.get_relation(n) == d for n, d in deps):
+                for frame in frames:
+                    frame.extend(deps)
+                return node
         if view.name in self.view_stack or len(self.view_stack) > MAX_VIEW_DEPTH:
             raise BindError(f"View `{view.name}` refers to itself", origin)
         self.view_stack.append(view.name)
+        deps: list = []
+        self._view_deps = [*frames, deps]
+        windows = len(self.windows)
         try:
             query = parse_cached(view.query)
             node = self.bind_query(query)
@@ -141,9 +162,15 @@ class RelationsMixin:
             raise BindError(f"View `{view.name}` is invalid: {err.message}", origin, err.hint) from None
         finally:
             self.view_stack.pop()
+            self._view_deps = frames
         if view.column_names:
             fields = tuple(f.renamed(n) for f, n in zip(node.fields, view.column_names))
             node = Calc(fields, input=node, projections=tuple((n, _col(f.name)) for n, f in zip(view.column_names, node.fields)))
+        # windows are registered per binder (ids, window joins); functions may change: bind again
+        if cacheable and len(self.windows) == windows and not query.find(exp.Anonymous):
+            if len(_VIEW_PLANS) >= 256:
+                _VIEW_PLANS.pop(next(iter(_VIEW_PLANS)))
+            _VIEW_PLANS[key] = (tuple(deps), node)
         return node
 
     def scan(self, table: TableDef, origin: exp.Expr) -> Scan:
