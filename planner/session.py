@@ -97,7 +97,8 @@ class PlannerSession:
     def execute(self, stmt: Statement) -> Outcome:
         """Run one statement; every failure is a positioned SqlError."""
         try:
-            tree = substitute(stmt.tree, self.variables)
+            # ${NAME} is the only syntax with a `$`: most statements need no walk for variables
+            tree = substitute(stmt.tree, self.variables) if "$" in stmt.text else stmt.tree
             return self._dispatch(stmt, tree)
         except PlanningError as err:
             raise located(err, stmt.source, stmt.span) from None

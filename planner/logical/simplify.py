@@ -14,6 +14,9 @@ from planner.logical.visit import transform
 
 
 def _substitute(e: exp.Expr, mapping: dict[str, exp.Expr]) -> exp.Expr:
+    if isinstance(e, exp.Column) and not e.table:  # most projections: skip the copy-and-walk
+        return mapping[e.name].copy() if e.name in mapping else e.copy()
+
     def repl(n: exp.Expr) -> exp.Expr:
         if isinstance(n, exp.Column) and not n.table and n.name in mapping:
             inner = mapping[n.name].copy()
