@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlengine.progress import Snapshot, from_progress
-from sqlengine.translate.scan import eos_record
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -231,6 +230,8 @@ class JobManager:
             job.ended_at = time.time()
 
     def _write_markers(self, job: Job) -> bool:
+        from sqlengine.translate.scan import eos_record  # imports pyspark: not at shell start
+
         wrote = False
         for p in job.pipelines:
             for src in p.translated.sources:
