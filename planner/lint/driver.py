@@ -1,0 +1,198 @@
+"""Linting .sql files: every statement of every file is parsed, bound and analysed against an
+in-memory catalog (DDL from the same file, after the ``--init`` files); syntax and binding errors
+become findings too, so one bad statement does not stop the others.
+
+Lint reads only the .sql files named: it never opens a catalog on disk, starts a JVM, reads a
+data path or connects to anything a table names."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from catalog import Catalog
+from planner.diagnostics import Category, Diagnostic, Severity
+from planner.errors import SqlError
+from planner.lint.config import ConfigError, LintConfig
+from planner.lint.noqa import suppressed, suppressions
+from planner.rules.base import REWRITES_SETTING
+from planner.script import Statement, parse_script
+from planner.session import PlannerSession
+
+ERROR_CATEGORY = {"E001": Category.SYNTAX, "E999": Category.SYNTAX}
+
+
+@dataclass(frozen=True)
+class LintResult:
+    diagnostics: tuple[Diagnostic, ...]
+    files: int
+    statements: int
+    config: LintConfig
+
+    @property
+    def invalid_sql(self) -> bool:
+        return any(d.code.startswith("E") for d in self.diagnostics)
+
+    @property
+    def exit_code(self) -> int:
+        """2 for invalid SQL, 1 when a finding reaches fail-on, else 0."""
+        if self.invalid_sql:
+            return 2
+        return 1 if any(self.config.fails(d.severity) for d in self.diagnostics) else 0
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in Severity}
+        for d in self.diagnostics:
+            out[d.severity.value] += 1
+        return out
+
+
+def error_diagnostic(err: SqlError) -> Diagnostic:
+    # the planner reports an undefined ${NAME} as an unknown name; lint gives it its own code
+    code = "E004" if err.message.startswith("Undefined variable") else err.code
+    hint = err.hint
+    if code == "E004":
+        hint = (hint or "") + " (or [tool.sqlengine.lint] define = {...})"
+    return Diagnostic(
+        code=code,
+        severity=Severity.ERROR,
+        category=ERROR_CATEGORY.get(err.code, Category.BINDING),
+        message=err.message,
+        hint=hint,
+        source=err.source,
+        span=err.span,
+    )
+
+
+def collect_files(paths: list[str | Path]) -> list[Path]:
+    """The files named, and every *.sql under the directories named (sorted); a path that does
+    not exist is a usage error."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out.extend(sorted(f for f in p.rglob("*.sql") if f.is_file()))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise ConfigError(f"{raw}: no such file or directory")
+    return list(dict.fromkeys(out))
+
+
+class Linter:
+    def __init__(self, config: LintConfig):
+        self.config = config
+        self.init: list[Statement] = []
+        self.init_diagnostics: list[Diagnostic] = []
+        for path in config.init:
+            try:
+                text = Path(path).read_text()
+            except OSError as err:
+                raise ConfigError(f"--init {path}: {err.strerror}") from None
+            script = parse_script(text, str(path))
+            self.init_diagnostics.extend(error_diagnostic(e) for e in script.errors)
+            self.init.extend(script.statements)
+        self._checked_init = False
+
+    def session(self) -> PlannerSession:
+        settings = {} if self.config.rewrites else {REWRITES_SETTING: "off"}
+        session = PlannerSession(
+            Catalog.in_memory(), settings, variables=self.config.define, stats=self.config.stats, horizon_days=self.config.horizon_days
+        )
+        for stmt in self.init:
+            try:
+                session.execute(stmt)
+            except SqlError as err:
+                if not self._checked_init:
+                    self.init_diagnostics.append(error_diagnostic(err))
+        self._checked_init = True
+        return session
+
+    def lint_text(self, text: str, path: str) -> tuple[list[Diagnostic], int]:
+        """Findings of one file (after selection, severity overrides and noqa) and its statement count."""
+        script = parse_script(text, path)
+        noqa = suppressions(script.source)
+        found: list[tuple[Diagnostic, object]] = [(error_diagnostic(e), e.span) for e in script.errors]
+        session = self.session()
+        for stmt in script.statements:
+            try:
+                outcome = session.execute(stmt)
+            except SqlError as err:
+                found.append((error_diagnostic(err), stmt.span))
+                continue
+            if outcome.analysis is not None:
+                found.extend((d, stmt.span) for d in outcome.analysis.diagnostics)
+        out = []
+        for d, span in found:
+            if not self.config.wants(d.code) or suppressed(d, noqa, span):  # type: ignore[arg-type]
+                continue
+            severity = self.config.severity_of(d.code, d.severity)
+            out.append(d if severity == d.severity else replace(d, severity=severity))
+        return out, len(script.statements) + len(script.errors)
+
+    def lint_file(self, f: Path) -> tuple[list[Diagnostic], int]:
+        try:
+            text = f.read_text()
+        except (OSError, UnicodeDecodeError) as err:
+            raise ConfigError(f"{f}: cannot read: {getattr(err, 'strerror', None) or err}") from None
+        return self.lint_text(text, str(f))
+
+    def _parallel(self, files: list[Path], jobs: int):  # type: ignore[no-untyped-def]
+        return _parallel_results(self, files, jobs)
+
+    def lint_files(self, files: list[Path], jobs: int | None = None) -> LintResult:
+        """``jobs``: worker processes for many files (None: one per CPU; 1: in this process).
+        Files are independent (each gets its own catalog), so they are linted in parallel."""
+        jobs = default_jobs(len(files)) if jobs is None else max(1, jobs)
+        diagnostics: list[Diagnostic] = []
+        statements = 0
+        for found, n in (self._parallel(files, jobs) if jobs > 1 else map(self.lint_file, files)):
+            diagnostics.extend(found)
+            statements += n
+        diagnostics = [d for d in self.init_diagnostics if self.config.wants(d.code)] + diagnostics
+        diagnostics.sort(key=lambda d: (d.path, d.line, d.column, d.code))
+        return LintResult(tuple(diagnostics), len(files), statements, self.config)
+
+
+MIN_FILES_PER_JOB = 8
+
+
+def default_jobs(files: int) -> int:
+    cpus = os.cpu_count() or 1
+    return max(1, min(cpus, files // MIN_FILES_PER_JOB))
+
+
+_WORKER: Linter | None = None
+
+
+def _lint_chunk(files: list[Path]) -> list[tuple[list[Diagnostic], int]]:
+    assert _WORKER is not None
+    return [_WORKER.lint_file(f) for f in files]
+
+
+def _parallel_results(linter: Linter, files: list[Path], jobs: int):  # type: ignore[no-untyped-def]
+    """Results per file, in order, from ``jobs`` forked workers (each inherits the linter)."""
+    global _WORKER
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this platform: lint here
+        return [linter.lint_file(f) for f in files]
+    chunks = [files[i::jobs] for i in range(jobs)]
+    _WORKER = linter
+    try:
+        with ctx.Pool(jobs) as pool:
+            parts = pool.map(_lint_chunk, chunks)
+    finally:
+        _WORKER = None
+    by_file: dict[int, tuple[list[Diagnostic], int]] = {}
+    for i, part in enumerate(parts):
+        for j, result in enumerate(part):
+            by_file[i + j * jobs] = result
+    return [by_file[k] for k in range(len(files))]
+
+
+def lint_paths(paths: list[str | Path], config: LintConfig | None = None) -> LintResult:
+    config = config or LintConfig()
+    return Linter(config).lint_files(collect_files(paths))

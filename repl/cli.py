@@ -1,0 +1,337 @@
+"""``sqlengine``: the command line.
+
+    sqlengine                      the interactive shell (repl.shell)
+    sqlengine run FILE...          run statements on Spark (repl.run_cmd)
+    sqlengine lint PATH...         findings for .sql files (planner.lint)
+    sqlengine explain FILE         plan, state and advice of every query / INSERT
+    sqlengine fmt FILE...          canonical layout (--check: report only)
+
+Everything is imported lazily: ``lint``, ``explain`` and ``fmt`` never load pyspark. No Python
+traceback reaches the user: an unexpected error prints one line and its trace goes to
+``<home>/logs/sqlengine.log`` (a temporary directory when the home cannot be created).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad options or files: one line on stderr, exit 2."""
+
+
+def _err(message: str) -> None:
+    print(f"sqlengine: {message}", file=sys.stderr)
+
+
+def _defines(pairs: list[str] | None) -> dict[str, str]:
+    out = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--define takes NAME=value; got '{pair}'")
+        out[name.strip()] = value
+    return out
+
+
+def _codes(values: list[str] | None) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for v in values or [] for c in v.split(",") if c.strip())
+
+
+# -- lint ------------------------------------------------------------------------------------------
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from planner.lint import ConfigError, Linter, LintConfig, collect_files, find_config, load_config, render
+
+    try:
+        if args.config:
+            config = load_config(Path(args.config))
+        else:
+            found = find_config(Path(args.paths[0]) if args.paths else Path.cwd())
+            config = load_config(found) if found else LintConfig()
+        config = config.merged(
+            select=_codes(args.select),
+            ignore=_codes(args.ignore),
+            fail_on=args.fail_on,
+            define=_defines(args.define),
+            init=tuple(Path(p) for p in args.init or []),
+            rewrites=args.format in ("json", "sarif"),
+        )
+        linter = Linter(config)
+        result = linter.lint_files(collect_files(args.paths))
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
+    out = render(result, args.format)
+    if args.output:
+        Path(args.output).write_text(out)
+    else:
+        sys.stdout.write(out)
+    counts = result.counts()
+    total = len(result.diagnostics)
+    print(
+        f"{total} finding{'s' if total != 1 else ''} ({counts['error']} errors, {counts['warning']} warnings, "
+        f"{counts['info']} info) in {result.statements} statements of {result.files} file{'s' if result.files != 1 else ''}",
+        file=sys.stderr,
+    )
+    return result.exit_code
+
+
+# -- explain ---------------------------------------------------------------------------------------
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from catalog import Catalog
+    from planner.errors import SqlError
+    from planner.script import parse_script
+    from planner.session import Kind, PlannerSession
+
+    session = PlannerSession(Catalog.in_memory(), variables=_defines(args.define))
+    status = EXIT_OK
+    for init in args.init or []:
+        script = _read_script(init, parse_script)
+        for e in script.errors:
+            print(e.render(), file=sys.stderr)
+            status = EXIT_USAGE
+        for stmt in script.statements:
+            try:
+                session.execute(stmt)
+            except SqlError as e:
+                print(e.render(), file=sys.stderr)
+                status = EXIT_USAGE
+    script = _read_script(args.file, parse_script)
+    for e in script.errors:
+        print(e.render(), file=sys.stderr)
+        status = EXIT_USAGE
+    explained = []
+    for stmt in script.statements:
+        try:
+            outcome = session.execute(stmt)
+        except SqlError as e:
+            print(e.render(), file=sys.stderr)
+            status = EXIT_USAGE
+            continue
+        if outcome.analysis is not None and outcome.kind in (Kind.QUERY, Kind.INSERT, Kind.STATEMENT_SET, Kind.EXPLAIN):
+            explained.append((stmt, outcome.analysis))
+    sys.stdout.write(_render_explained(explained, args.format))
+    if not explained and status == EXIT_OK:
+        _err(f"{args.file}: no query, INSERT or statement set to explain")
+    return status
+
+
+def _read_script(path: str, parse_script):  # type: ignore[no-untyped-def]
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"{path}: cannot read: {getattr(err, 'strerror', None) or err}") from None
+    return parse_script(text, path)
+
+
+def _render_explained(explained, fmt: str) -> str:  # type: ignore[no-untyped-def]
+    if fmt == "json":
+        import json
+
+        from planner.explain_json import to_dict
+
+        items = [
+            {"path": s.source.name, "line": s.line, "column": s.column, "statement": s.text, **to_dict(a)} for s, a in explained
+        ]
+        return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+    chunks = []
+    for stmt, analysis in explained:
+        where = f"{stmt.source.name}:{stmt.line}"
+        if fmt == "mermaid":
+            from planner.explain_mermaid import render_mermaid
+
+            chunks.append(f"**{where}**\n\n{render_mermaid(analysis, fenced=True)}")
+        else:
+            from planner.explain import render_text
+
+            chunks.append(f"-- {where}\n{render_text(analysis)}")
+    return "\n".join(chunks)
+
+
+# -- fmt -------------------------------------------------------------------------------------------
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    from planner.errors import SqlErrors
+    from planner.fmt import format_sql
+
+    status = EXIT_OK
+    changed = 0
+    for path in args.files:
+        try:
+            text = Path(path).read_text()
+        except (OSError, UnicodeDecodeError) as err:
+            _err(f"{path}: cannot read: {getattr(err, 'strerror', None) or err}")
+            status = EXIT_USAGE
+            continue
+        try:
+            formatted = format_sql(text, path)
+        except SqlErrors as errs:
+            for e in errs.errors:
+                print(e.render(), file=sys.stderr)
+            status = EXIT_USAGE
+            continue
+        if formatted == text:
+            continue
+        changed += 1
+        if args.check:
+            print(f"would reformat {path}")
+            status = max(status, EXIT_FINDINGS)
+        else:
+            Path(path).write_text(formatted)
+            print(f"reformatted {path}")
+    if args.check and status == EXIT_OK:
+        print(f"{len(args.files)} file{'s' if len(args.files) != 1 else ''} already formatted", file=sys.stderr)
+    return status
+
+
+# -- run / shell: written elsewhere ----------------------------------------------------------------
+# ``repl.run_cmd`` and ``repl.shell`` each provide ``main(args: argparse.Namespace) -> int``. They
+# are imported only here, so that lint/explain/fmt never import the engine.
+
+
+def _delegate(module: str, args: argparse.Namespace) -> int:
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name == module:
+            _err(f"`{args.command or 'shell'}` is not available in this build ({module} is missing)")
+            return EXIT_USAGE
+        raise
+    return int(mod.main(args) or 0)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    return _delegate("repl.run_cmd", args)
+
+
+def cmd_shell(args: argparse.Namespace) -> int:
+    return _delegate("repl.shell", args)
+
+
+# -- parser and entry ------------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="sqlengine", description="Streaming SQL on Spark: Flink SQL, state analysis, lint.")
+    p.add_argument("--home", help="engine home (catalog, logs, checkpoints); default $SQLENGINE_HOME or ~/.sqlengine")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    def engine_options(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--init", action="append", metavar="FILE", help="SQL file run first (DDL)")
+        sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", help="a ${NAME} variable")
+        sp.add_argument("--master", help="Spark master (default local[*])")
+        sp.add_argument("--remote", help="Spark Connect URL")
+
+    sp = sub.add_parser("shell", help="the interactive shell (the default)")
+    engine_options(sp)
+    sp.set_defaults(func=cmd_shell)
+
+    sp = sub.add_parser("run", help="run the statements of SQL files")
+    sp.add_argument("files", nargs="+", metavar="FILE")
+    engine_options(sp)
+    sp.add_argument("--set", action="append", metavar="KEY=VALUE", help="a setting, as SET 'key' = 'value'")
+    sp.add_argument("--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration value")
+    sp.add_argument("--format", choices=("tableau", "json", "csv"), default="tableau", help="how SELECT results are printed")
+    sp.add_argument("--bounded", action="store_true", help="run in batch mode (execution.runtime-mode = batch)")
+    sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("lint", help="check .sql files for unbounded state, non-determinism and what Spark cannot run")
+    sp.add_argument("paths", nargs="+", metavar="PATH", help="files, or directories searched for *.sql")
+    sp.add_argument("--init", action="append", metavar="FILE", help="DDL run before every linted file")
+    sp.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    sp.add_argument("--fail-on", choices=("error", "warning", "info", "none"), help="lowest severity that fails (default warning)")
+    sp.add_argument("--select", action="append", metavar="CODES", help="report only these codes or prefixes (comma separated)")
+    sp.add_argument("--ignore", action="append", metavar="CODES", help="do not report these codes or prefixes")
+    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE")
+    sp.add_argument("--config", metavar="FILE", help="pyproject.toml with [tool.sqlengine.lint] (default: found upwards)")
+    sp.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    sp.set_defaults(func=cmd_lint)
+
+    sp = sub.add_parser("explain", help="plan, state and advice of every query and INSERT of a file")
+    sp.add_argument("file", metavar="FILE")
+    sp.add_argument("--init", action="append", metavar="FILE")
+    sp.add_argument("--format", choices=("text", "json", "mermaid"), default="text")
+    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE")
+    sp.set_defaults(func=cmd_explain)
+
+    sp = sub.add_parser("fmt", help="format SQL files in place")
+    sp.add_argument("files", nargs="+", metavar="FILE")
+    sp.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
+    sp.set_defaults(func=cmd_fmt)
+    return p
+
+
+def _log_crash(args: argparse.Namespace | None) -> Path | None:
+    """Write the current exception's trace to the engine's log; returns the log file."""
+    import logging
+    import tempfile
+    import traceback
+
+    trace = traceback.format_exc()
+    candidates = []
+    try:
+        from catalog.home import resolve_home
+
+        candidates.append(lambda: resolve_home(getattr(args, "home", None)) / "logs")
+    except Exception:  # the catalog package itself failed to import
+        pass
+    candidates.append(lambda: Path(tempfile.gettempdir()) / "sqlengine-logs")
+    for make in candidates:
+        try:
+            logs = make()
+            logs.mkdir(parents=True, exist_ok=True)
+            log = logs / "sqlengine.log"
+            with log.open("a") as f:
+                f.write(f"{logging.Formatter().formatTime(logging.makeLogRecord({}))} sqlengine {sys.argv[1:]}\n{trace}\n")
+            return log
+        except Exception:
+            continue
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = None
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            args.command = "shell"
+            for name in ("init", "define", "master", "remote"):
+                setattr(args, name, None)
+            return cmd_shell(args)
+        return args.func(args)
+    except UsageError as err:
+        _err(str(err))
+        return EXIT_USAGE
+    except SystemExit as err:  # argparse --help
+        return int(err.code or 0) if isinstance(err.code, int) or err.code is None else EXIT_USAGE
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except BrokenPipeError:
+        return EXIT_FINDINGS
+    except Exception as err:
+        log = _log_crash(args)
+        where = f" (details in {log})" if log else ""
+        _err(f"internal error: {type(err).__name__}: {err}{where}")
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())
