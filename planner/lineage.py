@@ -180,11 +180,11 @@ class Lineage:
     def finite_domain(self, node: Node, names: tuple[str, ...]) -> bool:
         if not names:
             return False
+        # a finite input is no finite domain: its state still grows with the input's size
         for n in names:
             o = self.origin(node, n)
             if o.table is None or o.path is None or self.domain(o.table, o.path) is None:
-                if not self.bounded_input(node):
-                    return False
+                return False
         return True
 
     def key_domain(self, node: Node, names: tuple[str, ...]) -> int | None:

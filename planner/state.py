@@ -300,8 +300,6 @@ class StateAnalyzer:
             ttl = _ttl_for(node, self.ttl, side)
             if ttl:
                 parts.append(self._side(node, side, label, ttl, f"the state TTL ({format_duration(ttl)})", Growth.NONE))
-            elif self.lineage.bounded_input(node.inputs[side]):
-                parts.append(self._side(node, side, label, None, "a bounded (finite) input", Growth.NONE))
             else:
                 parts.append(self._side(node, side, label, None, "nothing: a regular join keeps rows forever", Growth.ROWS))
         return StateInfo(node, node.kind, tuple(parts), ttl_ms=_ttl_for(node, self.ttl), watermark_delay_ms=self.delay(node))
@@ -344,7 +342,7 @@ class StateAnalyzer:
             left = self._side(node, 0, "left side", delay or 0,
                               f"the watermark ({format_duration(delay or 0)}): a row waits until the right side has caught up", Growth.NONE)
         right = self._side(node, 1, "versions", None, "older versions are dropped once the watermark passes them; the latest version per key stays", Growth.KEYS)
-        if self.lineage.finite_domain(node.right, right.keys) or self.lineage.bounded_input(node.right):
+        if self.lineage.finite_domain(node.right, right.keys):
             right = StatePart(**{**right.__dict__, "growth": Growth.NONE, "bound": "one version per key of a finite key set"})
         return StateInfo(node, node.kind, (left, right), watermark_delay_ms=delay)
 

@@ -1,0 +1,37 @@
+"""The corpus of the state-verdict harness: every Nexmark query that Spark can run, and our own
+cases for each kind of state (bounded and unbounded)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.integration.harness import Case
+
+NEXMARK = Path(__file__).resolve().parents[1] / "fixtures" / "nexmark"
+
+# Nexmark queries that run on Spark and keep state (q0-q2, q10, q21, q22 are stateless; q4, q6,
+# q14, q15, q16, q19 cannot run on Spark; see docs/state-verdicts.md)
+NEXMARK_STATEFUL = ("q3", "q5", "q7", "q8", "q9", "q11", "q12", "q17", "q18", "q20", "q23")
+
+
+def nexmark_case(q: str) -> Case:
+    return Case(q, (NEXMARK / f"{q}.sql").read_text(), "Nexmark")
+
+
+OWN = (
+    Case("window-aggregate", "SELECT auction, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end", "SE101 good"),
+    Case("hop-aggregate", "SELECT window_start, MAX(price) FROM TABLE(HOP(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '2' SECOND, INTERVAL '10' SECOND)) GROUP BY window_start, window_end", "HOP"),
+    Case("group-by-growing-key", "SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction", "SE101 bad"),
+    Case("group-by-finite-key", "SELECT category, COUNT(*) AS n FROM auction GROUP BY category", "finite domain"),
+    Case("distinct-bidders", "SELECT DISTINCT bidder FROM bid", "SE103 bad"),
+    Case("interval-join", "SELECT P.id, A.id FROM person P JOIN auction A ON P.id = A.seller AND A.`dateTime` BETWEEN P.`dateTime` - INTERVAL '5' SECOND AND P.`dateTime` + INTERVAL '5' SECOND", "SE102 good"),
+    Case("regular-join", "SELECT P.id, A.id FROM person P JOIN auction A ON P.id = A.seller", "SE102 bad"),
+    Case("dedup-last", "SELECT bidder, price FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY `dateTime` DESC) AS rn FROM bid) WHERE rn = 1", "SE104 bad"),
+    Case("window-dedup", "SELECT * FROM (SELECT bidder, price, window_start, window_end, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, bidder ORDER BY `dateTime` ASC) AS rn FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))) WHERE rn = 1", "SE104 good"),
+    Case("window-top-3", "SELECT * FROM (SELECT auction, price, window_start, window_end, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS rn FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))) WHERE rn <= 3", "SE105 good"),
+    Case("session-window", "SELECT bidder, SESSION_START(`dateTime`, INTERVAL '5' SECOND), COUNT(*) FROM bid GROUP BY bidder, SESSION(`dateTime`, INTERVAL '5' SECOND)", "session"),
+)
+
+
+def all_cases() -> list[Case]:
+    return [nexmark_case(q) for q in NEXMARK_STATEFUL] + list(OWN)

@@ -1,0 +1,224 @@
+"""The state-verdict harness: a query's planned verdict per stateful operator (bounded or
+unbounded) against the state Spark actually keeps.
+
+Each case runs on N, 2N and 4N input events fed as one file per micro-batch, so the watermark
+advances batch by batch as on a live stream. For every Spark state operator we take the peak
+``numRowsTotal`` over the batches before the end of input; a bounded operator's peak must stay
+flat as the input grows (peak(4N) < 1.6 × peak(N)), an unbounded one must grow
+(peak(4N) > 2.5 × peak(N)). Anything in between counts as a disagreement.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from planner.logical.operators import (
+    Deduplicate,
+    GroupAggregate,
+    Join,
+    LookupJoin,
+    TopN,
+    WindowAggregate,
+)
+from planner.script import parse_script
+from planner.state import Verdict
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "nexmark"
+BOUNDED_MAX = 1.6
+UNBOUNDED_MIN = 2.5
+
+NEXMARK_COLUMNS = """
+    event_type int,
+    person ROW<id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>,
+    auction ROW<id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT, reserve BIGINT, `dateTime` TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra VARCHAR>,
+    bid ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>
+"""
+DATETIME = """
+    `dateTime` AS CASE WHEN event_type = 0 THEN person.`dateTime` WHEN event_type = 1 THEN auction.`dateTime` ELSE bid.`dateTime` END,
+    WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    sql: str  # the query (a SELECT or INSERT body's SELECT), over the Nexmark views
+    note: str = ""
+
+
+@dataclass
+class Measured:
+    case: Case
+    planned: list[tuple[str, str]]  # (operator kind, verdict)
+    spark_ops: list[str] = field(default_factory=list)
+    peaks: dict[int, list[int]] = field(default_factory=dict)  # events -> peak rows per operator
+    agree: bool | None = None
+    detail: str = ""
+
+
+def nexmark_ddl(path: Path) -> str:
+    return (
+        f"CREATE TABLE datagen ({NEXMARK_COLUMNS}, {DATETIME}) WITH ("
+        f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json', "
+        "'source.max-files-per-trigger' = '1');\n"
+        + (FIXTURES / "ddl_views.sql").read_text().replace("${NEXMARK_TABLE}", "datagen")
+        + ";\n"
+    )
+
+
+def write_events(spark, directory: Path, events: int, per_file: int, rate: int) -> None:  # type: ignore[no-untyped-def]
+    """Nexmark events from our generator (batch), one JSON file per ``per_file`` events, with
+    increasing modification times so the file source reads them in event order."""
+    from pyspark.sql import functions as F
+
+    from catalog import Column, TableDef
+    from sqlengine.connectors import get_connector
+    from sqlengine.connectors.base import SourceRequest
+
+    if directory.exists():
+        shutil.rmtree(directory)
+    staging = directory.parent / (directory.name + "-staging")
+    shutil.rmtree(staging, ignore_errors=True)
+    cols = [Column(n, t) for n, t in (
+        ("event_type", "INT"),
+        ("person", "ROW<id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>"),
+        ("auction", "ROW<id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT, reserve BIGINT, `dateTime` TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra VARCHAR>"),
+        ("bid", "ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>"),
+    )]
+    table = TableDef("gen", tuple(cols), options={"connector": "nexmark", "events.num": str(events), "first-event.rate": str(rate)})
+    src = get_connector("nexmark").source(spark, SourceRequest(table, tuple(c.name for c in cols), False, staging))
+    time_col = F.coalesce(F.col("person.dateTime"), F.col("auction.dateTime"), F.col("bid.dateTime"))
+    df = src.df.withColumn("__file", F.floor(F.row_number().over(_order_window(time_col)) / per_file))
+    df.write.partitionBy("__file").json(str(staging))
+    directory.mkdir(parents=True)
+    parts = sorted((int(p.name.split("=")[1]), p) for p in staging.iterdir() if p.name.startswith("__file="))
+    now = time.time() - len(parts) - 10
+    for i, (k, part) in enumerate(parts):
+        for f in part.glob("*.json"):
+            target = directory / f"events-{k:05d}.json"
+            shutil.move(str(f), target)
+            os.utime(target, (now + i, now + i))
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def _order_window(time_col):  # type: ignore[no-untyped-def]
+    from pyspark.sql import Window
+
+    return Window.orderBy(time_col)
+
+
+def family(kind: str) -> str:
+    return {
+        "stateStoreSave": "agg",
+        "symmetricHashJoin": "join",
+        "dedupe": "dedup",
+        "sessionWindowStateStoreSaveExec": "agg",
+    }.get(kind, kind)
+
+
+def plan_family(node) -> str | None:  # type: ignore[no-untyped-def]
+    if isinstance(node, LookupJoin):
+        return None
+    if isinstance(node, Join):
+        return "join"
+    if isinstance(node, GroupAggregate) and node.distinct_only:
+        return "dedup"
+    if isinstance(node, Deduplicate) and node.window is None and not node.keep_last:
+        f = node.input.field(node.order_field)
+        if f is not None and f.time is not None and f.time.value == "proctime":
+            return "dedup"
+    if isinstance(node, (GroupAggregate, WindowAggregate, Deduplicate, TopN)):
+        return "agg"
+    return None
+
+
+def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int, ...], per_file: int, rate: int) -> Measured:  # type: ignore[no-untyped-def]
+    """Plan once, then run at each size from scratch and collect peak state rows."""
+    from sqlengine.jobs import Status
+
+    measured = None
+    for events in sizes:
+        data = workdir / f"events-{events}"
+        if not data.exists():
+            write_events(spark, data, events, per_file, rate)
+        home = workdir / f"home-{case.name}-{events}"
+        shutil.rmtree(home, ignore_errors=True)
+        engine = engine_factory(home)
+        for stmt in parse_script(nexmark_ddl(data)).statements:
+            engine.plan(stmt)
+        statements = parse_script(case.sql).statements
+        for stmt in statements[:-1]:  # the case's own DDL (a Nexmark file's sink table)
+            engine.plan(stmt)
+        outcome = engine.plan(statements[-1])
+        analysis = outcome.analysis
+        if measured is None:
+            stateful = [(s.node, s) for s in analysis.state]
+            planned = [(s.operator, s.verdict.value) for _, s in stateful]
+            measured = Measured(case, planned)
+            measured._families = [plan_family(n) for n, _ in stateful]  # type: ignore[attr-defined]
+        job = engine.start(outcome)
+        job.wait()
+        if job.status != Status.FINISHED:
+            raise RuntimeError(f"{case.name} at {events} events: {job.status} {job.error_detail}")
+        peaks: dict[int, int] = {}
+        names: dict[int, str] = {}
+        for snap in job.history:
+            if snap.watermark and snap.watermark.startswith("9999"):
+                continue  # the end-of-input flush
+            for i, op in enumerate(snap.operators):
+                peaks[i] = max(peaks.get(i, 0), op.rows)
+                names[i] = op.name
+        measured.spark_ops = [names[i] for i in sorted(names)]
+        measured.peaks[events] = [peaks[i] for i in sorted(peaks)]
+    assert measured is not None
+    judge(measured, sizes)
+    return measured
+
+
+def judge(m: Measured, sizes: tuple[int, ...]) -> None:
+    small, large = m.peaks[sizes[0]], m.peaks[sizes[-1]]
+    spark_verdicts = []
+    for a, b in zip(small, large):
+        ratio = (b / a) if a else (float("inf") if b else 1.0)
+        spark_verdicts.append("bounded" if ratio < BOUNDED_MAX else "unbounded" if ratio > UNBOUNDED_MIN else "unclear")
+    m.spark_verdicts = spark_verdicts  # type: ignore[attr-defined]
+    fams = [f for f in m._families]  # type: ignore[attr-defined]
+    planned = [v for (_, v), f in zip(m.planned, fams) if f is not None]
+    planned_fams = [f for f in fams if f is not None]
+    spark_fams = [family(n) for n in m.spark_ops]
+    if sorted(planned_fams) != sorted(spark_fams):
+        m.agree = False
+        m.detail = f"operators differ: planned {planned_fams}, Spark {spark_fams}"
+        return
+    # match by family, in order of appearance
+    ok = True
+    used = [False] * len(spark_fams)
+    pairs = []
+    for fam, verdict in zip(planned_fams, planned):
+        j = next(i for i, f in enumerate(spark_fams) if f == fam and not used[i])
+        used[j] = True
+        pairs.append((verdict, spark_verdicts[j]))
+        ok = ok and verdict == spark_verdicts[j]
+    m.agree = ok
+    m.detail = "; ".join(f"planned {p} / measured {s}" for p, s in pairs)
+
+
+def table(results: list[Measured], sizes: tuple[int, ...]) -> str:
+    lines = [
+        "| case | operators (planned verdict) | Spark operators | peak state rows " + " / ".join(f"{s:,}" for s in sizes) + " events | agree |",
+        "|---|---|---|---|---|",
+    ]
+    for m in results:
+        ops = ", ".join(f"{k}: {v}" for k, v in m.planned) or "none"
+        peaks = "; ".join(" / ".join(str(m.peaks[s][i]) for s in sizes) for i in range(len(m.spark_ops))) or "-"
+        lines.append(f"| {m.case.name} | {ops} | {', '.join(m.spark_ops) or '-'} | {peaks} | {'yes' if m.agree else 'NO: ' + m.detail} |")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(results: list[Measured]) -> str:
+    return json.dumps([{"case": m.case.name, "planned": m.planned, "spark": m.spark_ops, "peaks": m.peaks, "agree": m.agree} for m in results], indent=2)
