@@ -1,0 +1,226 @@
+"""The filesystem connector: JSON, CSV and Parquet files as a source and an append-only sink.
+
+Source: a streaming read with the declared schema (never inferred). Without
+'source.monitor-interval' it is bounded, as in Flink: it reads the files present when the query
+starts (run it with Trigger.AvailableNow and it ends); with it, Spark's file source keeps picking
+up new files. Sink: Spark's file sink, exactly-once through its ``_spark_metadata`` commit log.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlparse
+
+from sqlengine.connectors.base import Connector, SinkRequest, SourceRequest, SourceResult
+from sqlengine.connectors.malformed import (
+    CORRUPT_COLUMN,
+    DeadLetterQuery,
+    bad_records,
+    count_and_drop,
+    errors_mode,
+    metric_name,
+)
+from sqlengine.connectors.options import TableOptions
+from sqlengine.types import UnsupportedType, spark_schema
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import DataStreamWriter
+
+# Flink's filesystem metadata keys -> Spark's hidden _metadata fields
+METADATA = {
+    "file.path": "file_path",
+    "file.name": "file_name",
+    "file.size": "file_size",
+    "file.modification-time": "file_modification_time",
+}
+_TIMESTAMP_PATTERNS = {  # 'json.timestamp-format.standard' -> (TIMESTAMP, TIMESTAMP_LTZ) patterns
+    "SQL": ("yyyy-MM-dd HH:mm:ss[.SSSSSS]", "yyyy-MM-dd HH:mm:ss[.SSSSSS]XXX"),
+    "ISO-8601": ("yyyy-MM-dd'T'HH:mm:ss[.SSSSSS]", "yyyy-MM-dd'T'HH:mm:ss[.SSSSSS]XXX"),
+}
+
+
+def _is_local(path: str) -> bool:
+    scheme = urlparse(path).scheme
+    return scheme in ("", "file") or len(scheme) == 1  # a Windows drive letter is no scheme
+
+
+def _local(path: str) -> Path:
+    return Path(urlparse(path).path if path.startswith("file:") else path)
+
+
+def _csv_options(opts: TableOptions) -> dict[str, str]:
+    delimiter = opts.string("csv.field-delimiter") or ","
+    out = {"sep": "\t" if delimiter == "\\t" else delimiter, "header": "false"}
+    if opts.bool("csv.disable-quote-character"):
+        out["quote"] = "\u0000"
+    else:
+        out["quote"] = opts.string("csv.quote-character") or '"'
+    # RFC 4180 (and Flink) escape a quote by doubling it; Spark's default escape is a backslash
+    out["escape"] = opts.string("csv.escape-character") or out["quote"]
+    if opts.bool("csv.allow-comments"):
+        out["comment"] = "#"
+    if opts.has("csv.null-literal"):
+        out["nullValue"] = opts.string("csv.null-literal") or ""
+    return out
+
+
+def write_options(opts: TableOptions) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if opts.fmt in ("json", "csv"):
+        standard = opts.string("json.timestamp-format.standard") if opts.fmt == "json" else "SQL"
+        ntz, ltz = _TIMESTAMP_PATTERNS.get(standard or "SQL", _TIMESTAMP_PATTERNS["SQL"])
+        out.update(timestampNTZFormat=ntz, timestampFormat=ltz)
+    if opts.fmt == "csv":
+        out.update(_csv_options(opts))
+    if opts.fmt == "parquet":
+        out["compression"] = opts.string("parquet.compression") or "snappy"
+    return out
+
+
+class Filesystem(Connector):
+    name = "filesystem"
+
+    def source(self, spark: SparkSession, request: SourceRequest) -> SourceResult:
+        table = request.table
+        opts = TableOptions(table)
+        opts.validate()
+        fmt, path = opts.fmt or "", opts.string("path") or ""
+        physical = [c for c in table.columns if c.kind == "physical"]
+        try:
+            schema = spark_schema(physical)
+        except UnsupportedType as err:
+            raise opts.error(str(err)) from None
+        mode = errors_mode(opts)
+        monitor = opts.seconds("source.monitor-interval")
+        bounded = monitor is None
+        reader_opts: dict[str, str] = {}
+        if fmt == "csv":
+            reader_opts.update(_csv_options(opts))
+        if fmt in ("json", "csv"):
+            if mode == "fail":
+                reader_opts["mode"] = "FAILFAST"
+            else:
+                from pyspark.sql.types import StringType, StructField
+
+                schema = schema.add(StructField(CORRUPT_COLUMN, StringType()))
+                reader_opts.update(mode="PERMISSIVE", columnNameOfCorruptRecord=CORRUPT_COLUMN)
+        elif mode != "fail":  # parquet: a corrupt file is skipped whole; there is nothing to count
+            if mode == "dead-letter":
+                raise opts.error(
+                    "Parquet has no raw records to dead-letter; use 'skip' or 'fail'.",
+                    "errors.mode",
+                )
+            reader_opts["ignoreCorruptFiles"] = "true"
+        if opts.has("source.max-files-per-trigger"):
+            reader_opts["maxFilesPerTrigger"] = str(opts.int("source.max-files-per-trigger"))
+        location = self._location(opts, path, must_exist=bounded)
+
+        def read(s: SparkSession) -> DataFrame:
+            if request.streaming:
+                reader = s.readStream.format(fmt).schema(schema).options(**reader_opts)
+            else:
+                reader = s.read.format(fmt).schema(schema).options(**reader_opts)
+            if location.glob_filter:
+                reader = reader.option("pathGlobFilter", location.glob_filter)
+            return reader.load(location.path)
+
+        df = self._with_metadata(read(spark), table, opts)
+        metrics: tuple[str, ...] = ()
+        side: tuple = ()
+        if mode in ("skip", "dead-letter") and fmt in ("json", "csv"):
+            data_columns = [c.name for c in physical]
+            if mode == "dead-letter":
+                target = Path(
+                    opts.string("errors.dead-letter.path")
+                    or request.job_dir / "dead-letter" / table.name
+                )
+                if request.streaming:
+                    side = (
+                        DeadLetterQuery(
+                            table.name, target, read, tuple(data_columns), bounded, monitor
+                        ),
+                    )
+                else:
+                    bad_records(df, data_columns).write.mode("append").json(str(target))
+            name = metric_name(table.name)
+            df = count_and_drop(df, name)
+            metrics = (name,)
+        return SourceResult(df=df, bounded=bounded, metric_names=metrics, side_queries=side)
+
+    @staticmethod
+    def _with_metadata(df: DataFrame, table, opts: TableOptions) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        from sqlengine.types import spark_type
+
+        extra = []
+        for col in table.columns:
+            if col.kind != "metadata":
+                continue
+            key = col.metadata_key or col.name
+            if key not in METADATA:
+                known = ", ".join(f"'{k}'" for k in METADATA)
+                raise opts.error(
+                    f"metadata column `{col.name}` reads '{key}', which the filesystem "
+                    f"connector does not offer (it offers {known})."
+                )
+            value = F.col(f"_metadata.{METADATA[key]}")
+            if col.type:
+                value = value.cast(spark_type(col.type))
+            extra.append(value.alias(col.name))
+        return df.select("*", *extra) if extra else df
+
+    @staticmethod
+    def _location(opts: TableOptions, path: str, must_exist: bool):
+        """Where to load from: Spark's streaming file source wants a directory, so a single
+        file is read as its directory filtered to that file name (in batch mode too, where a
+        name with glob characters would otherwise be taken as a pattern)."""
+        from types import SimpleNamespace
+
+        loc = SimpleNamespace(path=path, glob_filter=None)
+        if not _is_local(path):
+            return loc
+        local = _local(path)
+        if must_exist and not local.exists():
+            raise opts.error(f"the path '{path}' does not exist.", "path")
+        if local.is_file():
+            escaped = "".join(f"\\{ch}" if ch in "*?[]{}\\" else ch for ch in local.name)
+            loc.path, loc.glob_filter = str(local.parent), escaped
+        return loc
+
+    def sink(self, df: DataFrame, request: SinkRequest) -> DataStreamWriter | None:
+        table = request.table
+        opts = TableOptions(table)
+        opts.validate()
+        if request.output_mode != "append":
+            key = ", ".join(request.upsert_key) or "no key"
+            raise opts.error(
+                "the filesystem connector only appends rows, but the query updates rows "
+                f"(upsert key: {key}). Write the result to an upsert table, or make the query "
+                "insert-only (e.g. a window aggregate instead of a group aggregate)."
+            )
+        path = opts.string("path") or ""
+        if _is_local(path) and _local(path).is_file():
+            raise opts.error(f"the sink path '{path}' is a file; it must be a directory.", "path")
+        columns = [c.name for c in table.columns if c.kind == "physical"]
+        missing = [c for c in columns if c not in df.columns]
+        if missing:
+            raise opts.error(f"the query has no column {', '.join(f'`{c}`' for c in missing)}.")
+        for part in table.partitioned_by:
+            if part not in columns:
+                raise opts.error(f"PARTITIONED BY `{part}` names no physical column.")
+        out = df.select(*[f"`{c}`" for c in columns])
+        fmt = opts.fmt or ""
+        options = write_options(opts)
+        if request.streaming:
+            writer = out.writeStream.format(fmt).options(**options).option("path", path)
+            if table.partitioned_by:
+                writer = writer.partitionBy(*table.partitioned_by)
+            return writer.outputMode("append")
+        writer = out.write.format(fmt).options(**options).mode("append")
+        if table.partitioned_by:
+            writer = writer.partitionBy(*table.partitioned_by)
+        writer.save(path)
+        return None

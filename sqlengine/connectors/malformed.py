@@ -1,0 +1,125 @@
+"""Malformed records in text formats: fail, skip (counted) or dead-letter (counted and kept).
+
+Spark parses in PERMISSIVE mode with a corrupt-record column: a record that does not parse, or
+whose fields do not convert to the declared types, arrives with its raw text in that column.
+``skip`` filters such rows out after counting them with ``DataFrame.observe`` (the count shows up
+in ``StreamingQueryProgress.observedMetrics[<metric name>]["malformed"]``); ``dead-letter`` also
+runs a side query that writes them, with their file name, as JSON lines. ``fail`` is FAILFAST:
+the query fails with Spark's MALFORMED_RECORD_IN_PARSING error.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlengine.connectors.options import TableOptions
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+CORRUPT_COLUMN = "__sqlengine_malformed_record"
+METRIC_FIELD = "malformed"
+MODES = ("fail", "skip", "dead-letter")
+
+_names_lock = threading.Lock()
+_names_used: dict[str, itertools.count] = {}
+
+
+def errors_mode(opts: TableOptions) -> str:
+    """'errors.mode' if set; Flink's '<format>.ignore-parse-errors' = true means 'skip'."""
+    if opts.has("errors.mode"):
+        mode = opts.string("errors.mode") or "fail"
+        if mode not in MODES:
+            raise opts.error(f"'{mode}' is not one of {', '.join(MODES)}.", "errors.mode")
+        return mode
+    if opts.fmt in ("json", "csv") and opts.bool(f"{opts.fmt}.ignore-parse-errors"):
+        return "skip"
+    return "fail"
+
+
+def metric_name(table: str) -> str:
+    """``<table>.malformed``; a second read of the same table in one process gets ``#2`` etc.,
+    because observed metric names must be unique within a query."""
+    with _names_lock:
+        n = next(_names_used.setdefault(table, itertools.count(1)))
+    return f"{table}.malformed" if n == 1 else f"{table}.malformed#{n}"
+
+
+def count_and_drop(df: DataFrame, name: str) -> DataFrame:
+    """Count malformed rows under metric ``name`` and keep only the good ones."""
+    from pyspark.sql import functions as F
+
+    bad = F.col(CORRUPT_COLUMN)
+    counted = df.observe(name, F.count(bad).alias(METRIC_FIELD))
+    return counted.where(bad.isNull()).drop(CORRUPT_COLUMN)
+
+
+def bad_records(df: DataFrame, data_columns: list[str]) -> DataFrame:
+    """The malformed rows as (file, record, parsed): the raw text, its file and what parsed.
+
+    ``parsed`` is not only informative: Spark refuses a scan of raw JSON/CSV whose only data
+    column is the corrupt-record column, and this keeps the declared columns in the scan.
+    """
+    from pyspark.sql import functions as F
+
+    parsed = F.to_json(F.struct(*[F.col(f"`{c}`") for c in data_columns]))
+    return df.where(F.col(CORRUPT_COLUMN).isNotNull()).select(
+        F.col("_metadata.file_path").alias("file"),
+        F.col(CORRUPT_COLUMN).alias("record"),
+        parsed.alias("parsed"),
+    )
+
+
+@dataclass(frozen=True)
+class DeadLetterQuery:
+    """A side query (see SourceResult.side_queries): writes the bad records of a streaming read."""
+
+    table: str
+    path: Path
+    read: Callable[[SparkSession], DataFrame]  # the same streaming read as the main query's
+    data_columns: tuple[str, ...]
+    bounded: bool
+    interval_seconds: float | None
+
+    def __call__(self, spark: SparkSession, checkpoint_root) -> StreamingQuery:
+        writer = (
+            bad_records(self.read(spark), list(self.data_columns))
+            .writeStream.format("json")
+            .queryName(f"{self.table} dead letters")
+            .option("path", str(self.path))
+            .option("checkpointLocation", str(Path(checkpoint_root) / f"dead-letter-{self.table}"))
+        )
+        if self.bounded:
+            writer = writer.trigger(availableNow=True)
+        elif self.interval_seconds:
+            writer = writer.trigger(processingTime=f"{self.interval_seconds} seconds")
+        return writer.start()
+
+
+def is_malformed_record_error(err: BaseException) -> bool:
+    """Whether a Spark error is a FAILFAST parse failure (for mapping to a clean message).
+
+    A streaming query reports it as STREAM_FAILED > FAILED_READ_FILE; the parse failure is
+    further down the Java cause chain, which we walk (a few links, no string of the trace).
+    """
+    marks = ("MALFORMED_RECORD_IN_PARSING", "Malformed records are detected")
+    if any(m in str(err) for m in marks):
+        return True
+    cause = getattr(err, "_origin", None) or getattr(err, "java_exception", None)
+    for _ in range(8):
+        if cause is None:
+            return False
+        try:
+            text = str(cause.toString())
+            cause = cause.getCause()
+        except Exception:  # not a Java throwable, or the JVM is gone
+            return False
+        if any(m in text for m in marks):
+            return True
+    return False
