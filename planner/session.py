@@ -17,6 +17,7 @@ from catalog import Catalog, CatalogError, TableDef, ViewDef
 from catalog.secrets import mask_value
 from planner.analysis import Analysis, analyze_plans
 from planner.binder import Binder
+from planner.binder.relations import parse_cached
 from planner.ddl import function_from_create, show_create_table, show_create_view, table_from_create, view_from_create
 from planner.ddl_alter import alter_table
 from planner.dialect import Flink, nodes
@@ -194,7 +195,7 @@ class PlannerSession:
         replace_only = props is not None and any(isinstance(p, nodes.ReplaceOnlyProperty) for p in props.expressions)
         if kind == "VIEW":
             view = view_from_create(tree)
-            Binder(self.catalog).plan_query(exp.maybe_parse(view.query, dialect=Flink))  # validate
+            Binder(self.catalog).plan_query(parse_cached(view.query))  # validate (the text is parsed once for every use)
             if self._same_definition(view):
                 return self._info(stmt, tree, "View already exists with this definition; kept.")
             created = self.catalog.create(view, if_not_exists=bool(tree.args.get("exists")), or_replace=bool(tree.args.get("replace")))
