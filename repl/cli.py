@@ -63,7 +63,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
             rewrites=args.format in ("json", "sarif"),
         )
         linter = Linter(config)
-        result = linter.lint_files(collect_files(args.paths))
+        result = linter.lint_files(collect_files(args.paths), jobs=args.jobs or None)
     except ConfigError as err:
         raise UsageError(str(err)) from None
     out = render(result, args.format)
@@ -261,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE")
     sp.add_argument("--config", metavar="FILE", help="pyproject.toml with [tool.sqlengine.lint] (default: found upwards)")
     sp.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    sp.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes for many files (0: one per CPU)")
     sp.set_defaults(func=cmd_lint)
 
     sp = sub.add_parser("explain", help="plan, state and advice of every query and INSERT of a file")

@@ -18,7 +18,9 @@ from planner.errors import SqlError
 from planner.lint.config import ConfigError, LintConfig
 from planner.lint.noqa import suppressed, suppressions
 from planner.rules.base import REWRITES_SETTING
-from planner.script import Statement, parse_script
+from planner.lint.prefix import SETUP, PrefixCache, restore, snapshot
+from planner.script import Statement, parse_script, parse_statement_tokens, split, tokenize
+from planner.source import SourceText, Span
 from planner.session import PlannerSession
 
 ERROR_CATEGORY = {"E001": Category.SYNTAX, "E999": Category.SYNTAX}
@@ -94,43 +96,73 @@ class Linter:
             script = parse_script(text, str(path))
             self.init_diagnostics.extend(error_diagnostic(e) for e in script.errors)
             self.init.extend(script.statements)
-        self._checked_init = False
+        self.prefixes = PrefixCache()
+
+    def _new_session(self, catalog: Catalog) -> PlannerSession:
+        settings = {} if self.config.rewrites else {REWRITES_SETTING: "off"}
+        return PlannerSession(
+            catalog, settings, variables=self.config.define, stats=self.config.stats, horizon_days=self.config.horizon_days
+        )
 
     def session(self) -> PlannerSession:
-        settings = {} if self.config.rewrites else {REWRITES_SETTING: "off"}
-        session = PlannerSession(
-            Catalog.in_memory(), settings, variables=self.config.define, stats=self.config.stats, horizon_days=self.config.horizon_days
-        )
+        """A session after the --init files (their state is kept after the first time)."""
+        snap = self.prefixes.get("")
+        if snap is not None:
+            return restore(snap, self._new_session)
+        session = self._new_session(Catalog.in_memory())
         for stmt in self.init:
             try:
                 session.execute(stmt)
             except SqlError as err:
-                if not self._checked_init:
-                    self.init_diagnostics.append(error_diagnostic(err))
-        self._checked_init = True
+                self.init_diagnostics.append(error_diagnostic(err))
+        self.prefixes.put("", snapshot(session, 0))
         return session
 
     def lint_text(self, text: str, path: str) -> tuple[list[Diagnostic], int]:
         """Findings of one file (after selection, severity overrides and noqa) and its statement count."""
-        script = parse_script(text, path)
-        noqa = suppressions(script.source)
-        found: list[tuple[Diagnostic, object]] = [(error_diagnostic(e), e.span) for e in script.errors]
-        session = self.session()
-        for stmt in script.statements:
+        source = SourceText(text, path)
+        try:
+            pieces = split(tokenize(source))
+        except SqlError as err:
+            return self._select([(error_diagnostic(err), err.span)], source), 1
+        pieces = [p for p in pieces if p[0]]
+        # resume after the longest leading run of setup statements seen before with this text
+        ends = [(p[2].end + 1 if p[2] is not None else p[0][-1].end + 1) for p in pieces]
+        done, snap = 0, None
+        while done < len(pieces):
+            hit = self.prefixes.get(text[: ends[done]])
+            if hit is None:
+                break
+            done, snap = done + 1, hit
+        session = restore(snap, self._new_session) if snap is not None else self.session()
+        setup = True  # still in the leading setup statements (their state can be kept)
+        found: list[tuple[Diagnostic, Span]] = []
+        for i in range(done, len(pieces)):
+            tokens, inner, semi = pieces[i]
             try:
+                stmt = parse_statement_tokens(source, tokens, inner, semi)
                 outcome = session.execute(stmt)
             except SqlError as err:
-                found.append((error_diagnostic(err), stmt.span))
+                found.append((error_diagnostic(err), Span(tokens[0].start, ends[i])))
+                setup = False
                 continue
             if outcome.analysis is not None:
                 found.extend((d, stmt.span) for d in outcome.analysis.diagnostics)
+            if setup and outcome.kind in SETUP and outcome.analysis is None:
+                self.prefixes.put(text[: ends[i]], snapshot(session, i + 1))
+            else:
+                setup = False
+        return self._select(found, source), len(pieces)
+
+    def _select(self, found: list[tuple[Diagnostic, Span]], source: SourceText) -> list[Diagnostic]:
+        noqa = suppressions(source)
         out = []
         for d, span in found:
-            if not self.config.wants(d.code) or suppressed(d, noqa, span):  # type: ignore[arg-type]
+            if not self.config.wants(d.code) or suppressed(d, noqa, span):
                 continue
             severity = self.config.severity_of(d.code, d.severity)
             out.append(d if severity == d.severity else replace(d, severity=severity))
-        return out, len(script.statements) + len(script.errors)
+        return out
 
     def lint_file(self, f: Path) -> tuple[list[Diagnostic], int]:
         try:

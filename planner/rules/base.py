@@ -35,15 +35,26 @@ class RuleContext:
             return total
         return parts[part_index] if part_index < len(parts) else None
 
-    def nodes(self) -> Iterable[Node]:
+    @cached_property
+    def _nodes(self) -> tuple[Node, ...]:
         seen: set[int] = set()
+        out = []
         for n in self.plan.walk():
             if id(n) not in seen:
                 seen.add(id(n))
-                yield n
+                out.append(n)
+        return tuple(out)
+
+    def nodes(self) -> Iterable[Node]:
+        """Every distinct node of the plan, pre-order (computed once for all rules)."""
+        return self._nodes
+
+    @cached_property
+    def _state_by_node(self) -> dict[int, StateInfo]:
+        return {id(s.node): s for s in self.state}
 
     def state_of(self, node: Node) -> StateInfo | None:
-        return next((s for s in self.state if s.node is node), None)
+        return self._state_by_node.get(id(node))
 
     @cached_property
     def _parents(self) -> dict[int, Node]:

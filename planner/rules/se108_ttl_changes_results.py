@@ -37,9 +37,9 @@ def _effect(ctx: RuleContext, node: Node, keys: str, ttl: str) -> str | None:
 
 
 def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
-    for info in ctx.state:
-        node = info.node
-        if not any(n is node for n in ctx.nodes()):
+    for node in ctx.nodes():
+        info = ctx.state_of(node)
+        if info is None:
             continue
         ttl_parts = [(i, p) for i, p in enumerate(info.parts) if p.bounded and "TTL" in p.bound and p.retention_ms]
         if not ttl_parts:
