@@ -173,3 +173,21 @@ def test_parallel_lint_gives_the_same_findings(tmp_path):
     parallel = Linter(LintConfig()).lint_files(files, jobs=2)
     assert [str(d) for d in parallel.diagnostics] == [str(d) for d in serial.diagnostics]
     assert parallel.statements == serial.statements == 12
+
+
+def test_shared_setup_prefix_gives_the_same_findings_as_linting_alone(tmp_path):
+    header = DDL + "SET 'table.exec.state.ttl' = '1 h';\n"
+    a = write(tmp_path, "a.sql", header + "SELECT user_id, COUNT(*) FROM clicks GROUP BY user_id;\n")
+    b = write(tmp_path, "b.sql", header + "CREATE VIEW v AS SELECT DISTINCT url FROM clicks;\nSELECT * FROM v;\n")
+    c = write(tmp_path, "c.sql", DDL + "SELECT user_id, COUNT(*) FROM clicks GROUP BY user_id;\n")  # no SET: no TTL
+    d = write(tmp_path, "d.sql", header + "SELECT * FROM nowhere;\n")
+    shared = Linter(LintConfig())
+    together = shared.lint_files([a, b, c, d])
+    alone = [d for f in (a, b, c, d) for d in Linter(LintConfig()).lint_files([f]).diagnostics]
+    assert [str(x) for x in together.diagnostics] == sorted((str(x) for x in alone), key=lambda s: s)
+    by_file = {}
+    for x in together.diagnostics:
+        by_file.setdefault(x.path, []).append(x.code)
+    assert by_file == {str(a): ["SE108"], str(b): ["SE108"], str(c): ["SE101"], str(d): ["E002"]}
+    assert together.statements == 3 + 4 + 2 + 3
+    assert shared.prefixes.get(header.rstrip("\n")) is not None  # the state after the header was kept
