@@ -1,0 +1,141 @@
+"""The nexmark connector: the Nexmark benchmark's event stream, generated inside Spark.
+
+Options follow the benchmark's Flink source ('first-event.rate', 'events.num', proportions, hot
+ratios, average sizes, 'keep-alive', 'stop-at', 'max-emit-speed'), plus our 'seed',
+'base-time' and 'rows-per-batch'. Event times depend only on the event number, never on the wall
+clock, so a bounded run gives the same events in streaming and batch mode. The table's
+``dateTime`` computed column and watermark are the translator's business, not ours.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from sqlengine.connectors.base import Connector, SourceRequest, SourceResult
+from sqlengine.connectors.generated import ROW, row_numbers
+from sqlengine.connectors.nexmark_events import NexmarkConfig, NexmarkEvents
+from sqlengine.connectors.options import TableOptions
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+COLUMNS = ("event_type", "person", "auction", "bid")
+
+
+def _base_time(opts: TableOptions) -> str:
+    text = (opts.string("base-time") or "").strip()
+    try:
+        if text.lstrip("-").isdigit():  # epoch milliseconds
+            moment = dt.datetime.fromtimestamp(int(text) / 1000, dt.timezone.utc).replace(tzinfo=None)
+        else:
+            moment = dt.datetime.fromisoformat(text)
+            if moment.tzinfo is not None:
+                moment = moment.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    except (ValueError, OverflowError):
+        raise opts.error(
+            f"'{text}' is not a timestamp ('2020-01-01 00:00:00') nor epoch milliseconds.",
+            "base-time",
+        ) from None
+    return moment.isoformat(sep=" ", timespec="milliseconds")
+
+
+def config(opts: TableOptions) -> NexmarkConfig:
+    def positive(key: str) -> int:
+        value = opts.int(key)
+        if value is None or value <= 0:
+            raise opts.error(f"must be a whole number above 0, not '{opts.string(key)}'.", key)
+        return value
+
+    return NexmarkConfig(
+        person_proportion=positive("person.proportion"),
+        auction_proportion=positive("auction.proportion"),
+        bid_proportion=positive("bid.proportion"),
+        rate=positive("first-event.rate"),
+        base_time=_base_time(opts),
+        seed=opts.int("seed") or 0,
+        person_avg_size=opts.bytes("person.avg-size") or 200,
+        auction_avg_size=opts.bytes("auction.avg-size") or 500,
+        bid_avg_size=opts.bytes("bid.avg-size") or 100,
+        hot_auction_ratio=positive("bid.hot-ratio.auctions"),
+        hot_bidders_ratio=positive("bid.hot-ratio.bidders"),
+        hot_sellers_ratio=positive("auction.hot-ratio.sellers"),
+    )
+
+
+class Nexmark(Connector):
+    name = "nexmark"
+
+    def source(self, spark: SparkSession, request: SourceRequest) -> SourceResult:
+        from pyspark.sql import functions as F
+
+        table = request.table
+        opts = TableOptions(table)
+        opts.validate()
+        physical = [c.name for c in table.columns if c.kind == "physical"]
+        if physical != list(COLUMNS) or any(c.kind == "metadata" for c in table.columns):
+            raise opts.error(
+                "a nexmark table has the physical columns event_type, person, auction, bid "
+                f"(as in the benchmark's DDL), not {', '.join(physical) or 'none'}."
+            )
+        cfg = config(opts)
+        events = opts.int("events.num") or 0
+        stop_at = opts.int("stop-at")
+        total = events if events > 0 else None
+        if stop_at is not None and stop_at >= 0:
+            total = stop_at if total is None else min(total, stop_at)
+        keep_alive = opts.bool("keep-alive")
+        bounded = total is not None and not keep_alive
+        if not request.streaming and total is None:
+            raise opts.error("batch mode needs a bounded source: set 'events.num'.", "events.num")
+        rows = row_numbers(
+            spark,
+            streaming=request.streaming,
+            total=total,
+            partitions=spark.sparkContext.defaultParallelism,
+            rows_per_second=None if opts.bool("max-emit-speed") else cfg.rate,
+            rows_per_batch=opts.int("rows-per-batch") or 1_000_000,
+            end_of_input=not keep_alive,
+        )
+        ev = NexmarkEvents(F.col(ROW), cfg)
+        kind = ev.event_type()
+        generated = {
+            "event_type": kind,
+            "person": F.when(kind == 0, ev.person()),
+            "auction": F.when(kind == 1, ev.auction()),
+            "bid": F.when(kind == 2, ev.bid()),
+        }
+        declared = _declared_types(opts, table)
+        df = rows.select(F.col(ROW), *ev.staged()).select(
+            *[generated[name].cast(declared[name]).alias(name) for name in COLUMNS]
+        )
+        return SourceResult(df=df, bounded=bounded)
+
+
+_FIELDS = {
+    "person": ["id", "name", "emailAddress", "creditCard", "city", "state", "dateTime", "extra"],
+    "auction": ["id", "itemName", "description", "initialBid", "reserve", "dateTime", "expires",
+                "seller", "category", "extra"],
+    "bid": ["auction", "bidder", "price", "channel", "url", "dateTime", "extra"],
+}
+
+
+def _declared_types(opts: TableOptions, table) -> dict:
+    """The DDL's types, checked to have the benchmark's fields, to cast our columns to."""
+    from sqlengine.types import UnsupportedType, spark_schema
+
+    try:
+        schema = spark_schema([c for c in table.columns if c.kind == "physical"])
+    except UnsupportedType as err:
+        raise opts.error(str(err)) from None
+    out = {}
+    for field in schema.fields:
+        want = _FIELDS.get(field.name)
+        have = getattr(field.dataType, "fieldNames", lambda: None)()
+        if want is not None and have != want:
+            raise opts.error(
+                f"column `{field.name}` must be ROW<{', '.join(want)}> as in the benchmark's "
+                f"DDL, not ROW<{', '.join(have or [])}>."
+            )
+        out[field.name] = field.dataType
+    return out
