@@ -63,6 +63,17 @@ class ResultTable:
             self.total_changes += len(out)
         return out
 
+    def changes_since(self, seen: int) -> tuple[list[Change], int, int]:
+        """The changes after the first ``seen`` ones, the new count, and how many of the wanted
+        changes were already dropped from the bounded ``changes`` buffer (read under the lock, so
+        a batch being applied is either wholly in or wholly out)."""
+        with self._lock:
+            total = self.total_changes
+            wanted = total - seen
+            kept = min(wanted, len(self.changes))
+            out = list(self.changes)[len(self.changes) - kept :] if kept > 0 else []
+            return out, total, max(0, wanted - kept)
+
     def rows(self) -> list[tuple]:
         with self._lock:
             return list(self._rows.values())
