@@ -23,3 +23,18 @@ def test_source_and_sink_flags_match_the_implementations():
     for name, spec in CONNECTORS.items():
         cls = type(get_connector(name))
         assert (cls.sink is not Connector.sink) == spec.sink, name
+
+
+def test_every_option_is_documented():
+    from pathlib import Path
+
+    from catalog.options import FORMATS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "connectors.md").read_text()
+    for name, spec in CONNECTORS.items():
+        assert f"## {name}" in doc
+        for opt in spec.options:
+            assert f"`{opt.key}`" in doc, opt.key
+    for opts in FORMATS.values():
+        for opt in opts:
+            assert f"`{opt.key}`" in doc, opt.key
