@@ -121,24 +121,25 @@ class Linter:
     def lint_text(self, text: str, path: str) -> tuple[list[Diagnostic], int]:
         """Findings of one file (after selection, severity overrides and noqa) and its statement count."""
         source = SourceText(text, path)
+        # resume after the longest leading run of setup statements seen before with this text:
+        # only the rest of the file is tokenized, parsed and run
+        key = self.prefixes.longest(text)
+        snap = self.prefixes.get(key) if key else None
+        offset = len(key) if snap is not None else 0
         try:
-            pieces = split(tokenize(source))
+            tokens = tokenize(SourceText(text[offset:], path)) if offset else tokenize(source)
         except SqlError as err:
-            return self._select([(error_diagnostic(err), err.span)], source), 1
-        pieces = [p for p in pieces if p[0]]
-        # resume after the longest leading run of setup statements seen before with this text
+            err = SqlError(err.message, source, Span(err.span.start + offset, err.span.end + offset), err.hint, err.code)
+            return self._select([(error_diagnostic(err), err.span)], source), 1 + (snap.statements if snap else 0)
+        if offset:
+            _shift(tokens, text, offset)
+        pieces = [p for p in split(tokens) if p[0]]
         ends = [(p[2].end + 1 if p[2] is not None else p[0][-1].end + 1) for p in pieces]
-        done, snap = 0, None
-        while done < len(pieces):
-            hit = self.prefixes.get(text[: ends[done]])
-            if hit is None:
-                break
-            done, snap = done + 1, hit
+        done = snap.statements if snap is not None else 0
         session = restore(snap, self._new_session) if snap is not None else self.session()
         setup = True  # still in the leading setup statements (their state can be kept)
         found: list[tuple[Diagnostic, Span]] = []
-        for i in range(done, len(pieces)):
-            tokens, inner, semi = pieces[i]
+        for i, (tokens, inner, semi) in enumerate(pieces):
             try:
                 stmt = parse_statement_tokens(source, tokens, inner, semi)
                 outcome = session.execute(stmt)
@@ -149,10 +150,10 @@ class Linter:
             if outcome.analysis is not None:
                 found.extend((d, stmt.span) for d in outcome.analysis.diagnostics)
             if setup and outcome.kind in SETUP and outcome.analysis is None:
-                self.prefixes.put(text[: ends[i]], snapshot(session, i + 1))
+                self.prefixes.put(text[: ends[i]], snapshot(session, done + i + 1))
             else:
                 setup = False
-        return self._select(found, source), len(pieces)
+        return self._select(found, source), done + len(pieces)
 
     def _select(self, found: list[tuple[Diagnostic, Span]], source: SourceText) -> list[Diagnostic]:
         noqa = suppressions(source)
@@ -186,6 +187,18 @@ class Linter:
         diagnostics = [d for d in self.init_diagnostics if self.config.wants(d.code)] + diagnostics
         diagnostics.sort(key=lambda d: (d.path, d.line, d.column, d.code))
         return LintResult(tuple(diagnostics), len(files), statements, self.config)
+
+
+def _shift(tokens: list, text: str, offset: int) -> None:
+    """Tokens of ``text[offset:]`` placed at their offsets, lines and columns in ``text``."""
+    lines = text.count("\n", 0, offset)
+    first_line_col = offset - (text.rfind("\n", 0, offset) + 1)
+    for t in tokens:
+        if t.line == 1:
+            t.col += first_line_col
+        t.line += lines
+        t.start += offset
+        t.end += offset
 
 
 MIN_FILES_PER_JOB = 8

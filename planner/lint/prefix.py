@@ -43,6 +43,14 @@ class PrefixCache:
     def get(self, prefix: str) -> Snapshot | None:
         return self.entries.get(prefix)
 
+    def longest(self, text: str) -> str:
+        """The longest kept prefix that ``text`` starts with ("" if none)."""
+        best = ""
+        for key in self.entries:
+            if len(key) > len(best) and text.startswith(key):
+                best = key
+        return best
+
     def put(self, prefix: str, snap: Snapshot) -> None:
         if len(self.entries) >= MAX_ENTRIES:
             self.entries.pop(next(iter(self.entries)))
