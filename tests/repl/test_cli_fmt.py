@@ -29,10 +29,48 @@ def test_fmt_errors_exit_2_with_positions(tmp_path, capsys):
     assert f.read_text() == "SELECT 1;\nSELECT (1;\n"
 
 
-def test_missing_shell_and_run_are_one_line_errors(capsys):
+def test_missing_shell_is_a_one_line_error(capsys):
     import importlib.util
 
-    if importlib.util.find_spec("repl.shell") is None:
-        assert main([]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "repl.shell" in err
+    import pytest
+
+    if importlib.util.find_spec("repl.shell") is not None:
+        pytest.skip("repl.shell exists")
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "repl.shell" in err
+
+
+def test_an_internal_error_is_one_line_and_its_trace_goes_to_the_log(tmp_path, capsys, monkeypatch):
+    import planner.lint
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("kaput")
+
+    monkeypatch.setenv("SQLENGINE_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(planner.lint.Linter, "lint_files", boom)
+    f = tmp_path / "q.sql"
+    f.write_text("SELECT 1;\n")
+    assert main(["lint", str(f)]) == 2
+    err = capsys.readouterr().err
+    log = tmp_path / "home" / "logs" / "sqlengine.log"
+    assert err == f"sqlengine: internal error: RuntimeError: kaput (details in {log})\n"
+    assert "Traceback" in log.read_text() and "kaput" in log.read_text()
+
+
+def test_the_log_falls_back_to_a_temp_dir_when_the_home_cannot_be_created(tmp_path, capsys, monkeypatch):
+    import tempfile
+
+    import planner.lint
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("SQLENGINE_HOME", str(blocker / "home"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.setattr(planner.lint.Linter, "lint_files", lambda *a, **k: 1 / 0)
+    f = tmp_path / "q.sql"
+    f.write_text("SELECT 1;\n")
+    assert main(["lint", str(f)]) == 2
+    log = tmp_path / "tmp" / "sqlengine-logs" / "sqlengine.log"
+    assert f"(details in {log})" in capsys.readouterr().err
+    assert "ZeroDivisionError" in log.read_text()
