@@ -162,6 +162,9 @@ class Estimator:
         row = self.row_bytes(node, part)
         per_key = part.rows_per_key or 1
         if part.growth == Growth.NONE:
+            if part.released_by is not None:
+                formula = f"rows/s({src}) × (time until the watermark passes `{part.released_by}`) × {row} B"
+                return Estimate(formula, rate, row, assumptions=tuple(assumptions))
             if part.retention_ms is None:
                 domain = self.lineage.key_domain(node.inputs[0] if node.inputs else node, part.keys) if part.keys else None
                 formula = f"distinct({', '.join(part.keys)}) × {per_key} × {row} B" if part.keys else f"{per_key} × {row} B"

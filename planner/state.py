@@ -68,6 +68,7 @@ class StatePart:
     row_fields: tuple[str, ...] = ()  # the columns one stored row has
     input_index: int = 0  # which input of the operator feeds this part (join: 0 left, 1 right)
     buckets_per_day: float | None = None  # TIME growth: new time buckets per day
+    released_by: str | None = None  # a row is dropped once the other side's watermark passes this column
 
     @property
     def bounded(self) -> bool:
@@ -267,7 +268,7 @@ class StateAnalyzer:
         )
         return StateInfo(node, node.kind, (part,), watermark_delay_ms=delay)
 
-    def _side(self, join: Join, side: int, label: str, retention: int | None, bound: str, growth: Growth) -> StatePart:
+    def _side(self, join: Join, side: int, label: str, retention: int | None, bound: str, growth: Growth, released_by: str | None = None) -> StatePart:
         child = join.inputs[side]
         n_left = len(join.left.fields)
         keys = tuple(k[side] for k in join.equi_keys)
@@ -283,6 +284,7 @@ class StateAnalyzer:
         if not changelog.insert_only and changelog.key and growth == Growth.ROWS:
             growth = Growth.KEYS
         return StatePart(
+            released_by=released_by,
             input_index=side,
             label=label,
             stores=f"{stores} of {', '.join(self.lineage.tables(child)) or 'the input'}",
@@ -294,12 +296,59 @@ class StateAnalyzer:
             **info,
         )
 
+    def _evicted_by(self, node: Join, side: int) -> str | None:
+        """A column of this side that the condition bounds from below by the other side's event
+        time (``s.x >= o.rowtime + c``): once the other side's watermark passes it, no future row
+        can match, and Spark drops the row. None if there is no such bound."""
+        from planner.binder.joins import _comparisons, conjuncts, time_offset
+        from planner.logical import typing as T
+
+        n_left = len(node.left.fields)
+        names = node.field_names()
+        own = set(names[:n_left]) if side == 0 else set(names[n_left:])
+        other_child = node.inputs[1 - side]
+        if not self.has_watermark(other_child):
+            return None
+        offset = n_left if side == 0 else 0
+        other_fields = {names[offset + i]: f for i, f in enumerate(other_child.fields)}
+        own_child = node.inputs[side]
+        own_offset = 0 if side == 0 else n_left
+        own_fields = {names[own_offset + i]: f for i, f in enumerate(own_child.fields)}
+        for c in conjuncts(node.condition):
+            for a, op, b in _comparisons(c):
+                ta, tb = time_offset(a), time_offset(b)
+                if ta is None or tb is None:
+                    continue
+                (fa, _), (fb, _) = ta, tb
+                if fa in own and fb in other_fields:
+                    s_col, o_col, s_op = fa, fb, op
+                elif fb in own and fa in other_fields:
+                    s_col, o_col = fb, fa
+                    s_op = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "="}[op]
+                else:
+                    continue
+                of, sf = other_fields[o_col], own_fields.get(s_col)
+                if of.time != TimeKind.ROWTIME or sf is None or not T.is_type(sf.type, *T.TIMESTAMPS):
+                    continue
+                if s_op in (">", ">=", "="):
+                    return self.lineage.display(node, s_col)
+        return None
+
     def _regular_join(self, node: Join) -> StateInfo:
         parts = []
         for side, label in ((0, "left side"), (1, "right side")):
             ttl = _ttl_for(node, self.ttl, side)
+            evicting = self._evicted_by(node, side)
             if ttl:
                 parts.append(self._side(node, side, label, ttl, f"the state TTL ({format_duration(ttl)})", Growth.NONE))
+            elif evicting is not None:
+                other = "right" if side == 0 else "left"
+                parts.append(self._side(
+                    node, side, label, None,
+                    f"the {other} side's watermark passing the row's `{evicting}` (the join condition bounds it by the {other} side's event time)",
+                    Growth.NONE,
+                    released_by=evicting,
+                ))
             else:
                 parts.append(self._side(node, side, label, None, "nothing: a regular join keeps rows forever", Growth.ROWS))
         return StateInfo(node, node.kind, tuple(parts), ttl_ms=_ttl_for(node, self.ttl), watermark_delay_ms=self.delay(node))
