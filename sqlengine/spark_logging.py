@@ -49,3 +49,32 @@ def write_log4j_config(log_dir: Path, level: str = "WARN") -> Path:
 
 def java_option(config_file: Path) -> str:
     return f"-Dlog4j.configurationFile={config_file.resolve().as_uri()}"
+
+
+PYTHON_LOG = "python.log"
+# PySpark 4 logs every analysis error with a DataFrame/SQL context as JSON to stderr from these
+# loggers (before the exception is even raised); py4j logs callback-server hiccups.
+_PYTHON_LOGGERS = ("DataFrameQueryContextLogger", "SQLQueryContextLogger", "py4j")
+
+
+def quiet_python_loggers(log_dir: Path) -> None:
+    """Send PySpark's and Py4J's Python-side logging to ``<log_dir>/python.log``."""
+    import logging
+
+    log_dir.mkdir(parents=True, exist_ok=True)
+    target = str((log_dir / PYTHON_LOG).resolve())
+    for name in _PYTHON_LOGGERS:
+        if name == "py4j":
+            logger = logging.getLogger(name)
+        else:
+            from pyspark.logger import PySparkLogger
+
+            logger = PySparkLogger.getLogger(name)
+        for handler in list(logger.handlers):
+            if isinstance(handler, logging.FileHandler) and handler.baseFilename == target:
+                continue
+            logger.removeHandler(handler)
+            handler.close()
+        if not logger.handlers:
+            logger.addHandler(logging.FileHandler(target, encoding="utf-8", delay=True))
+        logger.propagate = False
