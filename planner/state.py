@@ -245,11 +245,21 @@ class StateAnalyzer:
             )
             return StateInfo(node, node.kind, (part,), watermark_delay_ms=None)
         if w.kind == WindowKind.SESSION:
-            retention = (w.gap_ms or 0) + (delay or 0)
-            bound = f"the session gap + watermark delay ({format_duration(w.gap_ms)} + {format_duration(delay or 0)}) after a key's last row"
-        else:
-            retention = (w.size_ms or 0) + (delay or 0)
-            bound = f"window end + watermark delay ({format_duration(w.size_ms)} + {format_duration(delay or 0)})"
+            # a session closes only when its key goes quiet for the gap: a key whose rows keep
+            # coming holds its session open, so the state is one entry per *active* key
+            part = StatePart(
+                label="session accumulators",
+                stores="one accumulator per open session",
+                per=f"per key ({', '.join(keys)})" if keys else "one global session",
+                retention_ms=None,
+                bound=f"the session gap + watermark delay ({format_duration(w.gap_ms)} + {format_duration(delay or 0)}) after a key's last row; a key that never pauses keeps its session open",
+                growth=Growth.KEYS if keys else Growth.NONE,
+                row_fields=tuple(node.field_names()),
+                **{k: v for k, v in self._keys(node.input, keys).items() if k != "time_derived_key"},
+            )
+            return StateInfo(node, node.kind, (part,), watermark_delay_ms=delay)
+        retention = (w.size_ms or 0) + (delay or 0)
+        bound = f"window end + watermark delay ({format_duration(w.size_ms)} + {format_duration(delay or 0)})"
         panes = 1
         if w.kind == WindowKind.HOP and w.size_ms and w.slide_ms:
             panes = w.size_ms // w.slide_ms
