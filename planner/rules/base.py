@@ -116,6 +116,10 @@ class Rule:
     check: Callable[[RuleContext], Iterable[tuple[Node | None, str, str | None, str | Callable[[], str | None] | None]]]
 
     def run(self, ctx: RuleContext) -> list[Diagnostic]:
+        # state that grows forever, processing time and Spark Structured Streaming are questions
+        # of a streaming job; in batch mode every input is finite and runs to its end
+        if ctx.settings.get("execution.runtime-mode", "streaming").lower() == "batch":
+            return []
         out = []
         want_rewrites = ctx.settings.get(REWRITES_SETTING, "on") != "off"
         for node, message, hint, rewrite in self.check(ctx):

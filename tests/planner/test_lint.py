@@ -191,3 +191,11 @@ def test_shared_setup_prefix_gives_the_same_findings_as_linting_alone(tmp_path):
     assert by_file == {str(a): ["SE108"], str(b): ["SE108"], str(c): ["SE101"], str(d): ["E002"]}
     assert together.statements == 3 + 4 + 2 + 3
     assert shared.prefixes.get(header.rstrip("\n")) is not None  # the state after the header was kept
+
+
+def test_batch_mode_has_no_streaming_findings(tmp_path):
+    body = "SELECT user_id, COUNT(*) FROM clicks GROUP BY user_id;\n"
+    streaming = write(tmp_path, "s.sql", DDL + body)
+    batch = write(tmp_path, "b.sql", DDL + "SET 'execution.runtime-mode' = 'batch';\n" + body)
+    assert [d.code for d in lint_paths([streaming]).diagnostics] == ["SE101"]
+    assert lint_paths([batch]).diagnostics == ()
