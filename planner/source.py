@@ -20,9 +20,11 @@ class SourceText:
 
     def __post_init__(self) -> None:
         starts = [0]
-        for i, ch in enumerate(self.text):
-            if ch == "\n":
-                starts.append(i + 1)
+        find = self.text.find
+        i = find("\n")
+        while i >= 0:  # str.find, not a Python loop over every character (lint reads whole files)
+            starts.append(i + 1)
+            i = find("\n", i + 1)
         object.__setattr__(self, "_line_starts", tuple(starts))
 
     @property
