@@ -74,7 +74,6 @@ def local_conf(
             {
                 "spark.driver.host": LOOPBACK,
                 "spark.driver.bindAddress": LOOPBACK,
-                "spark.blockManager.bindAddress": LOOPBACK,
             }
         )
     out.update(session_overrides(conf))

@@ -22,7 +22,6 @@ def test_local_defaults(tmp_path):
     assert conf["spark.master"] == "local[3]"
     assert conf["spark.driver.host"] == "127.0.0.1"
     assert conf["spark.driver.bindAddress"] == "127.0.0.1"
-    assert conf["spark.blockManager.bindAddress"] == "127.0.0.1"
     assert conf["spark.ui.enabled"] == "false"
     assert conf["spark.sql.session.timeZone"] == "UTC"
     assert int(conf["spark.sql.shuffle.partitions"]) == max(2, os.cpu_count() or 2)
@@ -95,8 +94,14 @@ import sys
 from pathlib import Path
 from sqlengine.session import create_session, stop_session
 logs = Path(sys.argv[1])
-spark = create_session(master="local[1]", log_dir=logs / "a")
+spark = create_session(master="local[1]", log_dir=logs / "a", conf={"spark.ui.enabled": "true"})
 print(spark.range(7).count())
+import psutil
+from pyspark import SparkContext
+jvm = psutil.Process(SparkContext._gateway.proc.pid)
+listening = {c.laddr.ip for c in jvm.net_connections("inet") if c.status == psutil.CONN_LISTEN}
+print(bool(listening) and all(ip.replace("::ffff:", "") == "127.0.0.1" for ip in listening))
+print(spark.sparkContext.uiWebUrl.startswith("http://127.0.0.1:"))
 stop_session()
 spark = create_session(master="local[1]", log_dir=logs / "b", conf={"state.backend.type": "rocksdb"})
 print(spark.conf.get("spark.sql.streaming.stateStore.providerClass").rsplit(".", 1)[1])
@@ -121,7 +126,10 @@ def test_a_fresh_process_prints_nothing_to_stderr(tmp_path):
         timeout=300,
     )
     assert proc.stderr == ""
-    assert proc.stdout.splitlines() == ["7", "RocksDBStateStoreProvider", "[(0, 5), (1, 5)]"]
+    # the JVM (web UI included) listens on loopback only
+    assert proc.stdout.splitlines() == [
+        "7", "True", "True", "RocksDBStateStoreProvider", "[(0, 5), (1, 5)]"
+    ]
     assert proc.returncode == 0
     # what the JVM would have printed went to the log dir instead
     for run in ("a", "b"):
