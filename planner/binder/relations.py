@@ -229,10 +229,9 @@ class RelationsMixin:
         for f in extra:
             if f.name in taken:
                 raise BindError(f"The input of a window function already has a column `{f.name}`", call)
-        # Flink: after a window TVF the input's time column is a plain timestamp; window_time is
-        # the time attribute.
-        passthrough = [f.materialized() if f.name == time_name else f for f in source.fields]
-        tvf = WindowTVF(tuple(passthrough + extra), input=source.node, window=spec, origin=call)
+        # the input's columns pass through unchanged (its time attribute stays one: a window
+        # deduplication orders by it), plus window_start, window_end and window_time
+        tvf = WindowTVF(tuple(list(source.fields) + extra), input=source.node, window=spec, origin=call)
         return Item(tvf, None, list(tvf.fields), origin=call)
 
     def bind_values(self, node: exp.Values) -> Item:

@@ -11,7 +11,17 @@ NEXMARK = Path(__file__).resolve().parents[1] / "fixtures" / "nexmark"
 
 # Nexmark queries that run on Spark and keep state (q0-q2, q10, q21, q22 are stateless; q4, q6,
 # q14, q15, q16, q19 cannot run on Spark; see docs/state-verdicts.md)
-NEXMARK_STATEFUL = ("q3", "q5", "q7", "q8", "q9", "q11", "q12", "q17", "q18", "q20", "q23")
+NEXMARK_STATEFUL = ("q3", "q5", "q7", "q8", "q9", "q11", "q17", "q18", "q20", "q23")
+
+# Disagreements we measured and cannot remove yet, with the reason; the harness test expects
+# them to fail (strictly: once they agree, the entry must go).
+KNOWN_DISAGREEMENTS = {
+    "q5": (
+        "Spark 4.3 evicts the window aggregation under the window join's right side only in "
+        "batches without new data: on a continuous stream its state grows, although each "
+        "window is released at window end + watermark delay in the plan"
+    ),
+}
 
 
 def nexmark_case(q: str) -> Case:
@@ -27,7 +37,7 @@ OWN = (
     Case("interval-join", "SELECT P.id, A.id FROM person P JOIN auction A ON P.id = A.seller AND A.`dateTime` BETWEEN P.`dateTime` - INTERVAL '5' SECOND AND P.`dateTime` + INTERVAL '5' SECOND", "SE102 good"),
     Case("regular-join", "SELECT P.id, A.id FROM person P JOIN auction A ON P.id = A.seller", "SE102 bad"),
     Case("dedup-last", "SELECT bidder, price FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY `dateTime` DESC) AS rn FROM bid) WHERE rn = 1", "SE104 bad"),
-    Case("window-dedup", "SELECT * FROM (SELECT bidder, price, window_start, window_end, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, bidder ORDER BY `dateTime` ASC) AS rn FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))) WHERE rn = 1", "SE104 good"),
+    Case("window-dedup", "SELECT * FROM (SELECT auction, price, window_start, window_end, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, auction ORDER BY `dateTime` ASC) AS rn FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))) WHERE rn = 1", "SE104 good"),
     Case("window-top-3", "SELECT * FROM (SELECT auction, price, window_start, window_end, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS rn FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))) WHERE rn <= 3", "SE105 good"),
     Case("session-window", "SELECT bidder, SESSION_START(`dateTime`, INTERVAL '5' SECOND), COUNT(*) FROM bid GROUP BY bidder, SESSION(`dateTime`, INTERVAL '5' SECOND)", "session"),
 )

@@ -65,7 +65,10 @@ def nexmark_ddl(path: Path) -> str:
     return (
         f"CREATE TABLE datagen ({NEXMARK_COLUMNS}, {DATETIME}) WITH ("
         f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json', "
-        "'source.max-files-per-trigger' = '1');\n"
+        "'source.max-files-per-trigger' = '1', "
+        # the generator's fixed domains, declared as statistics (as a user would for a file)
+        "'stats.distinct.event_type' = '3', 'stats.distinct.auction.category' = '5', "
+        "'stats.distinct.person.state' = '6', 'stats.distinct.person.city' = '10');\n"
         + (FIXTURES / "ddl_views.sql").read_text().replace("${NEXMARK_TABLE}", "datagen")
         + ";\n"
     )
