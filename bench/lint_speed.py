@@ -81,10 +81,14 @@ def time_ours(files: list[Path], jobs: int = 1, profile: bool = False) -> tuple[
     return time.perf_counter() - start, time.process_time() - cpu, result.statements, len(result.diagnostics)
 
 
-def time_sqlfluff(root: Path, dialect: str) -> float | None:
+def time_sqlfluff(root: Path, dialect: str) -> tuple[float, float] | None:
+    """Wall seconds and CPU seconds (user + system of the child) of ``sqlfluff lint``."""
+    import resource
+
     exe = shutil.which("sqlfluff")
     if exe is None:
         return None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         [exe, "lint", "--dialect", dialect, "--disable-progress-bar", "--nofail", str(root)],
@@ -92,7 +96,9 @@ def time_sqlfluff(root: Path, dialect: str) -> float | None:
         stderr=subprocess.DEVNULL,
         check=False,
     )
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,9 +119,11 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"machine: {os.cpu_count()} CPUs, load average {load:.2f} before the run")
         best = None
+        best_cpu_rate = 0.0
         for _ in range(args.repeat):
             secs, cpu, linted, findings = time_ours(files, 1, args.profile)
             best = secs if best is None else min(best, secs)
+            best_cpu_rate = max(best_cpu_rate, linted / cpu)
             print(f"sqlengine lint: {linted} statements in {secs:.2f} s wall ({cpu:.2f} s CPU) = "
                   f"{linted / secs:,.0f} statements/s ({linted / cpu:,.0f}/s of CPU time; {findings} findings)")
         ours = linted / best
@@ -127,9 +135,12 @@ def main(argv: list[str] | None = None) -> int:
             if fluff is None:
                 print("sqlfluff: not installed (pip install sqlfluff)")
             else:
-                theirs = statements / fluff
-                print(f"sqlfluff lint --dialect {args.dialect}: {statements} statements in {fluff:.2f} s = {theirs:,.0f} statements/s")
-                print(f"ratio: sqlengine lint (best run) is {ours / theirs:.1f}x the speed of sqlfluff")
+                wall, cpu = fluff
+                theirs = statements / wall
+                print(f"sqlfluff lint --dialect {args.dialect}: {statements} statements in {wall:.2f} s wall ({cpu:.2f} s CPU) = "
+                      f"{theirs:,.0f} statements/s ({statements / cpu:,.0f}/s of CPU time)")
+                print(f"ratio: sqlengine lint (best run) is {ours / theirs:.1f}x the speed of sqlfluff (wall); "
+                      f"{(best_cpu_rate) / (statements / cpu):.1f}x in CPU time")
         return 0 if ours >= 1000 else 1
     finally:
         if not args.keep:
