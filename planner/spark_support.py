@@ -25,7 +25,6 @@ from planner.logical.operators import (
     WindowAggregate,
     WindowJoin,
     WindowKind,
-    WindowTVF,
     is_stateful,
 )
 from planner.properties import NodeProps
@@ -104,7 +103,7 @@ def _reason(node: Node, props: dict[int, NodeProps], bounded) -> str | None:  # 
         if node.call.key != "unnest":
             return "table functions (LATERAL TABLE) need a user-defined function, which sqlengine cannot run yet"
         return None
-    if isinstance(node, (WindowAggregate, WindowTVF)) or (isinstance(node, (TopN, Deduplicate)) and node.window is not None):
+    if isinstance(node, WindowAggregate) or (isinstance(node, (TopN, Deduplicate)) and node.window is not None):
         window = node.window
         source = node.input.field(window.time_field) if window is not None else None
         if source is not None and source.time == TimeKind.PROCTIME:
