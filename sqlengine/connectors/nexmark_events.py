@@ -84,45 +84,53 @@ class NexmarkEvents:
         self.epoch = F.floor(n / F.lit(cfg.total)).cast("long")
         self.offset = F.pmod(n, F.lit(cfg.total))
 
+    # Computed once per event in a projection before the events: the event builders use them
+    # many times, inside CASE branches where Spark would recompute them at every use, and the
+    # smaller event expressions compile faster.
+    KIND = "__sqlengine_kind"
+    LAST_PERSON = "__sqlengine_last_person"
+    LAST_AUCTION = "__sqlengine_last_auction"
+    TIME = "__sqlengine_time"
     CHANNEL = "__sqlengine_channel"
 
     def staged(self) -> list[Column]:
-        """Columns to compute in a projection before the events: the channel number is used
-        many times inside a CASE branch, where Spark would recompute it at every use."""
-        return [self.draws.below("b.channel", CHANNELS).alias(self.CHANNEL)]
-
-    # -- ids and time ----------------------------------------------------------------------------
-    def event_type(self) -> Column:
-        F, c = self.F, self.cfg
-        return (
-            F.when(self.offset < c.person_proportion, F.lit(0))
-            .when(self.offset < c.person_proportion + c.auction_proportion, F.lit(1))
-            .otherwise(F.lit(2))
-        )
-
-    def _offset_ms(self, n: Column) -> Column:
-        delay_us = 1_000_000.0 / self.cfg.rate
-        return self.F.floor(n * self.F.lit(delay_us) / 1000.0).cast("long")
-
-    def timestamp(self) -> Column:
-        F = self.F
-        return F.expr(f"TIMESTAMP_NTZ '{self.cfg.base_time}'") + self._offset_ms(
-            self.n
-        ) * F.expr("INTERVAL '0.001' SECOND")
-
-    def last_person(self) -> Column:
-        """The base-0 id of the latest person at or before this event."""
-        F, c = self.F, self.cfg
-        return self.epoch * c.person_proportion + F.least(self.offset, F.lit(c.person_proportion - 1))
-
-    def last_auction(self) -> Column:
+        """The columns to compute before ``person()``, ``auction()``, ``bid()``."""
         F, c = self.F, self.cfg
         p, a = c.person_proportion, c.auction_proportion
-        return (
+        kind = F.when(self.offset < p, F.lit(0)).when(self.offset < p + a, F.lit(1)).otherwise(F.lit(2))
+        last_person = self.epoch * p + F.least(self.offset, F.lit(p - 1))
+        last_auction = (
             F.when(self.offset < p, (self.epoch - 1) * a + (a - 1))
             .when(self.offset >= p + a, self.epoch * a + (a - 1))
             .otherwise(self.epoch * a + self.offset - p)
         )
+        time = F.expr(f"TIMESTAMP_NTZ '{c.base_time}'") + self._offset_ms(self.n) * F.expr(
+            "INTERVAL '0.001' SECOND"
+        )
+        return [
+            kind.alias(self.KIND),
+            last_person.alias(self.LAST_PERSON),  # base-0 id of the latest person so far
+            last_auction.alias(self.LAST_AUCTION),  # base-0 id of the latest auction so far
+            time.alias(self.TIME),
+            self.draws.below("b.channel", CHANNELS).alias(self.CHANNEL),
+        ]
+
+    # -- ids and time (staged) -------------------------------------------------------------------
+    def event_type(self) -> Column:
+        return self.F.col(self.KIND)
+
+    def timestamp(self) -> Column:
+        return self.F.col(self.TIME)
+
+    def last_person(self) -> Column:
+        return self.F.col(self.LAST_PERSON)
+
+    def last_auction(self) -> Column:
+        return self.F.col(self.LAST_AUCTION)
+
+    def _offset_ms(self, n: Column) -> Column:
+        delay_us = 1_000_000.0 / self.cfg.rate
+        return self.F.floor(n * self.F.lit(delay_us) / 1000.0).cast("long")
 
     def _random_person(self, what: str) -> Column:
         F = self.F
