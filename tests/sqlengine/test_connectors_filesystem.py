@@ -96,6 +96,13 @@ def test_errors_fail_stops_the_query_with_a_catchable_error(spark, json_dir, tmp
     assert is_malformed_record_error(info.value)
 
 
+def test_errors_fail_in_batch_mode_is_catchable_too(spark, json_dir, tmp_path):
+    result = read(spark, fs_table(json_dir), tmp_path / "job", streaming=False)
+    with pytest.raises(Exception) as info:
+        result.df.collect()
+    assert is_malformed_record_error(info.value)
+
+
 def test_errors_skip_drops_and_counts_malformed_records(spark, json_dir, tmp_path):
     result = read(spark, fs_table(json_dir, **{"errors.mode": "skip"}), tmp_path / "job")
     rows, query = run_to_end(spark, result.df, tmp_path / "ck")
@@ -224,3 +231,10 @@ def test_parquet_cannot_dead_letter(spark, tmp_path):
     (tmp_path / "p").mkdir()
     with pytest.raises(ConnectorError, match="errors.mode"):
         read(spark, fs_table(tmp_path / "p", "parquet", **{"errors.mode": "dead-letter"}), tmp_path / "job")
+
+
+def test_other_errors_are_not_taken_for_malformed_records(spark, tmp_path):
+    with pytest.raises(Exception) as info:
+        spark.sql("SELECT no_such_column").collect()
+    assert not is_malformed_record_error(info.value)
+    assert not is_malformed_record_error(ValueError("bad value"))
