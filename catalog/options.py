@@ -287,7 +287,10 @@ def check_value(spec: OptionSpec, value: str) -> str | None:
             return "the path is empty"
     except ValueError as err:
         msg = str(err)
-        return msg if "is not" in msg else f"'{value}' is not a{'n' if spec.type[0] in 'ai' else ''} {spec.type}"
+        if "is not" in msg:
+            return msg
+        article = "an" if spec.type[0] in "ai" else "a"
+        return f"'{value}' is not {article} {spec.type}"
     return None
 
 
@@ -300,7 +303,9 @@ def table_format(options: dict[str, str]) -> str | None:
     return options.get("format") or options.get("value.format")
 
 
-def find_spec(connector: str, key: str, fmt: str | None = None) -> tuple[OptionSpec, str | None] | None:
+def find_spec(
+    connector: str, key: str, fmt: str | None = None
+) -> tuple[OptionSpec, str | None] | None:
     """The spec of ``key`` and the field name a ``#`` matched, or None if unknown."""
     spec = CONNECTORS.get(connector)
     candidates = list(spec.options) if spec else [CONNECTOR]
@@ -335,7 +340,7 @@ def _did_you_mean(word: str, choices: list[str]) -> str | None:
     return close[0] if close else None
 
 
-# -- validation -------------------------------------------------------------------------------------
+# -- validation ----------------------------------------------------------------------------------
 def validate_options(table: TableDef) -> list[OptionProblem]:
     """Problems with ``table``'s WITH options: unknown keys, missing required, bad values."""
     options = table.options

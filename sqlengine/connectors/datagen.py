@@ -15,7 +15,15 @@ import decimal
 from typing import TYPE_CHECKING
 
 from sqlengine.connectors.base import Connector, SourceRequest, SourceResult
-from sqlengine.connectors.generated import ALNUM, NOW, ROW, Draws, letter_pool, pool_slice, row_numbers
+from sqlengine.connectors.generated import (
+    ALNUM,
+    NOW,
+    ROW,
+    Draws,
+    letter_pool,
+    pool_slice,
+    row_numbers,
+)
 from sqlengine.connectors.options import TableOptions
 from sqlengine.types import UnsupportedType, spark_type
 
@@ -96,7 +104,9 @@ class _Builder:
     def _key(self, path: str, prop: str) -> str:
         return f"fields.{path}.{prop}"
 
-    def value(self, path: str, dtype: DataType, nullable: bool = True, draws: Draws | None = None) -> Column:
+    def value(
+        self, path: str, dtype: DataType, nullable: bool = True, draws: Draws | None = None
+    ) -> Column:
         from pyspark.sql import functions as F
 
         draws = draws or self.draws
@@ -122,7 +132,8 @@ class _Builder:
             step_ms = int(round((self.opts.seconds(self._key(path, "step")) or 1.0) * 1000))
             if end_text is not None:
                 end = self._timestamp(end_text, end_key)
-                self.sequence_limits.append(max(0, int((end - start).total_seconds() * 1000) // step_ms + 1))
+                span_ms = int((end - start).total_seconds() * 1000)
+                self.sequence_limits.append(max(0, span_ms // step_ms + 1))
             literal = "TIMESTAMP_NTZ" if name == "timestamp_ntz" else "TIMESTAMP_LTZ"
             base = F.expr(f"{literal} '{start.isoformat(sep=' ')}'")
             return base + F.col(ROW) * F.expr(f"INTERVAL '{step_ms / 1000}' SECOND")
@@ -148,7 +159,9 @@ class _Builder:
         try:
             return dt.datetime.fromisoformat(text.strip())
         except ValueError:
-            raise self.opts.error(f"'{text}' is not a timestamp (e.g. '2024-01-01 00:00:00').", key) from None
+            raise self.opts.error(
+                f"'{text}' is not a timestamp (e.g. '2024-01-01 00:00:00').", key
+            ) from None
 
     # -- random values ---------------------------------------------------------------------------
     def _bounds(self, path: str, lo: float | int, hi: float | int, cast=float):

@@ -92,7 +92,7 @@ def format_value(value: Any, dtype: T.DataType) -> str:
     if isinstance(dtype, T.TimestampNTZType):
         return value.strftime("%Y-%m-%dT") + _local_time(value.time())
     if isinstance(dtype, T.TimestampType):
-        utc = value.astimezone(dt.timezone.utc) if value.tzinfo is None else value.astimezone(dt.timezone.utc)
+        utc = value.astimezone(dt.timezone.utc)  # a naive value is the driver's local time
         return utc.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(utc.microsecond) + "Z"
     if isinstance(dtype, T.DateType):
         return value.isoformat()
@@ -107,7 +107,10 @@ def format_value(value: Any, dtype: T.DataType) -> str:
     if isinstance(dtype, T.ArrayType):
         return "[" + ", ".join(format_value(v, dtype.elementType) for v in value) + "]"
     if isinstance(dtype, T.MapType):
-        items = (f"{format_value(k, dtype.keyType)}={format_value(v, dtype.valueType)}" for k, v in value.items())
+        items = (
+            f"{format_value(k, dtype.keyType)}={format_value(v, dtype.valueType)}"
+            for k, v in value.items()
+        )
         return "{" + ", ".join(items) + "}"
     if isinstance(dtype, T.StructType):
         return format_row(value, dtype, "+I")

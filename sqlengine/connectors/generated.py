@@ -110,7 +110,8 @@ class Draws:
     def choice(self, what: str, values: list[str]) -> Column:
         from pyspark.sql import functions as F
 
-        return F.element_at(F.array(*[F.lit(v) for v in values]), (self.below(what, len(values)) + 1).cast("int"))
+        index = (self.below(what, len(values)) + 1).cast("int")
+        return F.element_at(F.array(*[F.lit(v) for v in values]), index)
 
 
 def letter_pool(seed: int, size: int, alphabet: str, space_every: int = 0) -> str:

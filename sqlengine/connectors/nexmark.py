@@ -27,7 +27,8 @@ def _base_time(opts: TableOptions) -> str:
     text = (opts.string("base-time") or "").strip()
     try:
         if text.lstrip("-").isdigit():  # epoch milliseconds
-            moment = dt.datetime.fromtimestamp(int(text) / 1000, dt.timezone.utc).replace(tzinfo=None)
+            moment = dt.datetime.fromtimestamp(int(text) / 1000, dt.timezone.utc)
+            moment = moment.replace(tzinfo=None)
         else:
             moment = dt.datetime.fromisoformat(text)
             if moment.tzinfo is not None:

@@ -39,6 +39,7 @@ NUM_ACTIVE_PEOPLE = 1000
 NUM_IN_FLIGHT_AUCTIONS = 100
 CHANNELS = 10_000
 HOT_CHANNELS = ("Google", "Facebook", "Baidu", "Apple")
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
 STATES = ("AZ", "CA", "ID", "OR", "WA", "WY")
 CITIES = (
     "Phoenix", "Los Angeles", "San Francisco", "Boise", "Portland", "Bend", "Redmond", "Seattle",
@@ -78,9 +79,9 @@ class NexmarkEvents:
 
         self.F, self.n, self.cfg = F, n, cfg
         self.draws = Draws(n, cfg.seed)
-        self.words = letter_pool(cfg.seed, 2048, "abcdefghijklmnopqrstuvwxyz", space_every=13)
+        self.words = letter_pool(cfg.seed, 2048, LETTERS, space_every=13)
         longest = max(cfg.person_avg_size, cfg.auction_avg_size, cfg.bid_avg_size)
-        self.padding = letter_pool(cfg.seed + 1, max(4096, 4 * longest), "abcdefghijklmnopqrstuvwxyz")
+        self.padding = letter_pool(cfg.seed + 1, max(4096, 4 * longest), LETTERS)
         self.epoch = F.floor(n / F.lit(cfg.total)).cast("long")
         self.offset = F.pmod(n, F.lit(cfg.total))
 
@@ -97,7 +98,11 @@ class NexmarkEvents:
         """The columns to compute before ``person()``, ``auction()``, ``bid()``."""
         F, c = self.F, self.cfg
         p, a = c.person_proportion, c.auction_proportion
-        kind = F.when(self.offset < p, F.lit(0)).when(self.offset < p + a, F.lit(1)).otherwise(F.lit(2))
+        kind = (
+            F.when(self.offset < p, F.lit(0))
+            .when(self.offset < p + a, F.lit(1))
+            .otherwise(F.lit(2))
+        )
         last_person = self.epoch * p + F.least(self.offset, F.lit(p - 1))
         last_auction = (
             F.when(self.offset < p, (self.epoch - 1) * a + (a - 1))
@@ -148,7 +153,9 @@ class NexmarkEvents:
         return self.draws.below(what, ratio) > 0
 
     # -- strings -----------------------------------------------------------------------------------
-    def _string(self, what: str, max_length: int, draws: Draws | None = None, pool: str | None = None) -> Column:
+    def _string(
+        self, what: str, max_length: int, draws: Draws | None = None, pool: str | None = None
+    ) -> Column:
         """Nexmark's nextString: 3..max-1 random letters with occasional spaces, trimmed."""
         F, d = self.F, draws or self.draws
         length = F.lit(3) + d.below(f"{what}#len", max_length - 3)
@@ -162,7 +169,8 @@ class NexmarkEvents:
         size = desired - delta + F.when(
             delta > 0, self.draws.below(f"{what}#size", F.greatest(delta * 2, F.lit(1)))
         ).otherwise(F.lit(0))
-        return F.when(desired < 0, F.lit("")).otherwise(pool_slice(self.draws, what, self.padding, size))
+        padding = pool_slice(self.draws, what, self.padding, size)
+        return F.when(desired < 0, F.lit("")).otherwise(padding)
 
     def _price(self, what: str) -> Column:
         F = self.F
@@ -171,13 +179,19 @@ class NexmarkEvents:
     # -- events ----------------------------------------------------------------------------------
     def person(self) -> Column:
         F, d = self.F, self.draws
-        name = F.concat(d.choice("p.first", list(FIRST_NAMES)), F.lit(" "), d.choice("p.last", list(LAST_NAMES)))
-        email = F.concat(self._string("p.email1", 7), F.lit("@"), self._string("p.email2", 5), F.lit(".com"))
+        name = F.concat(
+            d.choice("p.first", list(FIRST_NAMES)), F.lit(" "), d.choice("p.last", list(LAST_NAMES))
+        )
+        email = F.concat(
+            self._string("p.email1", 7), F.lit("@"), self._string("p.email2", 5), F.lit(".com")
+        )
         card = F.concat_ws(
             " ", *[F.lpad(d.below(f"p.card{i}", 10_000).cast("string"), 4, "0") for i in range(4)]
         )
         city, state = d.choice("p.city", list(CITIES)), d.choice("p.state", list(STATES))
-        size = F.lit(8) + F.length(name) + F.length(email) + F.length(card) + F.length(city) + F.length(state)
+        size = F.lit(8)
+        for text in (name, email, card, city, state):
+            size = size + F.length(text)
         return F.struct(
             (self.last_person() + FIRST_PERSON_ID).alias("id"),
             name.alias("name"),
@@ -227,10 +241,12 @@ class NexmarkEvents:
         hot = self._hot("b.hot-channel", 2)
         hot_index = self.draws.below("b.hot-index", len(HOT_CHANNELS)) + 1
         channel_no = F.col(self.CHANNEL)
-        channel = F.when(hot, F.element_at(F.array(*map(F.lit, HOT_CHANNELS)), hot_index.cast("int"))).otherwise(
+        hot_channel = F.element_at(F.array(*map(F.lit, HOT_CHANNELS)), hot_index.cast("int"))
+        hot_url = F.element_at(F.array(*map(F.lit, self._hot_urls())), hot_index.cast("int"))
+        channel = F.when(hot, hot_channel).otherwise(
             F.concat(F.lit("channel-"), channel_no.cast("string"))
         )
-        url = F.when(hot, F.element_at(F.array(*map(F.lit, self._hot_urls())), hot_index.cast("int"))).otherwise(
+        url = F.when(hot, hot_url).otherwise(
             self._channel_url(channel_no)
         )
         return F.struct(
@@ -251,23 +267,31 @@ class NexmarkEvents:
 
         def part() -> str:
             n = 3 + rng.randrange(2)
-            return "".join("_" if rng.randrange(13) == 0 else rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n))
+            return "".join(
+                "_" if rng.randrange(13) == 0 else rng.choice(LETTERS) for _ in range(n)
+            )
 
-        return [f"https://www.nexmark.com/{part()}/{part()}/{part()}/item.htm?query=1" for _ in HOT_CHANNELS]
+        return [
+            f"https://www.nexmark.com/{part()}/{part()}/{part()}/item.htm?query=1"
+            for _ in HOT_CHANNELS
+        ]
 
     def _channel_url(self, channel_no: Column) -> Column:
         """A fixed URL per channel number; 9 in 10 carry '&channel_id=' + |Integer.reverse(no)|."""
         F = self.F
         per_channel = Draws(channel_no, self.cfg.seed)
-        pool = letter_pool(self.cfg.seed + 3, 1024, "abcdefghijklmnopqrstuvwxyz", space_every=13).replace(" ", "_")
+        pool = letter_pool(self.cfg.seed + 3, 1024, LETTERS, space_every=13).replace(" ", "_")
         parts = [self._string(f"url{i}", 5, per_channel, pool) for i in range(3)]
-        base = F.concat(F.lit("https://www.nexmark.com/"), parts[0], F.lit("/"), parts[1], F.lit("/"),
-                        parts[2], F.lit("/item.htm?query=1"))
+        base = F.concat(
+            F.lit("https://www.nexmark.com/"), parts[0], F.lit("/"), parts[1], F.lit("/"),
+            parts[2], F.lit("/item.htm?query=1"),
+        )
         # |Integer.reverse(no)| as Java computes it. Branch-free on purpose: Spark does not share
         # subexpressions inside CASE branches, and repeating the bit sum there was 10x slower.
         reversed_u = F.lit(0).cast("long")
         for bit in range(CHANNELS.bit_length()):  # channel numbers have 14 bits
-            reversed_u = reversed_u + F.shiftleft(F.shiftright(channel_no, bit).bitwiseAND(1), 31 - bit)
+            set_bit = F.shiftright(channel_no, bit).bitwiseAND(1)
+            reversed_u = reversed_u + F.shiftleft(set_bit, 31 - bit)
         low = channel_no.bitwiseAND(1)  # set: the reversed int is negative
         java_abs = low * (1 << 32) + reversed_u * (F.lit(1) - low * 2)
         # abs(Integer.MIN_VALUE) stays negative in Java; only channel 1 reverses to it

@@ -81,6 +81,7 @@ class TableOptions:
     def error(self, message: str, option: str | None = None) -> ConnectorError:
         """A ConnectorError about this table (and ``option``)."""
         where = f" (option '{option}')" if option else ""
-        return ConnectorError(f"Table `{self.table.name}`{where}: {message}", self.table.name, option)
+        text = f"Table `{self.table.name}`{where}: {message}"
+        return ConnectorError(text, self.table.name, option)
 
 
