@@ -132,6 +132,8 @@ def create_session(
         from pyspark.sql import SparkSession
 
         active = SparkSession.getActiveSession()
+        if active is None and SparkContext._active_spark_context is not None:
+            active = SparkSession.builder.getOrCreate()  # started from another thread
         if active is not None:
             for key, value in session_overrides(conf).items():
                 if key.startswith("spark.sql."):

@@ -136,3 +136,14 @@ def test_a_fresh_process_prints_nothing_to_stderr(tmp_path):
         assert (tmp_path / run / "log4j2.properties").is_file()
         assert (tmp_path / run / "spark.log").is_file()
         assert "log4j profile" not in (tmp_path / run / "jvm.out").read_text()
+
+
+@pytest.mark.spark
+def test_create_session_from_another_thread_reuses_the_running_one(spark):
+    import threading
+
+    found = []
+    worker = threading.Thread(target=lambda: found.append(create_session()))
+    worker.start()
+    worker.join()
+    assert found[0].sparkContext is spark.sparkContext
