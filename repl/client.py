@@ -1,0 +1,208 @@
+"""Client statements: what the shell prints for SHOW, DESCRIBE, SET, RESET, EXPLAIN, HELP and the
+job statements (SHOW JOBS, DESCRIBE JOB 'id', STOP JOB 'id'). Plain text in, plain text out; the
+shell decides where it goes."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import time
+from collections.abc import Iterable, Sequence
+
+from tabulate import tabulate
+
+from planner.estimate import human_bytes
+from planner.session import KNOWN_SETTINGS, Kind, Outcome
+from repl.state_prompt import measured_vs_estimate
+from repl.vocabulary import BUILTIN_FUNCTIONS
+
+
+class ClientError(Exception):
+    """A client statement that cannot be done (an unknown job id, ...): one line for the user."""
+
+
+# -- values and tables ---------------------------------------------------------------------------
+
+
+def format_value(v: object, width: int | None = None) -> str:
+    if v is None:
+        text = "NULL"
+    elif isinstance(v, datetime.datetime):
+        text = v.isoformat(sep=" ", timespec="milliseconds")
+    elif isinstance(v, (datetime.date, datetime.time)):
+        text = v.isoformat()
+    elif isinstance(v, decimal.Decimal):
+        text = str(v)
+    elif isinstance(v, (bytes, bytearray)):
+        text = "x'" + bytes(v).hex() + "'"
+    elif isinstance(v, bool):
+        text = "TRUE" if v else "FALSE"
+    elif isinstance(v, float):
+        text = repr(v)
+    elif hasattr(v, "asDict"):
+        text = "(" + ", ".join(f"{k}={format_value(x)}" for k, x in v.asDict().items()) + ")"  # type: ignore[attr-defined]
+    elif isinstance(v, (list, tuple)):
+        text = "[" + ", ".join(format_value(x) for x in v) + "]"
+    elif isinstance(v, dict):
+        text = "{" + ", ".join(f"{format_value(k)}={format_value(x)}" for k, x in v.items()) + "}"
+    else:
+        text = str(v)
+    text = text.replace("\n", "\\n").replace("\t", " ")
+    if width is not None and len(text) > width:
+        text = text[: max(1, width - 1)] + "…"
+    return text
+
+
+def render_table(columns: Sequence[str], rows: Iterable[Sequence[object]], *, count: bool = True, width: int | None = None) -> str:
+    shown = [[format_value(v, width) for v in row] for row in rows]
+    if not shown:
+        return "Empty set" if count else ""
+    out = tabulate(shown, headers=list(columns), tablefmt="psql", disable_numparse=True)
+    if count:
+        out += f"\n{len(shown)} row{'s' if len(shown) != 1 else ''} in set"
+    return out
+
+
+# -- outcomes of planner-level statements ------------------------------------------------------
+
+
+def render_outcome(outcome: Outcome, catalog=None) -> str:  # type: ignore[no-untyped-def]
+    """The text of a statement the planner answered (DDL, SET, SHOW, DESCRIBE, EXPLAIN, USE)."""
+    if outcome.kind == Kind.HELP:
+        return HELP
+    if outcome.text:
+        return outcome.text.rstrip("\n")
+    if outcome.kind == Kind.SET and outcome.columns:
+        return render_settings(outcome.rows)
+    if outcome.kind == Kind.SHOW and outcome.columns == ("function name",) and outcome.tree.name.upper() == "FUNCTIONS":
+        users = [r[0] for r in outcome.rows]
+        rows = sorted({*users, *BUILTIN_FUNCTIONS})
+        return render_table(outcome.columns, [(r,) for r in rows])
+    if outcome.columns:
+        return render_table(outcome.columns, outcome.rows)
+    return outcome.message or "OK"
+
+
+def render_settings(rows: Sequence[tuple]) -> str:
+    """SET alone: every setting in force, and the known ones still at their default (unset)."""
+    shown = list(rows)
+    present = {k for k, _v in shown}
+    for key in KNOWN_SETTINGS:
+        if key not in present:
+            shown.append((key, "(not set)"))
+    shown.sort()
+    return render_table(("key", "value"), shown, count=False)
+
+
+# -- jobs ----------------------------------------------------------------------------------------
+
+
+def _clock(ts: float | None) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(ts)) if ts else "-"
+
+
+def jobs_table(jobs: Sequence) -> str:  # type: ignore[type-arg]
+    if not jobs:
+        return "No jobs. INSERT INTO and statement sets run as jobs; SHOW JOBS lists them."
+    rows = []
+    for j in sorted(jobs, key=lambda j: j.started_at):
+        rows.append(
+            (
+                j.id,
+                j.name,
+                j.kind,
+                j.status.value,
+                _clock(j.started_at),
+                f"{j.rows_per_second():.0f}",
+                f"{j.state_rows()} rows / {human_bytes(j.state_bytes())}",
+            )
+        )
+    return render_table(("job id", "name", "kind", "status", "started", "rows/s", "state"), rows, count=False)
+
+
+def find_job(jobs: Sequence, ref: str):  # type: ignore[no-untyped-def,type-arg]
+    """The job whose id (or a unique prefix of it, or its name) is ``ref``."""
+    ref = ref.strip()
+    exact = [j for j in jobs if j.id == ref or j.name == ref]
+    if len(exact) == 1:
+        return exact[0]
+    prefix = [j for j in jobs if ref and j.id.startswith(ref)]
+    if len(prefix) == 1:
+        return prefix[0]
+    if len(prefix) > 1:
+        raise ClientError(f"'{ref}' names {len(prefix)} jobs ({', '.join(j.id for j in prefix)}); give more of the id")
+    known = ", ".join(j.id for j in jobs) or "none"
+    raise ClientError(f"No job '{ref}' (jobs: {known}; SHOW JOBS lists them)")
+
+
+def job_ref(outcome: Outcome) -> str:
+    """The job id written in DESCRIBE JOB 'id' / STOP JOB 'id'."""
+    target = outcome.tree.this
+    return target.name if target is not None else ""
+
+
+def describe_job(job, analysis=None) -> str:  # type: ignore[no-untyped-def]
+    from sqlengine.errors import describe
+
+    lines = [
+        f"Job {job.id} ({job.name})",
+        f"  kind:     {job.kind}{' (bounded input: ends by itself)' if job.bounded else ''}",
+        f"  status:   {job.status.value}" + (f" — {describe(job.error_detail)}" if job.error_detail is not None and job.status.value == "FAILED" else ""),
+        f"  started:  {_clock(job.started_at)}" + (f", ended {_clock(job.ended_at)}" if job.ended_at else ""),
+        f"  rows/s:   {job.rows_per_second():.0f}",
+        f"  state:    {job.state_rows()} rows, {human_bytes(job.state_bytes())}",
+        f"  checkpoint: {job.checkpoint}",
+        "  sql:",
+        *("    " + ln for ln in job.sql.strip().splitlines()),
+    ]
+    latest = job.latest
+    if latest:
+        lines.append("  latest progress:")
+        for query, snap in sorted(latest.items()):
+            lines.append(f"    {query}: {snap.line()}")
+    state = measured_vs_estimate(latest, analysis)
+    if state:
+        lines.append("  state per operator (measured by Spark — estimated before the start):")
+        lines.extend("    " + ln for ln in state)
+    elif analysis is not None and analysis.state:
+        from repl.state_prompt import estimate_text
+
+        lines.append("  state per operator (estimated; Spark has not reported yet):")
+        lines.extend(f"    {s.operator}: {s.verdict.value}, est. {estimate_text(analysis, s)}" for s in analysis.state)
+    return "\n".join(lines)
+
+
+HELP = """\
+Statements end with `;` (Enter on an unfinished statement starts a new line).
+
+Queries and jobs
+  SELECT ...;                      a continuous query: its result updates live (q or Ctrl-C stops it)
+      SELECT item, window_start, COUNT(*) AS c
+      FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+      GROUP BY item, window_start, window_end;
+  INSERT INTO sink SELECT ...;     runs in the background as a job
+  EXECUTE STATEMENT SET BEGIN INSERT INTO a ...; INSERT INTO b ...; END;
+  SHOW JOBS;                       jobs: id, name, status, started, rows/s, state size
+  DESCRIBE JOB 'id';               a job's SQL, progress and state per operator vs the estimate
+  STOP JOB 'id';                   stop cleanly; the checkpoint stays, the same INSERT resumes it
+  EXPLAIN SELECT ...;              plan, state per operator (bounded?) and advice
+
+Catalog
+  CREATE TABLE bids (ts TIMESTAMP_LTZ(3), item STRING, price BIGINT,
+      WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = '/data/bids', 'format' = 'json',
+        'source.monitor-interval' = '1 s');
+  CREATE VIEW v AS SELECT ...;     DROP TABLE t;   ALTER TABLE t RENAME TO u;
+  SHOW TABLES;  SHOW VIEWS;  SHOW FUNCTIONS;  SHOW CREATE TABLE t;  DESCRIBE t;
+
+Settings
+  SET;                             every setting
+  SET 'sql-client.execution.result-mode' = 'table';      table | changelog | tableau
+  SET 'sql-client.state-warnings' = 'warn';              ignore | warn | error (unbounded state)
+  SET 'execution.runtime-mode' = 'batch';                streaming | batch
+  SET 'table.exec.state.ttl' = '1 h';                    RESET 'key';  RESET;
+
+Shell
+  HELP;  CLEAR;  QUIT; (or EXIT;, or Ctrl-D)
+  Tab completes, Ctrl-R searches the history, Ctrl-C clears the line, Alt-Enter adds a new line.
+"""

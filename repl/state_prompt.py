@@ -1,0 +1,129 @@
+"""State first: before a continuous query or INSERT starts, the shell says what state it will keep.
+
+Each stateful operator is listed with its verdict (bounded / unbounded), why, and the estimate. If
+any state is unbounded, ``'sql-client.state-warnings'`` decides:
+
+    ignore  print the analysis and start
+    warn    print the analysis and ask "Start it anyway? [y/N]" (the default; without a terminal,
+            as with ``-f``, the warning is printed and the statement starts)
+    error   print the analysis and refuse to start
+
+The same module pairs Spark's measured state (per stateful operator of each query) with the
+analysis, for the table view's status line and DESCRIBE JOB.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from planner.analysis import Analysis
+from planner.estimate import human_bytes
+from planner.state import StateInfo, Verdict
+
+SETTING = "sql-client.state-warnings"
+
+
+@dataclass(frozen=True)
+class Decision:
+    start: bool
+    report: str  # what was printed (the analysis and the outcome)
+
+
+def estimate_text(analysis: Analysis, info: StateInfo) -> str:
+    """One operator's estimate: the plateau, the size after the horizon, or the formula."""
+    ests = analysis.estimates.get(id(info.node), ())
+    if not ests:
+        return "no estimate"
+    if all(e.plateau_bytes is not None for e in ests):
+        return f"plateaus at ≈ {human_bytes(sum(e.plateau_bytes for e in ests))}"  # type: ignore[misc]
+    if len(ests) == 1:
+        return str(ests[0])
+    return "; ".join(f"{p.label}: {e}" for p, e in zip(info.parts, ests))
+
+
+def state_report(analysis: Analysis) -> list[tuple[str, str]]:
+    """The state analysis as (style class, text) lines."""
+    if not analysis.state:
+        return [("dim", "State: none — every row is processed on its own.")]
+    lines: list[tuple[str, str]] = [("", "State:")]
+    for info in analysis.state:
+        bounded = info.verdict == Verdict.BOUNDED
+        lines.append(
+            ("state.bounded" if bounded else "state.unbounded", f"  {info.operator}: {info.verdict.value.upper()}")
+        )
+        lines.append(("", f"    why: {info.reason}"))
+        lines.append(("dim", f"    estimate: {estimate_text(analysis, info)}"))
+    for d in analysis.diagnostics:
+        if d.severity.value in ("error", "warning"):
+            lines.append(("warning", f"  {d.severity.value.upper()} {d.code} {d.message}"))
+            if d.hint:
+                lines.append(("dim", f"    hint: {d.hint}"))
+    return lines
+
+
+def decide(
+    analysis: Analysis | None,
+    setting: str,
+    emit: Callable[[list[tuple[str, str]]], None],
+    ask: Callable[[str], bool] | None,
+) -> bool:
+    """Print the analysis through ``emit`` and decide whether the statement starts.
+
+    ``ask`` poses a yes/no question (None: no one to ask, as with ``-f``).
+    """
+    if analysis is None:
+        return True
+    emit(state_report(analysis))
+    if not analysis.unbounded:
+        return True
+    names = ", ".join(s.operator for s in analysis.unbounded)
+    mode = (setting or "warn").lower()
+    if mode == "ignore":
+        return True
+    if mode == "error":
+        emit([("error", f"Not started: unbounded state ({names}) and '{SETTING}' is 'error'.")])
+        return False
+    if ask is None:
+        emit([("warning", f"Starting with unbounded state ({names}); no terminal to ask.")])
+        return True
+    if ask("State grows without bound. Start it anyway? [y/N] "):
+        return True
+    emit([("dim", "Not started.")])
+    return False
+
+
+# -- measured state next to the estimate ---------------------------------------------------------
+
+
+def _query_index(query_name: str) -> int | None:
+    tail = query_name.rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() else None
+
+
+def measured_vs_estimate(snapshots: dict, analysis: Analysis | None) -> list[str]:
+    """One line per stateful operator of each query: Spark's rows and bytes, and the estimate.
+
+    Spark lists a query's state operators top-down, as the analysis walks each plan, so they are
+    paired in order when their counts agree; otherwise each side is listed on its own.
+    """
+    lines = []
+    for query, snap in sorted(snapshots.items()):
+        infos: list[StateInfo] = []
+        idx = _query_index(query)
+        if analysis is not None and idx is not None and idx < len(analysis.plans):
+            nodes = {id(n) for n in analysis.plans[idx].walk()}
+            infos = [s for s in analysis.state if id(s.node) in nodes]
+        ops = list(snap.operators)
+        if ops and len(ops) == len(infos):
+            for op, info in zip(ops, infos):
+                lines.append(
+                    f"{info.operator} ({op.name}): {op.rows} rows, {human_bytes(op.bytes)} — "
+                    f"{info.verdict.value}, est. {estimate_text(analysis, info)}"  # type: ignore[arg-type]
+                )
+        else:
+            for op in ops:
+                lines.append(f"{op.name}: {op.rows} rows, {human_bytes(op.bytes)}")
+            for info in infos:
+                lines.append(f"{info.operator}: {info.verdict.value}, est. {estimate_text(analysis, info)}")  # type: ignore[arg-type]
+    return lines

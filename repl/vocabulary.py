@@ -1,0 +1,69 @@
+"""The words of our dialect as the shell knows them: keywords (for highlighting and completion),
+built-in functions, window table functions and types. Gathered from the planner's own tables so
+that the shell offers what the binder accepts; nothing here imports pyspark or prompt_toolkit."""
+
+from __future__ import annotations
+
+from planner.binder.expressions import AGG_NAMES, LEGACY_WINDOW_FUNCS, LEGACY_WINDOW_PROPS, RANK_NAMES
+from planner.dialect.keywords import RESERVED
+from planner.logical import typing as T
+
+# Words a user types most; completion offers these before the rest of the reserved list.
+COMMON_KEYWORDS = (
+    "SELECT", "FROM", "WHERE", "GROUP BY", "HAVING", "ORDER BY", "LIMIT", "JOIN", "LEFT JOIN",
+    "RIGHT JOIN", "FULL OUTER JOIN", "INNER JOIN", "CROSS JOIN", "ON", "AS", "AND", "OR", "NOT",
+    "IN", "IS NULL", "IS NOT NULL", "BETWEEN", "LIKE", "CASE", "WHEN", "THEN", "ELSE", "END",
+    "DISTINCT", "UNION ALL", "INSERT INTO", "VALUES", "CREATE TABLE", "CREATE VIEW",
+    "CREATE TEMPORARY VIEW", "CREATE FUNCTION", "DROP TABLE", "DROP VIEW", "ALTER TABLE",
+    "WITH", "WATERMARK FOR", "PRIMARY KEY", "NOT ENFORCED", "METADATA", "VIRTUAL", "INTERVAL",
+    "DESCRIPTOR", "TABLE", "OVER", "PARTITION BY", "ROWS BETWEEN", "RANGE BETWEEN",
+    "UNBOUNDED PRECEDING", "CURRENT ROW", "FOR SYSTEM_TIME AS OF", "MATCH_RECOGNIZE",
+    "EXECUTE STATEMENT SET", "BEGIN STATEMENT SET", "SET", "RESET", "SHOW TABLES", "SHOW VIEWS",
+    "SHOW FUNCTIONS", "SHOW JOBS", "SHOW CREATE TABLE", "SHOW CREATE VIEW", "SHOW COLUMNS FROM",
+    "DESCRIBE", "DESCRIBE JOB", "STOP JOB", "EXPLAIN", "HELP", "QUIT", "EXIT", "CLEAR",
+    "IF NOT EXISTS", "IF EXISTS", "LIKE", "SECOND", "MINUTE", "HOUR", "DAY", "TIMESTAMP",
+    "TIMESTAMP_LTZ", "ASC", "DESC", "NULL", "TRUE", "FALSE",
+)
+
+# Non-reserved words of Flink's DDL and client statements (not in the reserved list).
+EXTRA_KEYWORDS = frozenset(
+    (
+        "WATERMARK", "ENFORCED", "TEMPORARY", "JOBS", "JOB", "TABLES", "VIEWS", "FUNCTIONS", "STOP",
+        "QUIT", "EXIT", "HELP", "CLEAR", "USE", "SHOW", "IF", "COMMENT", "PARTITIONED", "OVERWRITE",
+        "STATEMENT", "VIEW", "CATALOGS", "DATABASES", "REPLACE", "LATERAL", "UNNEST", "PROCTIME",
+        "SYSTEM_TIME", "MEASURES", "PATTERN", "DEFINE", "PER", "SKIP", "PAST", "DRAIN", "SAVEPOINT",
+        "STRING", "TINYINT", "SMALLINT", "VARCHAR", "BYTES", "TIMESTAMP_LTZ", "MULTISET", "RAW",
+        "DISTRIBUTED", "INTO", "BUCKETS",
+    )
+)
+
+# Single letters and words only COBOL programmers miss: reserved, but no use as suggestions.
+_NOISE = frozenset(("A", "C", "G", "K", "M", "ADA", "COBOL", "FORTRAN", "MUMPS", "PASCAL", "PLI", "END-EXEC"))
+
+KEYWORDS: frozenset[str] = frozenset(w for w in RESERVED | EXTRA_KEYWORDS if w not in _NOISE)
+
+WINDOW_TVFS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
+
+TYPES = (
+    "BOOLEAN", "TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL",
+    "STRING", "VARCHAR", "CHAR", "BYTES", "BINARY", "VARBINARY", "DATE", "TIME", "TIMESTAMP",
+    "TIMESTAMP_LTZ", "ARRAY", "MAP", "ROW", "MULTISET",
+)
+
+_OTHER_FUNCTIONS = {
+    "ABS", "MOD", "ROUND", "FLOOR", "CEIL", "CEILING", "SIGN", "TRUNCATE", "GREATEST", "LEAST",
+    "COALESCE", "NULLIF", "IF", "IFNULL", "CAST", "TRY_CAST", "SOURCE_WATERMARK", "JSON_QUERY",
+    "JSON_OBJECT", "JSON_ARRAY", "JSON_EXISTS", "FROM_UNIXTIME", "DATE_ADD", "DATE_SUB",
+    "DATEDIFF", "TO_DATE", "CONVERT_TZ", "ELEMENT", "ARRAY_CONTAINS", "MAP_KEYS", "MAP_VALUES",
+}
+
+BUILTIN_FUNCTIONS: tuple[str, ...] = tuple(
+    sorted(
+        (
+            T.STRING_FUNCS | T.INT_FUNCS | T.BIGINT_FUNCS | T.DOUBLE_FUNCS | T.BOOL_FUNCS
+            | T.TIMESTAMP_FUNCS | T.LTZ_FUNCS | T.DATE_FUNCS | AGG_NAMES | RANK_NAMES
+            | LEGACY_WINDOW_FUNCS | LEGACY_WINDOW_PROPS | _OTHER_FUNCTIONS
+        )
+        - {"LIKE", "SIMILAR"}
+    )
+)
