@@ -227,9 +227,18 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def shell_options(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("-i", "--init", action="append", metavar="FILE", help="SQL file run before the prompt (DDL, SET)")
+    sp.add_argument("-f", "--file", metavar="FILE", help="run FILE's statements without a prompt, then exit (non-zero on error)")
+    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", help="a ${NAME} variable")
+    sp.add_argument("--master", help="Spark master (default local[*])")
+    sp.add_argument("--remote", help="Spark Connect URL")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="sqlengine", description="Streaming SQL on Spark: Flink SQL, state analysis, lint.")
     p.add_argument("--home", help="engine home (catalog, logs, checkpoints); default $SQLENGINE_HOME or ~/.sqlengine")
+    shell_options(p)  # `sqlengine -i init.sql`, `sqlengine -f file.sql`: the shell is the default command
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     def engine_options(sp: argparse.ArgumentParser) -> None:
@@ -239,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--remote", help="Spark Connect URL")
 
     sp = sub.add_parser("shell", help="the interactive shell (the default)")
-    engine_options(sp)
+    shell_options(sp)
     sp.set_defaults(func=cmd_shell)
 
     sp = sub.add_parser("run", help="run the statements of SQL files")
@@ -313,8 +322,6 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.command is None:
             args.command = "shell"
-            for name in ("init", "define", "master", "remote"):
-                setattr(args, name, None)
             return cmd_shell(args)
         return args.func(args)
     except UsageError as err:
