@@ -29,16 +29,15 @@ def test_fmt_errors_exit_2_with_positions(tmp_path, capsys):
     assert f.read_text() == "SELECT 1;\nSELECT (1;\n"
 
 
-def test_missing_shell_is_a_one_line_error(capsys):
-    import importlib.util
+def test_a_missing_delegate_module_is_a_one_line_error(capsys):
+    """`run` and the shell live in modules written elsewhere; without one, one line and exit 2."""
+    import argparse
 
-    import pytest
+    from repl.cli import _delegate
 
-    if importlib.util.find_spec("repl.shell") is not None:
-        pytest.skip("repl.shell exists")
-    assert main([]) == 2
+    assert _delegate("repl.no_such_module", argparse.Namespace(command="run")) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "repl.shell" in err
+    assert err == "sqlengine: `run` is not available in this build (repl.no_such_module is missing)\n"
 
 
 def test_an_internal_error_is_one_line_and_its_trace_goes_to_the_log(tmp_path, capsys, monkeypatch):
