@@ -1,0 +1,233 @@
+"""Nexmark on Spark: each query that runs natively, through sqlengine and as the same job written
+by hand in PySpark (bench/nexmark_hand.py), on the same machine in the same run.
+
+    python bench/nexmark.py [--events 2000000] [--tps 10000] [q0 q1 ...]
+
+Each (query, variant) runs in a fresh process (its own JVM): a warm-up job, then the measured job
+over a bounded Nexmark stream (``events.num``), written to a sink that discards (blackhole /
+Spark's noop). Reported: events per second of the measured job (wall time from start to the end
+of the input, Spark start excluded), the JVM's peak resident memory while it ran, and the ratio
+sqlengine / hand-written. Results go to docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+NATIVE = ("q0", "q1", "q2", "q3", "q5", "q7", "q8", "q9", "q11", "q17", "q18", "q20", "q21", "q22", "q23")
+FIXTURES = ROOT / "tests" / "fixtures" / "nexmark"
+
+
+def _variables(events: int, tps: int) -> dict[str, str]:
+    return {
+        "TPS": str(tps), "EVENTS_NUM": str(events), "PERSON_PROPORTION": "1", "AUCTION_PROPORTION": "3",
+        "BID_PROPORTION": "46", "NEXMARK_TABLE": "datagen",
+    }
+
+
+class PeakRSS:
+    """Peak resident memory of this process's JVM children, sampled while a job runs."""
+
+    def __init__(self) -> None:
+        import psutil
+
+        self.me = psutil.Process()
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.2):
+            total = 0
+            for child in self.me.children(recursive=True):
+                try:
+                    total += child.memory_info().rss
+                except Exception:
+                    pass
+            self.peak = max(self.peak, total)
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:  # type: ignore[no-untyped-def]
+        self._stop.set()
+        self._thread.join()
+
+
+def _session(work: Path):  # type: ignore[no-untyped-def]
+    from sqlengine.session import create_session
+
+    return create_session(conf={"spark.sql.ansi.enabled": "false"}, log_dir=work / "logs")
+
+
+def _ddl(events: int, tps: int) -> str:
+    gen = (FIXTURES / "ddl_gen.sql").read_text()
+    gen = gen.replace("'next-event.rate' = '${TPS}',", "'next-event.rate' = '${TPS}', 'max-emit-speed' = 'true',")
+    return gen + ";\n" + (FIXTURES / "ddl_views.sql").read_text() + ";\n"
+
+
+def run_sqlengine(query: str, events: int, tps: int, work: Path) -> dict:
+    from planner.script import parse_script
+    from sqlengine.engine import Engine
+
+    spark = _session(work)
+    engine = Engine(home=work / "home", spark=spark, variables=_variables(events, tps))
+    for stmt in parse_script(_ddl(events, tps)).statements:
+        engine.plan(stmt)
+    statements = parse_script((FIXTURES / f"{query}.sql").read_text()).statements
+    for stmt in statements[:-1]:
+        engine.plan(stmt)
+    warm = parse_script("SELECT COUNT(*) FROM bid").statements[0]
+    engine.start(engine.plan(warm)).wait()
+    outcome = engine.plan(statements[-1])
+    with PeakRSS() as mem:
+        t0 = time.perf_counter()
+        job = engine.start(outcome)
+        job.wait()
+        seconds = time.perf_counter() - t0
+    if job.error_detail is not None:
+        raise RuntimeError(str(job.error_detail).splitlines()[0])
+    return {"seconds": seconds, "peak_rss": mem.peak}
+
+
+def run_hand(query: str, events: int, tps: int, work: Path) -> dict:
+    from pyspark.sql import functions as F
+
+    import nexmark_hand
+    from catalog import Column, TableDef
+    from sqlengine.connectors import get_connector
+    from sqlengine.connectors.base import SourceRequest
+
+    spark = _session(work)
+    cols = (
+        ("event_type", "INT"),
+        ("person", "ROW<id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>"),
+        ("auction", "ROW<id BIGINT, itemName VARCHAR, description VARCHAR, initialBid BIGINT, reserve BIGINT, `dateTime` TIMESTAMP(3), expires TIMESTAMP(3), seller BIGINT, category BIGINT, extra VARCHAR>"),
+        ("bid", "ROW<auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>"),
+    )
+    table = TableDef(
+        "datagen",
+        tuple(Column(n, t) for n, t in cols),
+        options={"connector": "nexmark", "events.num": str(events), "first-event.rate": str(tps), "max-emit-speed": "true"},
+    )
+
+    def events_df(n: int):  # type: ignore[no-untyped-def]
+        t = table.with_options({**table.options, "events.num": str(n)})
+        src = get_connector("nexmark").source(spark, SourceRequest(t, tuple(c for c, _ in cols), True, work))
+        ev = src.df.withColumn(
+            "dateTime",
+            F.when(F.col("event_type") == 0, F.col("person.dateTime"))
+            .when(F.col("event_type") == 1, F.col("auction.dateTime"))
+            .otherwise(F.col("bid.dateTime")),
+        )
+        return ev.withWatermark("dateTime", "4 seconds")
+
+    def run(df, mode: str, name: str) -> None:  # type: ignore[no-untyped-def]
+        q = (
+            df.writeStream.format("noop").outputMode(mode).option("checkpointLocation", str(work / name))
+            .trigger(availableNow=True).start()
+        )
+        q.awaitTermination()
+
+    warm = events_df(events)
+    run(warm.filter("event_type = 2").groupBy().count(), "update", "warm")
+    df, mode = nexmark_hand.QUERIES[query](events_df(events))
+    with PeakRSS() as mem:
+        t0 = time.perf_counter()
+        run(df, mode, "measured")
+        seconds = time.perf_counter() - t0
+    return {"seconds": seconds, "peak_rss": mem.peak}
+
+
+def one(args: argparse.Namespace) -> None:
+    work = Path(tempfile.mkdtemp(prefix=f"nexmark-{args.query}-{args.variant}-"))
+    fn = run_sqlengine if args.variant == "sqlengine" else run_hand
+    result = fn(args.query, args.events, args.tps, work)
+    print("RESULT " + json.dumps(result), flush=True)
+    os._exit(0)  # do not wait for Spark's shutdown hooks
+
+
+def measure(query: str, variant: str, events: int, tps: int) -> dict:
+    cmd = [sys.executable, __file__, "--one", query, variant, "--events", str(events), "--tps", str(tps)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            data = json.loads(line[7:])
+            data["events_per_s"] = events / data["seconds"]
+            return data
+    tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+    return {"error": tail[0][:200]}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("queries", nargs="*")
+    p.add_argument("--events", type=int, default=2_000_000)
+    p.add_argument("--tps", type=int, default=10_000)
+    p.add_argument("--one", nargs=2, metavar=("QUERY", "VARIANT"))
+    args = p.parse_args()
+    if args.one:
+        args.query, args.variant = args.one
+        one(args)
+        return
+    rows = []
+    for q in args.queries or NATIVE:
+        ours = measure(q, "sqlengine", args.events, args.tps)
+        hand = measure(q, "hand", args.events, args.tps)
+        ratio = ours["events_per_s"] / hand["events_per_s"] if "events_per_s" in ours and "events_per_s" in hand else None
+        rows.append((q, ours, hand, ratio))
+        print(q, _fmt(ours), _fmt(hand), f"ratio {ratio:.2f}" if ratio else "", flush=True)
+    _write_doc(rows, args)
+
+
+def _fmt(r: dict) -> str:
+    if "error" in r:
+        return f"error: {r['error']}"
+    return f"{r['events_per_s']:,.0f} ev/s, peak {r['peak_rss'] / 1e6:,.0f} MB"
+
+
+def _write_doc(rows, args) -> None:  # type: ignore[no-untyped-def]
+    lines = [
+        "# Nexmark on Spark: sqlengine vs hand-written PySpark",
+        "",
+        f"{args.events:,} events per run (first-event.rate {args.tps:,}/s of event time, generated as fast as",
+        "possible), a sink that discards, one fresh JVM per run (local mode, 2 cores), a warm-up job first.",
+        "Events/s is the measured job's events over its wall time (Spark start excluded); memory is the",
+        "JVM's peak resident set while it ran. sqlengine's time includes its end-of-input phase (the marker",
+        "that closes the last windows), which the hand-written jobs skip.",
+        "",
+        "| query | sqlengine events/s | hand-written events/s | ratio | sqlengine peak MB | hand-written peak MB |",
+        "|---|---|---|---|---|---|",
+    ]
+    for q, ours, hand, ratio in rows:
+        def cell(r, key, scale=1.0, fmt="{:,.0f}"):  # type: ignore[no-untyped-def]
+            return fmt.format(r[key] / scale) if key in r else "error"
+        lines.append(
+            f"| {q} | {cell(ours, 'events_per_s')} | {cell(hand, 'events_per_s')} | "
+            f"{ratio:.2f} | {cell(ours, 'peak_rss', 1e6)} | {cell(hand, 'peak_rss', 1e6)} |" if ratio else
+            f"| {q} | {cell(ours, 'events_per_s')} | {cell(hand, 'events_per_s')} | - | - | - |"
+        )
+    ratios = [r for *_, r in rows if r]
+    if ratios:
+        from statistics import geometric_mean
+
+        lines += ["", f"Geometric mean ratio: {geometric_mean(ratios):.2f} (target ≥ 0.95)."]
+    lines += ["", f"Reproduce: `python bench/nexmark.py --events {args.events} --tps {args.tps}`", ""]
+    (ROOT / "docs" / "benchmarks.md").write_text("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
