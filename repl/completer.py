@@ -362,7 +362,7 @@ class SqlCompleter(Completer):
         if "show" in kinds:
             yield from (kw(w, 1) for w in SHOW_WHAT)
         if "keyword-job" in kinds:
-            yield kw("JOB", 2)
+            yield kw("JOB", 3)
         if "keyword-table" in kinds:
             yield kw("TABLE(", 3, "window table function")
         if "tvf" in kinds:

@@ -66,7 +66,8 @@ class ShellDriver:
 
     def run(self, sql: str, *, timeout: float = 60) -> str:
         """Type ``sql`` and Enter, wait for the next prompt; return what was drawn meanwhile (the
-        echo of the statement included)."""
+        echo of the statement included). ``sql`` should hold one Enter's worth of input: a line
+        break after a complete statement would run it and count as the prompt waited for."""
         mark = self.mark()
         prompts = self.shell.prompts
         self.send(sql + ENTER)
