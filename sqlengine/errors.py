@@ -47,6 +47,26 @@ def first_line(text: str) -> str:
     return text.strip()[:400]
 
 
+_CONDITION_AT = re.compile(r"\[([A-Z][A-Z0-9_]+(?:\.[A-Z0-9_]+)*)\]")
+
+
+def deepest_condition(text: str) -> tuple[str, str] | None:
+    """The innermost error condition in a (wrapped) error text, and its line from the condition on.
+
+    A failure inside a streaming query arrives wrapped (a StreamingQueryException around the Python
+    proxy's report around Java's "Caused by:" chain); the last condition named is the root cause:
+    ``[MALFORMED_RECORD_IN_PARSING...]`` rather than the ``[FAILED_READ_FILE...]`` around it."""
+    found = None
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("at "):
+            continue
+        m = _CONDITION_AT.search(line)
+        if m:
+            found = (m.group(1), line[m.start() :][:400])
+    return found
+
+
 def describe(err: BaseException) -> str:
     """One line: what went wrong, in Spark's words and ours."""
     cause = err
@@ -56,6 +76,9 @@ def describe(err: BaseException) -> str:
         seen += 1
     condition = condition_of(err) or condition_of(cause)
     message = first_line(str(err) or str(cause))
+    deepest = deepest_condition(str(err)) or deepest_condition(str(cause))
+    if deepest is not None and (condition is None or "Traceback" in message or "Python Proxy" in message or deepest[0] != condition):
+        condition, message = deepest
     if condition:
         for prefix, advice in ADVICE.items():
             if condition.startswith(prefix):
