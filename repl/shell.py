@@ -380,10 +380,8 @@ class Shell:
             return True
         ids = ", ".join(j.id for j in running)
         n = len(running)
-        question = (
-            f"{n} job{'s are' if n != 1 else ' is'} still running ({ids}). "
-            "Stop them and quit? Their checkpoints are kept. [y/N] "
-        )
+        them, their = ("them", "Their checkpoints are") if n != 1 else ("it", "Its checkpoint is")
+        question = f"{n} job{'s are' if n != 1 else ' is'} still running ({ids}). Stop {them} and quit? {their} kept. [y/N] "
         if self.term.ask(question):
             return True
         self.term.print("Not quitting; the jobs keep running.", "dim")

@@ -46,6 +46,7 @@ class TableView:
         self._fresh: dict[str, float] = {}  # repr(row) -> when it changed
         self._fitted = False
         self.app: Application[bool] | None = None
+        self._drawn: dict[str, str] = {}
 
     # -- data --------------------------------------------------------------------------------
 
@@ -119,6 +120,7 @@ class TableView:
         if not rows:
             out.append(("class:dim", "  (no rows yet)\n" if not self.job.done else "  (empty result)\n"))
         self._shown = (self.offset, min(len(rows), self.offset + height), len(rows))
+        self._drawn["body"] = "".join(t for _s, t, *_ in out)
         return out
 
     def title_bar(self) -> StyleAndTextTuples:
@@ -127,21 +129,24 @@ class TableView:
         width = self.size[1]
         text = f" job {self.job.id} · {self.title}"
         text = text[: max(10, width - len(where) - 1)]
-        return [("class:view.title", text.ljust(max(0, width - len(where))) + where)]
+        out = [("class:view.title", text.ljust(max(0, width - len(where))) + where)]
+        self._drawn["title"] = out[0][1]
+        return out
 
     def status(self) -> StyleAndTextTuples:
         out: StyleAndTextTuples = []
         for i, (cls, text) in enumerate(self.status_lines()):
             out.append((cls, text.ljust(self.size[1]) + ("\n" if i < len(self.status_lines()) - 1 else "")))
+        self._drawn["status"] = "".join(t for _s, t in out)
         return out
 
     def keys(self) -> StyleAndTextTuples:
         return [("class:view.keys", " q stop · ↑↓ scroll · PgUp/PgDn page · Home/End top/bottom (follow) · ←→ columns ")]
 
     def snapshot_text(self) -> str:
-        """What the view shows now, as plain text (title, header, page, status)."""
-        parts = [self.body(), self.title_bar(), self.status()]
-        return "\n".join("".join(t for _s, t, *_ in p) for p in parts)
+        """The last frame drawn: title, column header and page, status, as plain text."""
+        d = dict(self._drawn)
+        return "\n".join(d.get(k, "") for k in ("title", "body", "status"))
 
     # -- keys --------------------------------------------------------------------------------
 
@@ -201,7 +206,7 @@ class TableView:
                 [
                     Window(FormattedTextControl(self.title_bar), height=1),
                     Window(FormattedTextControl(self._body_in_app), wrap_lines=False),
-                    Window(FormattedTextControl(self.status), height=Dimension(min=2, max=MAX_STATUS_LINES + 1), wrap_lines=False),
+                    Window(FormattedTextControl(self.status), height=lambda: Dimension.exact(len(self.status_lines())), wrap_lines=False),
                     Window(FormattedTextControl(self.keys), height=1),
                 ]
             )
