@@ -84,9 +84,11 @@ def test_the_shell_in_a_terminal(tmp_path):
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "200", "-y", "50", command], check=True, timeout=30)
     try:
         pane.tmux("set-option", "-t", name, "remain-on-exit", "on")
-        screen = pane.wait_for("sqlengine>", timeout=30)
-        # the prompt is up before Spark: the toolbar says it is still starting
-        assert "Spark: " in screen and "starting…" in screen and "result mode: table" in screen
+        pane.wait_for("sqlengine>", timeout=30)
+        # the prompt is up before Spark: the toolbar (drawn once the terminal has told its size)
+        # says Spark is still starting
+        screen = pane.wait_for("Spark: ", timeout=10)
+        assert "starting…" in screen and "result mode: table" in screen
         pane.type(
             "CREATE TABLE bids (ts TIMESTAMP_LTZ(3), item STRING, price BIGINT, "
             "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', "
