@@ -126,7 +126,7 @@ class Shell:
                 return ""
 
         def continuation(width: int, line_number: int, is_soft_wrap: bool):  # type: ignore[no-untyped-def]
-            return [("class:continuation", " " * max(0, width - 2) + "> ")]
+            return [("class:continuation", " " * width if is_soft_wrap else " " * max(0, width - 2) + "> ")]
 
         return PromptSession(
             message=[("class:prompt", PROMPT)],

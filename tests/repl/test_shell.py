@@ -4,6 +4,8 @@ Ctrl-C / Ctrl-D, history. No Spark here: nothing in these tests starts a job."""
 
 from __future__ import annotations
 
+import time
+
 from tests.repl.shell_driver import ALT_ENTER, CTRL_C, CTRL_D, ENTER
 
 BIDS = (
@@ -181,3 +183,44 @@ def test_history_is_kept_in_the_home_and_recalled(engine, shell_of, tmp_path):
 def test_show_functions_lists_built_ins(engine, shell_of):
     out = shell_of(engine).run("SHOW FUNCTIONS;")
     assert "| COUNT " in out and "| TUMBLE " in out and "| DATE_FORMAT " in out
+
+
+def test_a_wait_shows_a_spinner_and_ctrl_c_cancels_it():
+    """What the shell does while Spark starts or a job is being set up: a spinner that reads the
+    keyboard; Ctrl-C stops waiting (never the shell), and a value that arrives later is handed to
+    the clean-up (a job that started after all is stopped)."""
+    import threading
+
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    from repl.terminal import Terminal
+    from tests.repl.shell_driver import ANSI, Screen
+
+    release = threading.Event()
+    abandoned = []
+    screen = Screen()
+    with create_pipe_input() as pipe:
+        term = Terminal(pipe, Vt100_Output(screen, lambda: Size(rows=24, columns=100), enable_cpr=False))
+        result = {}
+        waiter = threading.Thread(
+            target=lambda: result.setdefault("w", term.wait(lambda: release.wait(30) and "late value", "Starting Spark…", on_abandon=abandoned.append)),
+            daemon=True,
+        )
+        waiter.start()
+        deadline = time.time() + 10
+        while "Starting Spark…" not in ANSI.sub("", screen.getvalue()) and time.time() < deadline:
+            time.sleep(0.05)
+        assert "Ctrl-C cancels" in ANSI.sub("", screen.getvalue())
+        pipe.send_text(CTRL_C)
+        waiter.join(10)
+        assert result["w"].done is False
+        release.set()
+        deadline = time.time() + 10
+        while not abandoned and time.time() < deadline:
+            time.sleep(0.05)
+        assert abandoned == ["late value"]
+        # a quick function shows no spinner at all
+        quick = term.wait(lambda: 42, "never shown")
+        assert quick.done and quick.value == 42 and "never shown" not in screen.getvalue()
