@@ -36,12 +36,18 @@ def translate_group_aggregate(t: Translator, node: GroupAggregate):  # type: ign
 
 
 def _ordering(node, order: tuple[tuple[str, bool], ...], best_is_max: bool):  # type: ignore[no-untyped-def]
-    """One comparable column whose maximum (or minimum) is the first row by ``order``."""
+    """One comparable column, never NULL, whose maximum (or minimum) is the first row by ``order``
+    with Flink's NULL ordering (NULLs first ascending, last descending, as the batch ROW_NUMBER).
+    Each key is a NULL flag and the value: max_by skips rows whose ordering is NULL, so a bare
+    NULL key would lose a NULL-first row, or lose every row of a key whose values are all NULL."""
     parts = []
     for name, desc in order:
         f = node.input.field(name)
         col = F.col(quote(name))
         want_high = desc == best_is_max  # the key already grows in the preferred direction
+        if name != SEQ:
+            null_best = not desc  # ascending: NULL comes first
+            parts.append(col.isNull() if null_best == best_is_max else col.isNotNull())
         if want_high:
             parts.append(col)
             continue
@@ -58,7 +64,7 @@ def _ordering(node, order: tuple[tuple[str, bool], ...], best_is_max: bool):  # 
                 f"Ordering by `{name}` in this direction cannot run on Spark yet (only numbers and times can be reversed)",
                 node.origin,
             )
-    return F.struct(*parts) if len(parts) > 1 else parts[0]
+    return F.struct(*parts)
 
 
 def _best_row(t: Translator, node, keys, order, rank_field):  # type: ignore[no-untyped-def]

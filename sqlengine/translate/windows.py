@@ -108,9 +108,9 @@ def _order_key(node: Node, order: tuple[tuple[str, bool], ...]) -> tuple[str, st
     for name, desc in order:
         a, b = f"l.{quote(name)}", f"r.{quote(name)}"
         null_first = "-1" if not desc else "1"
-        cases.append(f"WHEN {a} IS NULL AND {b} IS NULL THEN 0")
-        cases.append(f"WHEN {a} IS NULL THEN {null_first}")
-        cases.append(f"WHEN {b} IS NULL THEN {'1' if null_first == '-1' else '-1'}")
+        # two NULLs tie on this key and fall through to the next one
+        cases.append(f"WHEN {a} IS NULL AND {b} IS NOT NULL THEN {null_first}")
+        cases.append(f"WHEN {a} IS NOT NULL AND {b} IS NULL THEN {'1' if null_first == '-1' else '-1'}")
         lt, gt = ("1", "-1") if desc else ("-1", "1")
         cases.append(f"WHEN {a} < {b} THEN {lt}")
         cases.append(f"WHEN {a} > {b} THEN {gt}")
