@@ -15,7 +15,7 @@ from sqlglot import exp
 from planner.logical import typing as T
 from planner.logical.fields import TimeKind
 from planner.logical.operators import Deduplicate, GroupAggregate, TopN
-from sqlengine.translate.core import Translator, visible
+from sqlengine.translate.core import Translator, visible, without_event_time
 from sqlengine.translate.errors import TranslationError
 from sqlengine.translate.expressions import agg_sql, quote
 
@@ -24,7 +24,7 @@ SEQ = "__seq"
 
 
 def translate_group_aggregate(t: Translator, node: GroupAggregate):  # type: ignore[no-untyped-def]
-    df = t.translate(node.input)
+    df = without_event_time(t.translate(node.input), node.keys)
     if node.distinct_only:
         return df.select(*[F.col(quote(k)) for k in node.keys]).dropDuplicates(list(node.keys))
     exprs = t.exprs(node)
@@ -68,7 +68,7 @@ def _ordering(node, order: tuple[tuple[str, bool], ...], best_is_max: bool):  # 
 
 
 def _best_row(t: Translator, node, keys, order, rank_field):  # type: ignore[no-untyped-def]
-    df = t.translate(node.input)
+    df = without_event_time(t.translate(node.input), keys)
     cols = [c for c in visible(df) if c != rank_field]
     row = F.struct(*[F.col(quote(c)) for c in cols])
     first = node.input.field(order[0][0])
@@ -94,7 +94,7 @@ def translate_deduplicate(t: Translator, node: Deduplicate):  # type: ignore[no-
         return translate_window_rank(t, node)
     order_field = node.input.field(node.order_field)
     if not node.keep_last and order_field is not None and order_field.time == TimeKind.PROCTIME:
-        df = t.translate(node.input)
+        df = without_event_time(t.translate(node.input), node.keys)
         out = df.dropDuplicates(list(node.keys))
         if node.rank_field:
             out = out.withColumn(node.rank_field, F.lit(1).cast("bigint"))

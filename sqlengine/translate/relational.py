@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 
 from planner.logical.operators import Calc, Correlate, Union, Values
-from sqlengine.translate.core import Translator, hidden, visible
+from sqlengine.translate.core import Translator, hidden, visible, without_event_time
 from sqlengine.translate.errors import TranslationError
 from sqlengine.translate.expressions import is_plain_column, quote
 
@@ -34,7 +34,7 @@ def translate_union(t: Translator, node: Union):  # type: ignore[no-untyped-def]
         df = df.select(*cols)
         out = df if out is None else out.unionByName(df)
     if not node.all:
-        out = out.dropDuplicates()
+        out = without_event_time(out).dropDuplicates()
     return out
 
 
