@@ -76,10 +76,15 @@ def translate_window_aggregate(t: Translator, node: WindowAggregate):  # type: i
     if w in df.columns:
         group = F.col(w)
     elif spec.kind == WindowKind.SESSION:
-        time = F.col(f"__t{spec.id}") if f"__t{spec.id}" in df.columns else time_column(t, node.input, df, spec.time_field)
-        if spec.partition_keys and set(spec.partition_keys) != set(node.keys):
+        tvf = f"__t{spec.id}" in df.columns
+        time = F.col(f"__t{spec.id}") if tvf else time_column(t, node.input, df, spec.time_field)
+        # Spark's session_window makes sessions per group key; a SESSION table function makes them
+        # per PARTITION BY key (without one, over all rows), so the two must be the same keys. (The
+        # legacy GROUP BY k, SESSION(ts, gap) is per key, as Spark's.)
+        if (tvf or spec.partition_keys) and set(spec.partition_keys) != set(node.keys):
             raise TranslationError(
-                "A SESSION window runs on Spark only when it is partitioned by exactly the GROUP BY keys",
+                "A SESSION window runs on Spark only when it is partitioned by exactly the GROUP BY keys "
+                "(SESSION(TABLE t PARTITION BY k, ...) ... GROUP BY k, window_start, window_end)",
                 node.origin,
             )
         group = window_struct(spec, time).alias(w)
