@@ -145,7 +145,7 @@ class Engine:
                 from sqlengine.results import ResultTable
 
                 result = ResultTable(tuple(f.name for f in plan.fields), translated.upsert_key)
-                pipelines.append(self._result_pipeline(translated, result, f"{key}-{i}", streaming))
+                pipelines.append(self._result_pipeline(translated, result, f"{key}-{i}", streaming, plan))
         bounded = all(p.translated.bounded for p in pipelines) if streaming else True
         job = Job(
             id=job_id,
@@ -208,8 +208,10 @@ class Engine:
 
         return Pipeline(name, translated, start)
 
-    def _result_pipeline(self, translated, result, name: str, streaming: bool) -> Pipeline:  # type: ignore[no-untyped-def]
+    def _result_pipeline(self, translated, result, name: str, streaming: bool, plan=None) -> Pipeline:  # type: ignore[no-untyped-def]
         df = translated.df
+        if plan is not None:
+            df = _typed_like(df, plan.fields)
 
         def collect(batch_df, batch_id):  # type: ignore[no-untyped-def]
             result.apply(batch_id, [tuple(r) for r in batch_df.collect()])
@@ -232,6 +234,24 @@ class Engine:
 
     def cleanup_tmp(self) -> None:
         shutil.rmtree(self.home / "tmp", ignore_errors=True)
+
+
+def _typed_like(df, fields):  # type: ignore[no-untyped-def]
+    """Result columns in the types the query declares (a rowtime computed as Spark's TIMESTAMP
+    goes back to Flink's TIMESTAMP, a wall-clock value with no zone)."""
+    from pyspark.sql import functions as F
+
+    from sqlengine.types import UnsupportedType, spark_type
+
+    cols = []
+    for f, c in zip(fields, df.columns):
+        try:
+            target = spark_type(f.type)
+        except (UnsupportedType, Exception):
+            cols.append(F.col(f"`{c}`"))
+            continue
+        cols.append(F.col(f"`{c}`").cast(target).alias(c) if df.schema[c].dataType != target else F.col(f"`{c}`"))
+    return df.select(*cols)
 
 
 def _batch_start(start):  # type: ignore[no-untyped-def]

@@ -206,16 +206,20 @@ class JobManager:
                 job.status = Status.FINISHED
                 return
             trigger = {"availableNow": True} if job.bounded else {"processingTime": "0 seconds"}
+            one_phase = job.bounded and all(src.one_batch for p in job.pipelines for src in p.translated.sources)
+            if one_phase:
+                # every input arrives in the first batch: the markers can ride along with it
+                self._write_markers(job)
             self._start_all(job, trigger)
             self._monitor(job)
-            if job.bounded and not job._stop.is_set():
+            if job.bounded and not one_phase and not job._stop.is_set():
                 # phase 2: the input is consumed; the end-of-input markers close every window
                 wrote = self._write_markers(job)
                 if wrote:
                     self._start_all(job, trigger)
                     self._monitor(job)
-                if not job._stop.is_set():
-                    finished_marker.write_text(time.strftime("%Y-%m-%dT%H:%M:%S"))
+            if job.bounded and not job._stop.is_set():
+                finished_marker.write_text(time.strftime("%Y-%m-%dT%H:%M:%S"))
             job.status = Status.CANCELED if job._stop.is_set() else Status.FINISHED
         except BaseException as err:  # reported through job.error; the trace goes to the log
             log.exception("job %s failed", job.id)

@@ -63,6 +63,9 @@ class SourceInfo:
     sentinel_dir: Path | None  # where the end-of-input marker is written (bounded streaming)
     metric_names: tuple[str, ...] = ()
     time_column: str | None = None  # the watermarked column the marker carries
+    # the whole input arrives in the first micro-batch (no per-batch limit): the end-of-input
+    # marker can then be there from the start, and the job needs no second phase
+    one_batch: bool = False
 
 
 @dataclass

@@ -59,6 +59,12 @@ def translate_scan(t: Translator, node: Scan):  # type: ignore[no-untyped-def]
                 "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
             )
         wm = node.watermark_field
+        # Spark keeps watermarks only on TIMESTAMP (its local-time-zone type); the session runs
+        # in UTC, so a Flink TIMESTAMP (no zone) becomes the same instant; outputs cast it back
+        from pyspark.sql.types import TimestampNTZType
+
+        if isinstance(df.schema[wm].dataType, TimestampNTZType):
+            df = df.withColumn(wm, F.col(quote(wm)).cast("timestamp"))
         if result.bounded and t.flush_at_end:
             sentinel_dir = t.job_dir / "eos" / f"source{scan_id}"
             sentinel_dir.mkdir(parents=True, exist_ok=True)
@@ -73,6 +79,17 @@ def translate_scan(t: Translator, node: Scan):  # type: ignore[no-untyped-def]
         if sentinel_dir is not None:
             df = df.filter(~F.col(EOS_COLUMN)).drop(EOS_COLUMN)
     t.sources.append(
-        SourceInfo(table.name, result.bounded, sentinel_dir, tuple(result.metric_names), node.watermark_field)
+        SourceInfo(table.name, result.bounded, sentinel_dir, tuple(result.metric_names), node.watermark_field, _one_batch(options_table))
     )
     return df
+
+
+def _one_batch(table) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a bounded source delivers all of its input in the first micro-batch: generators
+    put every row there, a file source reads every file unless a per-trigger limit is set."""
+    connector = (table.connector or "").lower()
+    if connector in ("datagen", "nexmark"):
+        return True
+    if connector == "filesystem":
+        return "source.max-files-per-trigger" not in table.options
+    return False
