@@ -58,6 +58,7 @@ class Shell:
         self.quit_requested = False
         self.session = None
         self.prompts = 0  # prompts shown so far (tests wait for the next one)
+        self.job_failed = False  # the last failure was Spark's (exit 1 for -f), not the SQL's (2)
 
     # -- Spark -------------------------------------------------------------------------------
 
@@ -234,6 +235,7 @@ class Shell:
 
     def execute(self, stmt: Statement) -> bool:
         """Run one statement; False when it failed (the error is printed)."""
+        self.job_failed = False
         try:
             outcome = self.engine.plan(stmt)
             return self.dispatch(outcome)
@@ -307,6 +309,7 @@ class Shell:
             return False
         from sqlengine.errors import describe
 
+        self.job_failed = True
         log.error("job did not start", exc_info=err)
         self.term.error(f"[ERROR] {describe(err)}")
         return False
@@ -325,6 +328,7 @@ class Shell:
             from sqlengine.errors import describe
 
             self.term.error(f"[ERROR] The query failed: {describe(job.error_detail) if job.error_detail else job.error}")
+            self.job_failed = True
             return False
         mode = self.engine.planner.settings.get("sql-client.execution.result-mode", "table")
         if mode == "table" and self.term.interactive:
@@ -404,7 +408,8 @@ class Shell:
     # -- files -------------------------------------------------------------------------------
 
     def run_file(self, path: str) -> int:
-        """Run a file's statements in order; stop at the first error (exit status 2, 1 for a failed job)."""
+        """Run a file's statements in order; stop at the first error (exit status 2 for bad SQL, 1
+        for a job that failed or did not start)."""
         try:
             text = Path(path).read_text()
         except (OSError, UnicodeDecodeError) as err:
@@ -415,7 +420,7 @@ class Shell:
         except KeyboardInterrupt:
             self.term.error("[ERROR] Interrupted.")
             return EXIT_INTERRUPTED
-        return EXIT_OK if ok else EXIT_SQL
+        return EXIT_OK if ok else EXIT_FAILED if self.job_failed else EXIT_SQL
 
     def wait_for_jobs(self) -> int:
         """After ``-f``: wait for the jobs still running (Ctrl-C stops them; checkpoints are kept)."""

@@ -189,3 +189,28 @@ def test_spark_failures_are_one_line_and_the_session_goes_on(spark_engine, shell
     assert "| FAILED " in out
     assert "Traceback" not in sh.text() and "at org.apache.spark" not in sh.text()
     assert sh.thread.is_alive()
+
+
+def test_a_file_run_without_a_terminal_prints_tableau_and_exits_1_when_a_job_fails(spark_engine, data, tmp_path):
+    """``sqlengine -f``'s path: no prompt, results as tableau, the exit status tells SQL errors (2)
+    from failed jobs (1)."""
+    import io
+
+    from prompt_toolkit.output.plain_text import PlainTextOutput
+
+    from repl.shell import Shell
+    from repl.terminal import Terminal
+
+    write_events(data, "a.json", 0, 20)
+    out, err = io.StringIO(), io.StringIO()
+    shell = Shell(spark_engine, Terminal(interactive=False, output=PlainTextOutput(out), err_output=PlainTextOutput(err)), start_spark=False)
+    good = tmp_path / "good.sql"
+    good.write_text(table_ddl("bids", data, unbounded=False) + "\nSET 'sql-client.execution.result-mode' = 'table';\n" + WINDOWED.format(t="bids") + "\n")
+    assert shell.run_file(str(good)) == 0
+    assert "| apple  | 2024-01-01 00:00:10.000 | 2024-01-01 00:00:20.000 | 5   | 70  |" in out.getvalue()  # tableau, not a view
+    (data / "zz-bad.json").write_text("not json\n")
+    bad = tmp_path / "bad.sql"
+    bad.write_text("SELECT item, price FROM bids;\n")
+    assert shell.run_file(str(bad)) == 1
+    assert "[ERROR] The query failed: a malformed input record" in err.getvalue()
+    assert shell.run_file(str(tmp_path / "missing.sql")) == 2
