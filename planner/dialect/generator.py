@@ -275,7 +275,7 @@ class FlinkGenerator(Generator):
         plain = expression.copy()
         plain.set("hints", None)
         name = self.table_parts(plain)
-        hint_sql = " ".join(self.sql(h) for h in hints)
+        hint_sql = " ".join(self.sql(h).strip() for h in hints)
         rest = super().table_sql(plain, sep)
         return f"{name} {hint_sql}{rest[len(name):]}"
 
@@ -288,7 +288,8 @@ class FlinkGenerator(Generator):
         return sql.replace(pattern, f"{pattern} WITHIN {self.sql(within)}", 1)
 
     def hint_sql(self, expression: exp.Hint) -> str:
-        return f"/*+ {self.expressions(expression, flat=True, sep=' ')} */"
+        # leading space: sqlglot writes a query hint straight after SELECT
+        return f" /*+ {self.expressions(expression, flat=True, sep=' ')} */"
 
     def version_sql(self, expression: exp.Version) -> str:
         return f"FOR SYSTEM_TIME AS OF {self.sql(expression, 'expression')}"

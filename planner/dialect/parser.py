@@ -38,6 +38,11 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
         "DESCRIPTOR": lambda self: self._parse_descriptor(),
         "TABLE": lambda self: self._parse_table_function(),
     }
+    # sqlglot accepts CAST(a AS INT without its ')' (it closes such calls only if the ')' is
+    # there); Flink does not, so every special-form call must end with ')'
+    FUNCTION_PARSERS = {
+        name: (lambda fn: lambda self: self._closed(fn))(fn) for name, fn in FUNCTION_PARSERS.items()
+    }
 
     LAMBDAS = {
         **BaseParser.LAMBDAS,
@@ -57,7 +62,9 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
         TokenType.REPLACE: lambda self: self._parse_replace_table(),
     }
 
-    _pending_table_hints: list[exp.Expr] | None = None
+    def reset(self) -> None:
+        super().reset()
+        self._table_hints: dict[int, tuple[exp.Expr, list[exp.Expr]]] = {}
 
     def _at_end(self) -> bool:
         return self._index >= len(self._tokens)
@@ -98,14 +105,28 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
         if not self._match(token_type):
             self.raise_error(message)
 
+    def _closed(self, fn):  # type: ignore[no-untyped-def]
+        result = fn(self)
+        if self._curr.token_type != TokenType.R_PAREN:
+            self.raise_error("Expecting )")
+        return result
+
+    def _require_r_paren(self) -> None:
+        # sqlglot consumes the ')' of a FUNCTION_PARSERS call only if present; Flink requires it
+        if self._curr.token_type != TokenType.R_PAREN:
+            self.raise_error("Expecting )")
+
     def _parse_descriptor(self) -> nodes.Descriptor:
-        return self.expression(nodes.Descriptor(expressions=self._parse_csv(self._parse_column)))
+        cols = self._parse_csv(self._parse_column)
+        self._require_r_paren()
+        return self.expression(nodes.Descriptor(expressions=cols))
 
     def _parse_table_function(self) -> exp.Expr:
         # TABLE(<call>) in FROM; the enclosing parens were consumed by the function-call parser.
         call = self._parse_function(anonymous=False)
         if call is None:
             self.raise_error("Expected a table function call inside TABLE(...)")
+        self._require_r_paren()
         return self.expression(nodes.TableFunction(this=call))
 
     def _parse_table_argument(self) -> nodes.TableArgument | None:
@@ -116,11 +137,32 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
             return None
         self._advance()
         table = self._parse_table_parts()
-        partition_by = self._parse_partition_by()
+        partition_by = self._parse_argument_partition() if self._match(TokenType.PARTITION_BY) else None
         order = self._parse_order()
         return self.expression(
             nodes.TableArgument(this=table, partition_by=partition_by or None, order=order)
         )
+
+    def _parse_argument_partition(self) -> list[exp.Expr]:
+        """PARTITION BY of a table argument: `(a, b)` or `a, b` followed by the function's next
+        argument (`SESSION(TABLE t PARTITION BY a, DESCRIPTOR(ts), ...)`): a column list that
+        stops before anything that is not a plain column."""
+        if self._match(TokenType.L_PAREN):
+            cols = self._parse_csv(self._parse_column)
+            self._match_r_paren()
+            return cols
+        cols = [self._parse_column()]
+        while self._curr.token_type == TokenType.COMMA:
+            nxt = self._next
+            after = self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
+            plain = nxt.token_type in (TokenType.VAR, TokenType.IDENTIFIER) and (
+                after is None or after.token_type in (TokenType.COMMA, TokenType.R_PAREN, TokenType.DOT)
+            )
+            if not plain or nxt.text.upper() in ("DESCRIPTOR", "INTERVAL"):
+                break
+            self._advance()
+            cols.append(self._parse_column())
+        return cols
 
     def _parse_lambda(self, alias: bool = False) -> exp.Expr | None:
         return self._parse_table_argument() or super()._parse_lambda(alias=alias)
@@ -132,12 +174,19 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
         if table is not None and self._match(TokenType.HINT):
             hint = exp.maybe_parse(self._prev_comments[0], into=exp.Hint, dialect=self.dialect)
             table.set("hints", [hint])
-            self._pending_table_hints = [hint]
+            self._table_hints[id(table)] = (table, [hint])
         return table
 
     def _parse_table_hints(self) -> list[exp.Expr] | None:
-        hints, self._pending_table_hints = self._pending_table_hints, None
-        return hints
+        return None  # Flink's hints follow the name; _parse_table_parts read them
+
+    def _parse_table(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        result = super()._parse_table(*args, **kwargs)
+        # sqlglot's _parse_table resets a table's hints after its alias; put ours back
+        found = self._table_hints.pop(id(result), None) if result is not None else None
+        if found is not None and found[0] is result and not result.args.get("hints"):
+            result.set("hints", found[1])
+        return result
 
     # -- types ---------------------------------------------------------------------------------
 

@@ -1,0 +1,136 @@
+"""Flink constructs parse into the nodes the binder reads, and print back as Flink SQL."""
+
+from __future__ import annotations
+
+import pytest
+from sqlglot import exp
+
+from planner.dialect import Flink, nodes, parse_type
+from planner.script import parse_one, parse_script
+
+
+def tree(sql: str) -> exp.Expr:
+    return parse_one(sql).tree
+
+
+def again(sql: str) -> str:
+    return tree(sql).sql(dialect=Flink)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("ROW<a INT, b STRING>", "ROW<a INT, b STRING>"),
+        ("ROW(a INT, b STRING)", "ROW<a INT, b STRING>"),
+        ("MAP<STRING, ARRAY<INT NOT NULL>>", "MAP<STRING, ARRAY<INT NOT NULL>>"),
+        ("MULTISET<STRING>", "MULTISET<STRING>"),
+        ("INT ARRAY", "ARRAY<INT>"),
+        ("TIMESTAMP(3) WITH LOCAL TIME ZONE", "TIMESTAMP_LTZ(3)"),
+        ("TIMESTAMP_LTZ(3)", "TIMESTAMP_LTZ(3)"),
+        ("BYTES", "BYTES"),
+        ("DECIMAL(23, 3)", "DECIMAL(23, 3)"),
+    ],
+)
+def test_types(text, expected):
+    assert parse_type(text).sql(dialect=Flink) == expected
+
+
+def test_create_table_parts():
+    t = tree(
+        "CREATE TEMPORARY TABLE IF NOT EXISTS t (a INT NOT NULL, b AS a + 1, "
+        "m STRING METADATA FROM 'k' VIRTUAL, ts TIMESTAMP(3), "
+        "WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, PRIMARY KEY (a) NOT ENFORCED) "
+        "COMMENT 'c' PARTITIONED BY (a) WITH ('connector' = 'kafka') LIKE src (EXCLUDING OPTIONS)"
+    )
+    assert isinstance(t, exp.Create) and t.args["exists"]
+    items = t.this.expressions
+    assert isinstance(items[1].args["constraints"][0].args["kind"], exp.ComputedColumnConstraint)
+    meta = items[2].args["constraints"][0].args["kind"]
+    assert isinstance(meta, nodes.MetadataColumnConstraint) and meta.args["virtual"] and meta.this.this == "k"
+    assert isinstance(items[4], exp.WatermarkColumnConstraint)
+    assert isinstance(items[5], exp.PrimaryKey) and items[5].args["options"] == ["NOT ENFORCED"]
+    kinds = [type(p).__name__ for p in t.args["properties"].expressions]
+    assert kinds == ["TemporaryProperty", "SchemaCommentProperty", "PartitionedByProperty", "WithOptions", "LikeClause"]
+
+
+def test_window_table_function_positional_and_named():
+    pos = tree("SELECT * FROM TABLE(HOP(TABLE bid, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND))")
+    fn = pos.args["from_"].this.this
+    assert isinstance(fn, nodes.TableFunction)
+    args = fn.this.expressions
+    assert isinstance(args[0], nodes.TableArgument) and isinstance(args[1], nodes.Descriptor)
+    named = tree("SELECT * FROM TABLE(TUMBLE(DATA => TABLE bid, TIMECOL => DESCRIPTOR(ts), SIZE => INTERVAL '10' MINUTES))")
+    kw = named.args["from_"].this.this.this.expressions
+    assert [k.this.name for k in kw] == ["DATA", "TIMECOL", "SIZE"] and isinstance(kw[0].expression, nodes.TableArgument)
+    session = tree("SELECT * FROM TABLE(SESSION(TABLE bid PARTITION BY item, DESCRIPTOR(ts), INTERVAL '5' MINUTES))")
+    arg = session.args["from_"].this.this.this.expressions[0]
+    assert [p.name for p in arg.args["partition_by"]] == ["item"]
+
+
+def test_hints_for_system_time_and_variables():
+    sql = "SELECT /*+ STATE_TTL('o' = '1d') */ * FROM orders /*+ OPTIONS('k' = 'v') */ AS o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.c = r.c"
+    t = tree(sql)
+    assert t.args["hint"].expressions[0].name.upper() == "STATE_TTL"
+    assert t.args["from_"].this.args["hints"][0].expressions[0].name.upper() == "OPTIONS"
+    assert isinstance(t.args["joins"][0].this.args["version"], exp.Version)
+    assert again(sql) == sql
+    v = tree("SELECT * FROM ${NEXMARK_TABLE}")
+    assert isinstance(v.args["from_"].this.this, exp.Parameter)
+
+
+@pytest.mark.parametrize(
+    "sql,node",
+    [
+        ("SET 'execution.runtime-mode' = 'batch'", nodes.SetOption),
+        ("SET", nodes.SetOption),
+        ("RESET 'table.exec.state.ttl'", nodes.ResetOption),
+        ("SHOW TABLES", nodes.ShowStatement),
+        ("SHOW JOBS", nodes.ShowStatement),
+        ("SHOW CREATE TABLE t", nodes.ShowStatement),
+        ("DESCRIBE t", nodes.DescribeStatement),
+        ("DESC t", nodes.DescribeStatement),
+        ("EXPLAIN PLAN_ADVICE SELECT 1", nodes.Explain),
+        ("EXPLAIN ESTIMATED_COST, CHANGELOG_MODE SELECT 1", nodes.Explain),
+        ("STOP JOB 'abc' WITH SAVEPOINT WITH DRAIN", nodes.StopJob),
+        ("USE default_catalog", nodes.UseStatement),
+        ("HELP", nodes.ClientCommand),
+        ("QUIT", nodes.ClientCommand),
+        ("CREATE FUNCTION f AS 'com.x.F' LANGUAGE JAVA", nodes.CreateFunction),
+        ("ALTER TABLE t SET ('k' = 'v')", nodes.AlterTable),
+        ("ALTER TABLE t ADD (c INT AFTER a, WATERMARK FOR ts AS ts)", nodes.AlterTable),
+        ("DROP TEMPORARY FUNCTION IF EXISTS f", nodes.DropFunction),
+    ],
+)
+def test_client_and_ddl_statements(sql, node):
+    t = tree(sql)
+    assert isinstance(t, node)
+    assert tree(t.sql(dialect=Flink)) == t
+
+
+def test_statement_sets_both_forms():
+    text = "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; INSERT INTO b SELECT 2; END;"
+    (stmt,) = parse_script(text).statements
+    assert isinstance(stmt.tree, nodes.StatementSet) and len(stmt.tree.expressions) == 2
+    client = parse_script("BEGIN STATEMENT SET;\nINSERT INTO a SELECT CASE WHEN x THEN 1 END FROM t;\nEND;").statements
+    assert len(client) == 1 and client[0].tree.args.get("client_form")
+
+
+def test_legacy_windows_over_and_match_recognize():
+    t = tree(
+        "SELECT TUMBLE_START(ts, INTERVAL '1' HOUR), COUNT(*) FROM t GROUP BY TUMBLE(ts, INTERVAL '1' HOUR), a"
+    )
+    assert t.args["group"].expressions[0].name.upper() == "TUMBLE"
+    over = tree("SELECT SUM(a) OVER (PARTITION BY b ORDER BY ts RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND CURRENT ROW) FROM t")
+    assert isinstance(over.expressions[0], exp.Window)
+    mr = tree(
+        "SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY a ORDER BY ts MEASURES A.x AS y ONE ROW PER MATCH "
+        "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+) WITHIN INTERVAL '5' SECOND DEFINE A AS A.x > 1)"
+    )
+    assert "WITHIN INTERVAL '5' SECOND" in mr.sql(dialect=Flink)
+
+
+def test_strings_and_identifiers_follow_flink():
+    t = tree("SELECT 'it''s \\d', `user`, `a``b` FROM t")
+    assert t.expressions[0].this == "it's \\d"  # '' escapes a quote; a backslash is a character
+    assert t.expressions[1].this.quoted and t.expressions[2].name == "a`b"
+    assert again("SELECT `user` FROM t") == "SELECT `user` FROM t"
