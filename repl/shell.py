@@ -30,18 +30,17 @@ from pathlib import Path
 from planner.dialect import nodes
 from planner.errors import SqlError
 from planner.script import Statement
-from planner.session import KNOWN_SETTINGS, Kind, Outcome
-from repl.buffer import SHELL_NAME, is_complete, statements
+from planner.session import Kind, Outcome
+from repl.buffer import SHELL_NAME, statements
 from repl.client import HELP, ClientError, describe_job, find_job, job_ref, jobs_table, render_outcome
 from repl.state_prompt import SETTING as STATE_WARNINGS
 from repl.state_prompt import decide
 from repl.terminal import Terminal
-from repl.toolbar import SparkStatus, toolbar_text
+from repl.toolbar import SparkStatus
 
 log = logging.getLogger("sqlengine.shell")
 
 EXIT_OK, EXIT_FAILED, EXIT_SQL, EXIT_INTERRUPTED = 0, 1, 2, 130
-PROMPT = "sqlengine> "
 
 
 class Shell:
@@ -100,55 +99,9 @@ class Shell:
     # -- the prompt --------------------------------------------------------------------------
 
     def _prompt_session(self):  # type: ignore[no-untyped-def]
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
-        from prompt_toolkit.filters import Condition
-        from prompt_toolkit.history import FileHistory, InMemoryHistory
-        from prompt_toolkit.lexers import PygmentsLexer
+        from repl.prompt import prompt_session
 
-        from repl.completer import SqlCompleter
-        from repl.keys import prompt_bindings
-        from repl.lexer import FlinkSqlLexer
-        from repl.style import STYLE
-
-        completer = SqlCompleter(
-            self.engine.catalog,
-            settings=lambda: KNOWN_SETTINGS,
-            job_ids=lambda: [j.id for j in self.engine.job_list()],
-        )
-        tick = {"n": 0}
-
-        def toolbar():  # type: ignore[no-untyped-def]
-            tick["n"] += 1
-            try:
-                return toolbar_text(self.spark, self.engine.job_list, lambda: self.engine.planner.settings, tick["n"])
-            except Exception:
-                log.debug("toolbar", exc_info=True)
-                return ""
-
-        def continuation(width: int, line_number: int, is_soft_wrap: bool):  # type: ignore[no-untyped-def]
-            return [("class:continuation", " " * width if is_soft_wrap else " " * max(0, width - 2) + "> ")]
-
-        return PromptSession(
-            message=[("class:prompt", PROMPT)],
-            # the prompt's own buffer, not the focused one (during Ctrl-R the search field has focus)
-            multiline=Condition(lambda: not is_complete(self.session.default_buffer.text) if self.session else True),
-            prompt_continuation=continuation,
-            lexer=PygmentsLexer(FlinkSqlLexer),
-            completer=completer,
-            complete_while_typing=True,
-            complete_in_thread=True,
-            auto_suggest=AutoSuggestFromHistory(),
-            history=FileHistory(str(self.history)) if self.history else InMemoryHistory(),
-            search_ignore_case=True,
-            bottom_toolbar=toolbar,
-            refresh_interval=0.5,
-            style=STYLE,
-            include_default_pygments_style=False,
-            key_bindings=prompt_bindings(),
-            input=self.term.input,
-            output=self.term.output,
-        )
+        return prompt_session(self)
 
     def _on_prompt(self) -> None:
         """Runs once the prompt is on screen: start Spark, watch the jobs."""

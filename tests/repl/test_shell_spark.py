@@ -5,7 +5,6 @@ as one line. Keys go through the pipe input, as in test_shell.py."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
