@@ -203,7 +203,10 @@ class SelectMixin:
         node, scope, where_parts = self.bind_from(sel, ttl)
         binder = ExprBinder(scope, self.catalog.get_function)
         if where_parts:
-            node = self._where(node, scope, binder, where_parts, sel)
+            try:
+                node = self._where(node, scope, binder, where_parts, sel)
+            except BindError as err:
+                raise _alias_hint(err, sel) from None
         items = self._expand_star(sel, scope)
         group = sel.args.get("group")
         having = sel.args.get("having")
@@ -446,6 +449,20 @@ class SelectMixin:
             except (AttributeError, ValueError):
                 raise BindError("LIMIT takes a number", limit) from None
         return Sort(node.fields, input=node, order=tuple(keys), limit=n, origin=order or limit)
+
+
+def _alias_hint(err: BindError, sel: exp.Select) -> BindError:
+    """An unknown column in WHERE that is an alias of the same SELECT's list (Nexmark q6 does
+    this): say why it is not visible there."""
+    if isinstance(err.node, exp.Column):
+        aliases = {it.alias for it in sel.expressions if isinstance(it, exp.Alias)}
+        if err.node.name in aliases:
+            err.hint = (
+                f"`{err.node.name}` is defined in this SELECT's list, which is computed after WHERE; "
+                "filter on it in an outer query: SELECT ... FROM (SELECT ..., <expr> AS "
+                f"{err.node.name} FROM ...) WHERE {err.node.name} ..."
+            )
+    return err
 
 
 def _qualified(rel: Relation, name: str) -> exp.Expr:
