@@ -3,7 +3,9 @@
 Follows the benchmark generator's model (nexmark/nexmark, GeneratorConfig and the Person/Auction/
 BidGenerator classes), re-expressed as pure functions of the event number n so that Spark can
 compute any event on any partition:
-- event n is a person, an auction or a bid by n mod (p+a+b) against the proportions p:a:b;
+- event n is a person, an auction or a bid by n mod (p+a+b) against the proportions p:a:b
+  (the connector generates each kind from its own row numbers: the i-th bid is event
+  (i div b) * (p+a+b) + p + a + (i mod b), and so on);
 - event time is base + floor(n * 1e6 / rate) microseconds, truncated to milliseconds;
 - person and auction ids are the count of persons / auctions before n (+1000), so bids and
   auctions refer to persons and auctions that exist ("last id" arithmetic per epoch of p+a+b);
@@ -86,9 +88,7 @@ class NexmarkEvents:
         self.offset = F.pmod(n, F.lit(cfg.total))
 
     # Computed once per event in a projection before the events: the event builders use them
-    # many times, inside CASE branches where Spark would recompute them at every use, and the
-    # smaller event expressions compile faster.
-    KIND = "__sqlengine_kind"
+    # many times (inside CASE branches, where Spark would recompute them at every use).
     LAST_PERSON = "__sqlengine_last_person"
     LAST_AUCTION = "__sqlengine_last_auction"
     TIME = "__sqlengine_time"
@@ -98,11 +98,6 @@ class NexmarkEvents:
         """The columns to compute before ``person()``, ``auction()``, ``bid()``."""
         F, c = self.F, self.cfg
         p, a = c.person_proportion, c.auction_proportion
-        kind = (
-            F.when(self.offset < p, F.lit(0))
-            .when(self.offset < p + a, F.lit(1))
-            .otherwise(F.lit(2))
-        )
         last_person = self.epoch * p + F.least(self.offset, F.lit(p - 1))
         last_auction = (
             F.when(self.offset < p, (self.epoch - 1) * a + (a - 1))
@@ -113,7 +108,6 @@ class NexmarkEvents:
             "INTERVAL '0.001' SECOND"
         )
         return [
-            kind.alias(self.KIND),
             last_person.alias(self.LAST_PERSON),  # base-0 id of the latest person so far
             last_auction.alias(self.LAST_AUCTION),  # base-0 id of the latest auction so far
             time.alias(self.TIME),
@@ -121,9 +115,6 @@ class NexmarkEvents:
         ]
 
     # -- ids and time (staged) -------------------------------------------------------------------
-    def event_type(self) -> Column:
-        return self.F.col(self.KIND)
-
     def timestamp(self) -> Column:
         return self.F.col(self.TIME)
 
