@@ -279,14 +279,15 @@ def tables_in_statement(text: str, cursor: int) -> tuple[dict[str, str], bool]:
             elif end == len(tokens):
                 end = i
     toks = tokens[start:end]
-    found: dict[str, str] = {}
+    parsed = _tables_from_parse(text[toks[0].start : toks[-1].end + 1]) if toks else {}
+    found: dict[str, str] = dict(parsed)
     windowed = False
     for i, t in enumerate(toks):
         up = _up(t)
         if up in WINDOW_TVFS and i + 1 < len(toks) and toks[i + 1].token_type == TokenType.L_PAREN:
             windowed = True
-        if up not in ("FROM", "JOIN", "TABLE", "INTO") or i + 1 >= len(toks):
-            continue
+        if parsed or up not in ("FROM", "JOIN", "TABLE", "INTO") or i + 1 >= len(toks):
+            continue  # a statement that parses has given its tables already
         name_tok = toks[i + 1]
         if name_tok.token_type not in (TokenType.VAR, TokenType.IDENTIFIER) and not (
             name_tok.text.isidentifier() and name_tok.text.upper() not in KEYWORDS
@@ -302,6 +303,31 @@ def tables_in_statement(text: str, cursor: int) -> tuple[dict[str, str], bool]:
         if k < len(toks) and toks[k].token_type in (TokenType.VAR, TokenType.IDENTIFIER) and toks[k].text.upper() not in KEYWORDS:
             found[toks[k].text] = name
     return found, windowed
+
+
+def _tables_from_parse(statement: str) -> dict[str, str]:
+    """Tables (and aliases) of a statement that parses: this sees comma joins, subqueries and CTEs
+    (a CTE's name is not a table). Empty when the statement does not parse yet; the token scan
+    of ``tables_in_statement`` covers that case."""
+    try:
+        import sqlglot
+        from sqlglot import exp
+
+        from planner.dialect import Flink
+
+        tree = sqlglot.parse_one(statement, dialect=Flink)
+    except Exception:
+        return {}
+    if tree is None:
+        return {}
+    ctes = {c.alias for c in tree.find_all(exp.CTE)}
+    found: dict[str, str] = {}
+    for t in tree.find_all(exp.Table):
+        if t.name and t.name not in ctes:
+            found.setdefault(t.name, t.name)
+            if t.alias:
+                found[t.alias] = t.name
+    return found
 
 
 # -- the completer -----------------------------------------------------------------------------

@@ -98,6 +98,9 @@ def test_contexts_are_read_with_our_tokenizer():
     assert context_at("SELECT 1; SELECT * FROM bids WHERE ", 35).kinds >= {"column", "function"}
     tables, windowed = tables_in_statement("SELECT 1; SELECT * FROM a x JOIN b ON x.k = b.k; SELECT * FROM c", 20)
     assert tables == {"a": "a", "x": "a", "b": "b"} and not windowed
+    # a statement that parses also gives comma joins and subqueries; a CTE is not a table
+    tables, _w = tables_in_statement("WITH c AS (SELECT * FROM base) SELECT * FROM c, other o WHERE o.k IN (SELECT k FROM ks)", 5)
+    assert tables == {"base": "base", "other": "other", "o": "other", "ks": "ks"}
 
 
 def test_tab_completes_in_the_real_prompt(engine, shell_of):
