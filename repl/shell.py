@@ -419,6 +419,7 @@ def setup_logging(home: Path) -> Path:
     everyone = logging.getLogger()
     everyone.addHandler(handler)
     everyone.setLevel(logging.WARNING)
+    logging.captureWarnings(True)  # pyspark's FutureWarnings too: the log, not the terminal
     return path
 
 
