@@ -42,6 +42,14 @@ def _upsert_below(node: Node, props: dict[int, NodeProps]) -> bool:
     return any(not props[id(c)].changelog.insert_only for c in node.inputs)
 
 
+def _distinct_problem(node) -> str | None:  # type: ignore[no-untyped-def]
+    """DISTINCT aggregates run as sets of values (COUNT, SUM, AVG; MIN/MAX ignore DISTINCT)."""
+    for a in node.aggs:
+        if a.distinct and a.func not in ("COUNT", "SUM", "AVG", "MIN", "MAX"):
+            return f"{a.func}(DISTINCT ...) cannot run on Spark yet"
+    return None
+
+
 def _unorderable(node: Node, order) -> str | None:  # type: ignore[no-untyped-def]
     """The best row per key is found with max_by: a key sorted against its natural direction
     must be a number, a date or a time (which can be negated)."""
@@ -113,15 +121,11 @@ def _reason(node: Node, props: dict[int, NodeProps], bounded) -> str | None:  # 
             return "CUMULATE windows have no counterpart in Spark Structured Streaming; " + LATER
         if updating_input:
             return "a window aggregation over an updating input is not supported by Spark Structured Streaming"
-        if any(a.distinct for a in node.aggs):
-            return "COUNT(DISTINCT ...) and other DISTINCT aggregates are not supported on streams by Spark"
-        return None
+        return _distinct_problem(node)
     if isinstance(node, GroupAggregate):
         if updating_input:
             return "an aggregation over an updating input needs retractions; " + LATER
-        if any(a.distinct for a in node.aggs):
-            return "COUNT(DISTINCT ...) and other DISTINCT aggregates are not supported on streams by Spark"
-        return None
+        return _distinct_problem(node)
     if isinstance(node, TemporalJoin):
         return "event-time temporal joins (FOR SYSTEM_TIME AS OF a rowtime) have no counterpart in Spark; " + LATER
     if isinstance(node, LookupJoin):

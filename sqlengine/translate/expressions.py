@@ -115,9 +115,47 @@ def is_plain_column(e: exp.Expr) -> bool:
     return isinstance(e, exp.Column) and not e.table
 
 
+def _distinct_sql(exprs: SparkExpressions, f: str, args: tuple[exp.Expr, ...], filter_: exp.Expr | None) -> str:
+    """COUNT/SUM/AVG(DISTINCT x) on a stream: the set of values seen (collect_set, which skips
+    NULLs as DISTINCT does), then counted or summed. Spark refuses DISTINCT aggregates on
+    streams; a set is a plain aggregate, kept per group (and per window) like Flink's state."""
+    arg = exprs.rewrite(args[0]) if len(args) == 1 else exp.Struct(expressions=[exprs.rewrite(a) for a in args])
+    values = exp.Anonymous(this="collect_set", expressions=[arg])
+    if len(args) > 1:  # COUNT(DISTINCT a, b) counts the combinations without a NULL
+        cond = exp.and_(*[exp.Not(this=exp.Is(this=a.copy(), expression=exp.Null())) for a in args])
+        filter_ = cond if filter_ is None else exp.and_(filter_.copy(), cond)
+    agg: exp.Expr = values if filter_ is None else exp.Filter(this=values, expression=exp.Where(this=exprs.rewrite(filter_)))
+    text = agg.sql(dialect="spark", identify=True)
+    if f == "COUNT":
+        return f"CAST(size({text}) AS BIGINT)"
+    total = f"aggregate({text}, CAST(0 AS {_sum_type(exprs, args[0])}), (acc, v) -> acc + v)"
+    if f == "SUM":
+        return f"CASE WHEN size({text}) = 0 THEN NULL ELSE {total} END"
+    if f == "AVG":
+        op = "DIV" if exprs.integral(args[0]) else "/"
+        return f"CASE WHEN size({text}) = 0 THEN NULL ELSE {total} {op} size({text}) END"
+    raise TranslationError(f"{f}(DISTINCT ...) cannot run on Spark yet")
+
+
+def _sum_type(exprs: SparkExpressions, arg: exp.Expr) -> str:
+    from planner.logical import typing as T
+
+    t = exprs.type(arg)
+    if T.is_type(t, *T.INTEGERS):
+        return "BIGINT"
+    if T.is_type(t, exp.DType.DECIMAL):
+        p, sc = T.decimal_ps(t)
+        return f"DECIMAL(38, {sc})"
+    return "DOUBLE"
+
+
 def agg_sql(exprs: SparkExpressions, func: str, args: tuple[exp.Expr, ...], distinct: bool, star: bool, filter_: exp.Expr | None) -> str:
     """An aggregate call with Flink's semantics, e.g. AVG(int) as sum DIV count."""
     f = func.upper()
+    if distinct and f in ("MIN", "MAX"):
+        distinct = False  # the same result either way
+    if distinct and f in ("COUNT", "SUM", "AVG") and args:
+        return _distinct_sql(exprs, f, args, filter_)
     if f == "COUNT" and star:
         call: exp.Expr = exp.Count(this=exp.Star())
     else:
