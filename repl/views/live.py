@@ -33,13 +33,24 @@ class Feed(Protocol):
     def finish(self, cancelled: bool) -> Lines: ...  # closing lines
 
 
-def status_line(job, rows: Callable[[], str]) -> StyleAndTextTuples:  # type: ignore[no-untyped-def]
+def watermark_text(job) -> str:  # type: ignore[no-untyped-def]
+    """The job's latest watermark as the views show it: '-' before the first one, "end of input"
+    once a bounded job's end-of-input marker has closed every window."""
     wm = next((s.watermark for s in job.latest.values() if s.watermark), None)
+    if not wm or wm.startswith("1970-01-01T00:00:00"):
+        return "-"
+    if wm.startswith("9999-"):
+        return "end of input"
+    return wm
+
+
+def status_line(job, rows: Callable[[], str]) -> StyleAndTextTuples:  # type: ignore[no-untyped-def]
+    wm = watermark_text(job)
     state = job.status.value
     cls = "class:view.status.bad" if state == "FAILED" else "class:view.status.ok" if job.done else "class:view.status"
     return [
         (cls, f" {state} "),
-        ("class:view.status", f" {rows()} · {job.rows_per_second():.0f} rows/s · watermark {wm or '-'} · state {job.state_rows()} rows "),
+        ("class:view.status", f" {rows()} · {job.rows_per_second():.0f} rows/s · watermark {wm} · state {job.state_rows()} rows "),
         ("class:view.keys", "  q / Ctrl-C: stop "),
     ]
 

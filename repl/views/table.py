@@ -24,6 +24,7 @@ from repl.state_prompt import estimate_text, measured_vs_estimate
 from repl.style import STYLE
 from repl.terminal import Terminal
 from repl.views.columns import Columns
+from repl.views.live import watermark_text
 
 REFRESH = 0.25  # seconds between redraws while the job runs
 FRESH_FOR = 1.5  # seconds a changed row stays highlighted
@@ -70,8 +71,7 @@ class TableView:
 
     def status_lines(self) -> list[tuple[str, str]]:
         job = self.job
-        wm = next((s.watermark for s in job.latest.values() if s.watermark), None)
-        head = f" {job.status.value} · {len(self.result)} rows · {job.rows_per_second():.0f} rows/s · watermark {wm or '-'}"
+        head = f" {job.status.value} · {len(self.result)} rows · {job.rows_per_second():.0f} rows/s · watermark {watermark_text(job)}"
         if job.status.value == "FAILED" and job.error_detail is not None:
             from sqlengine.errors import describe
 
