@@ -161,13 +161,14 @@ class Estimator:
         src = "+".join(self.lineage.tables(feeding)) or "input"
         row = self.row_bytes(node, part)
         per_key = part.rows_per_key or 1
+        times = f" × {per_key}" if per_key != 1 else ""  # rows per key, when a key keeps several
         if part.growth == Growth.NONE:
             if part.released_by is not None:
                 formula = f"rows/s({src}) × (time until the watermark passes `{part.released_by}`) × {row} B"
                 return Estimate(formula, rate, row, assumptions=tuple(assumptions))
             if part.retention_ms is None:
                 domain = self.lineage.key_domain(node.inputs[0] if node.inputs else node, part.keys) if part.keys else None
-                formula = f"distinct({', '.join(part.keys)}) × {per_key} × {row} B" if part.keys else f"{per_key} × {row} B"
+                formula = f"distinct({', '.join(part.keys)}){times} × {row} B" if part.keys else f"{per_key} × {row} B"
                 if domain is None and not part.keys:
                     domain = 1
                 if domain is None:
@@ -175,7 +176,7 @@ class Estimator:
                 return Estimate(formula, rate, row, plateau_bytes=domain * per_key * row,
                                 assumptions=tuple(assumptions + [f"{domain} distinct keys"]))
             seconds = part.retention_ms / 1000
-            formula = f"rows/s({src}) × {format_duration(part.retention_ms)} × {per_key} × {row} B"
+            formula = f"rows/s({src}) × {format_duration(part.retention_ms)}{times} × {row} B"
             if rate is None:
                 return Estimate(formula, None, row, assumptions=tuple(assumptions))
             return Estimate(formula, rate, row, plateau_bytes=rate * seconds * per_key * row, assumptions=tuple(assumptions))
@@ -191,7 +192,7 @@ class Estimator:
                             bytes_at_horizon=per_day * self.horizon_days, growth_per_day=per_day,
                             horizon_days=self.horizon_days, assumptions=tuple(assumptions))
         else:
-            formula = f"distinct({', '.join(part.keys) or 'key'}) over time × {per_key} × {row} B"
+            formula = f"distinct({', '.join(part.keys) or 'key'}) over time{times} × {row} B"
             upper = True
             assumptions.append("each row may bring a new key (an upper bound; set 'stats.distinct.<column>' for a tighter figure)")
         if rate is None:

@@ -45,7 +45,8 @@ def render_text(analysis: Analysis, show_plan: bool = True) -> str:
         ests = analysis.estimates.get(id(info.node), ())
         out.append(f"{info.operator}: {info.verdict.value.upper()} — {info.reason}")
         for part, est in zip(info.parts, ests):
-            out.append(f"  {part.label}: {est}   [{est.formula}]")
+            shown = str(est)
+            out.append(f"  {part.label}: {shown}" + (f"   [{est.formula}]" if shown != est.formula else ""))
         assumptions = sorted({a for e in ests for a in e.assumptions})
         for a in assumptions:
             out.append(f"    assuming {a}")

@@ -235,7 +235,7 @@ class StateAnalyzer:
         if not self.has_watermark(node.input) and not _proctime_window(node, w):
             part = StatePart(
                 label="window accumulators",
-                stores="one accumulator per window and key",
+                stores="one accumulator",
                 per=f"per window and key ({', '.join(keys)})" if keys else "per window",
                 retention_ms=None,
                 bound="nothing: without a watermark windows never close",
@@ -267,8 +267,8 @@ class StateAnalyzer:
             panes = w.size_ms // w.step_ms
         part = StatePart(
             label="window accumulators",
-            stores="one accumulator per open window and key" + (f" (a row is in {panes} windows)" if panes > 1 else ""),
-            per=f"per window and key ({', '.join(keys)})" if keys else "per window",
+            stores="one accumulator" + (f" (a row is in {panes} windows)" if panes > 1 else ""),
+            per=f"per open window and key ({', '.join(keys)})" if keys else "per open window",
             retention_ms=retention,
             bound=bound,
             growth=Growth.NONE,
