@@ -161,6 +161,20 @@ def _reason(node: Node, props: dict[int, NodeProps], bounded) -> str | None:  # 
     return None
 
 
+def ttl_problem(state) -> Unsupported | None:  # type: ignore[no-untyped-def]
+    """A state TTL (``table.exec.state.ttl`` or ``STATE_TTL``) that is the only thing bounding an
+    operator's state: Spark would keep that state forever and never forget a key, so neither the
+    results nor the state would be what the plan says."""
+    for info in state:
+        if any(p.by_ttl for p in info.parts):
+            return Unsupported(
+                info.node,
+                "a state TTL is not enforced on Spark yet (the state would be kept forever and idle keys never "
+                "forgotten, so the results would differ); planned for a later release (state TTL on transformWithState)",
+            )
+    return None
+
+
 def stateful_chain_problem(plan: Node, props: dict[int, NodeProps]) -> Unsupported | None:
     """Spark runs several stateful operators in one query only in append mode: an operator that
     emits updates (a group aggregation) must be the last stateful one."""

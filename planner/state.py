@@ -49,6 +49,9 @@ class Growth(str, Enum):
     TIME = "time"  # a new key per time bucket, kept forever
 
 
+TTL_BOUND = "the state TTL"
+
+
 @dataclass(frozen=True)
 class StatePart:
     """One thing an operator keeps: the rows of one join side, the accumulators of a group, ..."""
@@ -73,6 +76,11 @@ class StatePart:
     @property
     def bounded(self) -> bool:
         return self.growth == Growth.NONE
+
+    @property
+    def by_ttl(self) -> bool:
+        """Released only by a state TTL (the wording is set in one place: ``_unbounded_keyed``)."""
+        return self.bound.startswith(TTL_BOUND)
 
 
 @dataclass(frozen=True)
@@ -173,7 +181,7 @@ class StateAnalyzer:
     def _unbounded_keyed(self, node: Node, keys: tuple[str, ...], ttl: int | None) -> tuple[Growth, int | None, str]:
         info = self._keys(node.inputs[0] if node.inputs else node, keys)
         if ttl:
-            return Growth.NONE, ttl, f"the state TTL ({format_duration(ttl)} after a key's last update)"
+            return Growth.NONE, ttl, f"{TTL_BOUND} ({format_duration(ttl)} after a key's last update)"
         if info["time_derived_key"]:
             return Growth.TIME, None, "nothing: the key includes a time bucket, old buckets are never released"
         if keys and self.lineage.finite_domain(node.inputs[0], keys):
@@ -350,7 +358,7 @@ class StateAnalyzer:
             ttl = _ttl_for(node, self.ttl, side)
             evicting = self._evicted_by(node, side)
             if ttl:
-                parts.append(self._side(node, side, label, ttl, f"the state TTL ({format_duration(ttl)})", Growth.NONE))
+                parts.append(self._side(node, side, label, ttl, f"{TTL_BOUND} ({format_duration(ttl)})", Growth.NONE))
             elif evicting is not None:
                 other = "right" if side == 0 else "left"
                 parts.append(self._side(

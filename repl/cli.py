@@ -74,11 +74,15 @@ def cmd_lint(args: argparse.Namespace) -> int:
     counts = result.counts()
     total = len(result.diagnostics)
     print(
-        f"{total} finding{'s' if total != 1 else ''} ({counts['error']} errors, {counts['warning']} warnings, "
-        f"{counts['info']} info) in {result.statements} statements of {result.files} file{'s' if result.files != 1 else ''}",
+        f"{_count(total, 'finding')} ({_count(counts['error'], 'error')}, {_count(counts['warning'], 'warning')}, "
+        f"{counts['info']} info) in {_count(result.statements, 'statement')} of {_count(result.files, 'file')}",
         file=sys.stderr,
     )
     return result.exit_code
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 # -- explain ---------------------------------------------------------------------------------------

@@ -125,6 +125,14 @@ class Engine:
             job_id = JobManager.new_id()
             key = self.settings_name() or self._job_key(outcome)
             checkpoint = self.jobs.checkpoint_dir(key)
+        if streaming:
+            from planner.spark_support import ttl_problem
+            from sqlengine.translate.errors import TranslationError
+
+            refused = ttl_problem(outcome.analysis.state)
+            if refused is not None:
+                err = TranslationError(f"{refused.node.kind}: {refused.reason}", refused.node.origin)
+                raise located(err, outcome.statement.source, outcome.statement.span)
         pipelines = []
         result = None
         for i, plan in enumerate(outcome.plans):

@@ -6,12 +6,14 @@ from __future__ import annotations
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import Deduplicate, GroupAggregate, Join, Node, OverAggregate, Sort, TopN, WindowAggregate
 from planner.rules.base import Rule, RuleContext
-from planner.spark_support import stateful_chain_problem, unsupported
+from planner.spark_support import stateful_chain_problem, ttl_problem, unsupported
 
 
 def _hint(node: Node, reason: str) -> str | None:
+    if "state TTL" in reason:
+        return "bound the state with event time instead (a window, an interval join, a window Top-N), or run it on Flink"
     if "DISTINCT" in reason:
-        return "count distinct values per window with a two-step aggregation (GROUP BY key, value per window, then COUNT(*))"
+        return "use COUNT, SUM or AVG (DISTINCT), or GROUP BY the value first and aggregate the groups"
     if isinstance(node, TopN):
         return "rank per window (window Top-N: PARTITION BY window_start, window_end, ...); its results are final, not retracted"
     if isinstance(node, Deduplicate):
@@ -30,6 +32,9 @@ def _hint(node: Node, reason: str) -> str | None:
 def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
     for problem in unsupported(ctx.plan, ctx.props, ctx.lineage.bounded_input):
         yield problem.node, f"Cannot run on Spark Structured Streaming as written: {problem.reason}", _hint(problem.node, problem.reason), None
+    ttl = ttl_problem(ctx.state)
+    if ttl is not None:
+        yield ttl.node, f"Cannot run on Spark Structured Streaming as written: {ttl.reason}", _hint(ttl.node, ttl.reason), None
     chain = stateful_chain_problem(ctx.plan, ctx.props)
     if chain is not None:
         yield chain.node, f"Cannot run on Spark Structured Streaming as written: {chain.reason}", "make the updating operator the last stateful step, or window the operators below it", None
