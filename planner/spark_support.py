@@ -4,7 +4,10 @@ JVM), so that lint and the shell say it before a job starts. The translator
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+
+from sqlglot import exp
 
 from planner.logical.fields import TimeKind
 from planner.logical.operators import (
@@ -36,6 +39,7 @@ LATER = "planned for a later release (changelog operators on transformWithState)
 class Unsupported:
     node: Node
     reason: str
+    at: exp.Expr | None = None  # the exact cause inside the node (a function call), when there is one
 
 
 def _upsert_below(node: Node, props: dict[int, NodeProps]) -> bool:
@@ -76,10 +80,40 @@ def unsupported(plan: Node, props: dict[int, NodeProps], bounded: callable | Non
         if id(node) in seen:
             continue
         seen.add(id(node))
+        call = _user_function(node)
+        if call is not None:
+            out.append(Unsupported(node, f"user-defined function `{call.name}` cannot run on Spark yet (it is declared as "
+                                         f"'{call.meta['user_function']}', a JVM class sqlengine does not load)", call))
+            continue
         reason = _reason(node, props, bounded)
         if reason:
             out.append(Unsupported(node, reason))
     return out
+
+
+def _expressions(value):  # type: ignore[no-untyped-def]
+    """The bound expressions a node holds (projections, conditions, aggregate arguments, ...),
+    not its inputs nor the syntax it came from."""
+    if isinstance(value, exp.Expr):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _expressions(v)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, (Node, type)):
+        for f in dataclasses.fields(value):
+            if f.name != "origin":
+                yield from _expressions(getattr(value, f.name))
+
+
+def _user_function(node: Node) -> exp.Anonymous | None:
+    for f in dataclasses.fields(node):
+        if f.name == "origin":
+            continue
+        for e in _expressions(getattr(node, f.name)):
+            for call in e.find_all(exp.Anonymous):
+                if "user_function" in call.meta:
+                    return call
+    return None
 
 
 def _reason(node: Node, props: dict[int, NodeProps], bounded) -> str | None:  # type: ignore[no-untyped-def]  # noqa: C901

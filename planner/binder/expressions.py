@@ -192,8 +192,11 @@ class ExprBinder:
         name = node.name.upper()
         if name in LEGACY_WINDOW_FUNCS or name in LEGACY_WINDOW_PROPS:
             return  # validated by the aggregate binder
-        if self.functions is not None and self.functions(node.name) is not None:
-            return
+        if self.functions is not None:
+            udf = self.functions(node.name)
+            if udf is not None:
+                # remembered on the call, so that what runs where can be decided from the plan alone
+                node.meta["user_function"] = udf.class_name
 
     # -- typing --------------------------------------------------------------------------------
 

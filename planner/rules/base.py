@@ -88,11 +88,22 @@ class RuleContext:
             return self.source.text[start:end].strip("`\"").lower() == sub.name.lower()
         return False
 
-    def span(self, node: Node | None) -> Span | None:
+    def _written_call(self, call: exp.Expr) -> bool:
+        meta = call.meta
+        if "start" not in meta or self.source is None or self.statement_span is None:
+            return False
+        start, end = meta["start"], meta.get("end", meta["start"]) + 1
+        inside = self.statement_span.start <= start and end <= self.statement_span.end
+        return inside and self.source.text[start:end].strip("`\"").lower() == call.name.lower()
+
+    def span(self, node: Node | None, at: exp.Expr | None = None) -> Span | None:
         """Where ``node`` is in the statement's text. An operator from an expanded view has its
         origin in the view's own text: it is placed at the nearest enclosing operator written here
-        (the view reference, the join, ...), never at offsets of another text."""
+        (the view reference, the join, ...), never at offsets of another text. ``at`` is a more
+        precise place (a function call), used when it was written here."""
         default = self.statement_span or Span(0, 0)
+        if at is not None and self._written_call(at):
+            return Span(at.meta["start"], at.meta["end"] + 1)
         while node is not None:
             if self.written(node.origin):
                 return node_span(node.origin, default)
@@ -122,7 +133,7 @@ class Rule:
             return []
         out = []
         want_rewrites = ctx.settings.get(REWRITES_SETTING, "on") != "off"
-        for node, message, hint, rewrite in self.check(ctx):
+        for node, message, hint, rewrite, *at in self.check(ctx):  # an optional 5th: the exact place
             if callable(rewrite):
                 rewrite = rewrite() if want_rewrites else None
             out.append(
@@ -134,7 +145,7 @@ class Rule:
                     hint=hint,
                     rewrite=rewrite,
                     source=ctx.source,
-                    span=ctx.span(node),
+                    span=ctx.span(node, at[0] if at else None),
                     operator=node.kind if node is not None else None,
                 )
             )

@@ -10,6 +10,8 @@ from planner.spark_support import stateful_chain_problem, ttl_problem, unsupport
 
 
 def _hint(node: Node, reason: str) -> str | None:
+    if "user-defined function" in reason:
+        return "write it with built-in functions; user functions (Python or JVM) are on the roadmap"
     if "state TTL" in reason:
         return "bound the state with event time instead (a window, an interval join, a window Top-N), or run it on Flink"
     if "DISTINCT" in reason:
@@ -31,7 +33,7 @@ def _hint(node: Node, reason: str) -> str | None:
 
 def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
     for problem in unsupported(ctx.plan, ctx.props, ctx.lineage.bounded_input):
-        yield problem.node, f"Cannot run on Spark Structured Streaming as written: {problem.reason}", _hint(problem.node, problem.reason), None
+        yield problem.node, f"Cannot run on Spark Structured Streaming as written: {problem.reason}", _hint(problem.node, problem.reason), None, problem.at
     ttl = ttl_problem(ctx.state)
     if ttl is not None:
         yield ttl.node, f"Cannot run on Spark Structured Streaming as written: {ttl.reason}", _hint(ttl.node, ttl.reason), None

@@ -41,7 +41,7 @@ def check_supported(plan: Node, props: dict[int, NodeProps]) -> None:
     problems = unsupported(plan, props, lineage.bounded_input)
     if problems:
         p = problems[0]
-        raise TranslationError(f"{p.node.kind}: {p.reason}", p.node.origin)
+        raise TranslationError(f"{p.node.kind}: {p.reason}", p.at if p.at is not None else p.node.origin)
     chain = stateful_chain_problem(plan, props)
     if chain is not None:
         raise TranslationError(chain.reason, chain.node.origin)

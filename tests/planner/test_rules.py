@@ -66,7 +66,7 @@ def nexmark(query: str):
 
 
 EXPECTED = {
-    "q0": [], "q1": [], "q2": [], "q5": [], "q8": [], "q10": [], "q11": [], "q14": [], "q21": [], "q22": [],
+    "q0": [], "q1": [], "q2": [], "q5": [], "q8": [], "q10": [], "q11": [], "q21": [], "q22": [],
     "q3": ["SE102", "SE102"],
     # B.dateTime BETWEEN A.dateTime AND A.expires bounds both sides by the other's event time:
     # Spark drops bids once auctions' watermark passes them, auctions once bids' passes `expires`
@@ -76,6 +76,7 @@ EXPECTED = {
     "q9": ["SE105"],  # a Top-1 runs on Spark as an upsert on its key; its join is bounded as q4's
     "q12": ["SE201", "SE301"],  # Spark closes windows only on an event-time watermark
     "q13": ["SE201"],
+    "q14": ["SE301"],  # its user-defined function (a JVM class)
     "q15": ["SE101", "SE103"],
     "q16": ["SE101", "SE103"],
     "q17": ["SE101"],
@@ -122,6 +123,12 @@ def test_q15_window_rewrite_is_valid_and_removes_the_finding():
     outcome = session.execute(parse_script(rewrite).statements[0])
     assert [d.code for d in outcome.analysis.diagnostics] == []
     assert outcome.analysis.verdict.value == "bounded"
+
+
+def test_q14_user_function_is_found_at_its_call():
+    (d,) = nexmark("q14")
+    assert d.code == "SE301" and "user-defined function `count_char`" in d.message
+    assert (d.line, d.column) == (34, 5)  # `count_char(extra, 'c')` in the select list
 
 
 def test_q18_keep_last_dedup_and_q19_top_n_name_the_ranking():
