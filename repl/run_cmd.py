@@ -109,6 +109,7 @@ class Runner:
         self.fmt = fmt
         self.failed = False
         self.background: list = []  # unbounded jobs left running
+        self.interrupted: list = []  # jobs Ctrl-C stopped while we waited on them
 
     def run_script(self, text: str, path: str) -> int:
         script = parse_script(text, path)
@@ -162,7 +163,16 @@ class Runner:
         if not job.bounded and outcome.kind != Kind.QUERY:
             self.background.append(job)
             return self.watch_startup(job)
-        self.wait(job)
+        try:
+            self.wait(job)
+        except KeyboardInterrupt:
+            # an unbounded SELECT ends with Ctrl-C: stop it cleanly and print the result so far
+            job.stop()
+            job.wait(30)
+            self.interrupted.append(job)
+            if job.result is not None:
+                print_rows(job.result.columns, job.result.rows(), self.fmt)
+            raise
         return self.finish(job)
 
     def watch_startup(self, job) -> int:  # type: ignore[no-untyped-def]
@@ -262,7 +272,7 @@ def main(args: argparse.Namespace) -> int:
                 return code
         return runner.wait_background()
     except KeyboardInterrupt:
-        running = [j for j in engine.job_list() if not j.done]
+        running = [j for j in engine.job_list() if not j.done] + runner.interrupted
         engine.stop_all()
         info(f"Interrupted: stopped {len(running)} job{'s' if len(running) != 1 else ''}; checkpoints are kept, re-run to resume")
         return EXIT_INTERRUPTED
