@@ -457,12 +457,30 @@ def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark:
     script = getattr(args, "file", None)
     if script is not None or (term is None and not sys.stdin.isatty()):
         return _run_script(engine, list(getattr(args, "init", None) or []), script)
+    own_terminal = term is None
     term = term or Terminal()
     shell = Shell(engine, term, history=home / "history", start_spark=start_spark)
-    for init in getattr(args, "init", None) or []:
-        if shell.run_file(init) != EXIT_OK:
-            term.error(f"[ERROR] {init}: stopped at the error above; the shell starts anyway.")
-    return shell.run()
+    try:
+        for init in getattr(args, "init", None) or []:
+            if shell.run_file(init) != EXIT_OK:
+                term.error(f"[ERROR] {init}: stopped at the error above; the shell starts anyway.")
+        return shell.run()
+    finally:
+        if own_terminal:
+            _stop_spark(engine)
+
+
+def _stop_spark(engine) -> None:  # type: ignore[no-untyped-def]
+    """Leaving: the jobs are stopped; shut Spark down before the interpreter does, so that no
+    Py4J thread is left running while Python finalizes."""
+    if not engine.spark_ready:
+        return
+    try:
+        from sqlengine.session import stop_session
+
+        stop_session()
+    except Exception:
+        log.debug("stopping Spark", exc_info=True)
 
 
 def _run_script(engine, inits: list[str], script: str | None) -> int:  # type: ignore[no-untyped-def]
@@ -487,3 +505,5 @@ def _run_script(engine, inits: list[str], script: str | None) -> int:  # type: i
     except KeyboardInterrupt:
         shell.shutdown()
         return EXIT_INTERRUPTED
+    finally:
+        _stop_spark(engine)

@@ -54,7 +54,7 @@ class Pane:
         return self.wait(lambda t: needle in t, timeout, repr(needle))
 
     def dead(self) -> tuple[bool, str]:
-        out = self.tmux("display-message", "-p", "-t", self.name, "#{pane_dead} #{pane_dead_status}").split()
+        out = self.tmux("display-message", "-p", "-t", self.name, "#{pane_dead} #{pane_dead_status}#{pane_dead_signal}").split()
         return out[0] == "1", out[1] if len(out) > 1 else ""
 
 
@@ -118,8 +118,8 @@ def test_the_shell_in_a_terminal(tmp_path):
         assert "| job id " in jobs
         pane.type("QUIT;")
         pane.wait(lambda _t: pane.dead()[0], timeout=60, what="the shell to end")
-        assert pane.dead() == (True, "0")
         final = pane.screen()
-        assert "Traceback" not in final and "at org.apache" not in final
+        assert pane.dead() == (True, "0"), f"exit status/signal {pane.dead()[1]!r}; the pane shows:\n{final}"
+        assert "Traceback" not in final and "at org.apache" not in final and "Fatal Python error" not in final
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True, timeout=30)
