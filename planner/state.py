@@ -379,8 +379,10 @@ class StateAnalyzer:
             if not self.has_watermark(node.inputs[side]) and node.field(node.left_time).time == TimeKind.ROWTIME:
                 parts.append(self._side(node, side, label, None, "nothing: no watermark, so rows never expire", Growth.ROWS))
                 continue
-            # a row waits until the other side's time has passed its bound
-            reach = node.upper_ms if side == 0 else -node.lower_ms
+            # left.ts BETWEEN right.ts + lower AND right.ts + upper: a left row at t matches right
+            # rows up to t - lower, a right row at s matches left rows up to s + upper; a row waits
+            # until the other side's watermark has passed that
+            reach = -node.lower_ms if side == 0 else node.upper_ms
             retention = max(reach, 0) + (delay or 0)
             parts.append(
                 self._side(node, side, label, retention,
