@@ -168,13 +168,13 @@ class Estimator:
                 return Estimate(formula, rate, row, assumptions=tuple(assumptions))
             if part.retention_ms is None:
                 domain = self.lineage.key_domain(node.inputs[0] if node.inputs else node, part.keys) if part.keys else None
-                formula = f"distinct({', '.join(part.keys)}){times} × {row} B" if part.keys else f"{per_key} × {row} B"
+                formula = f"distinct({', '.join(part.key_labels or part.keys)}){times} × {row} B" if part.keys else f"{per_key} × {row} B"
                 if domain is None and not part.keys:
                     domain = 1
                 if domain is None:
                     return Estimate(formula, rate, row, assumptions=tuple(assumptions))
                 return Estimate(formula, rate, row, plateau_bytes=domain * per_key * row,
-                                assumptions=tuple(assumptions + [f"{domain} distinct keys"]))
+                                assumptions=tuple(assumptions + [f"{domain} distinct key{'' if domain == 1 else 's'}"]))
             seconds = part.retention_ms / 1000
             formula = f"rows/s({src}) × {format_duration(part.retention_ms)}{times} × {row} B"
             if rate is None:
@@ -188,11 +188,11 @@ class Estimator:
         elif part.growth == Growth.TIME and not part.keys[1:] and part.buckets_per_day:
             # only the time bucket is the key: one entry per bucket
             per_day = part.buckets_per_day * per_key * row
-            return Estimate(f"{part.buckets_per_day:g} buckets/day × {row} B", rate, row,
+            return Estimate(f"{part.buckets_per_day:g} bucket{'' if part.buckets_per_day == 1 else 's'}/day × {row} B", rate, row,
                             bytes_at_horizon=per_day * self.horizon_days, growth_per_day=per_day,
                             horizon_days=self.horizon_days, assumptions=tuple(assumptions))
         else:
-            formula = f"distinct({', '.join(part.keys) or 'key'}) over time{times} × {row} B"
+            formula = f"distinct({', '.join(part.key_labels or part.keys) or 'key'}) over time{times} × {row} B"
             upper = True
             assumptions.append("each row may bring a new key (an upper bound; set 'stats.distinct.<column>' for a tighter figure)")
         if rate is None:

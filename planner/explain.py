@@ -22,8 +22,8 @@ def _annotations(analysis: Analysis):  # type: ignore[no-untyped-def]
         if info is not None:
             notes.append(f"state: {info.verdict.value.upper()}")
             for part, est in zip(info.parts, analysis.estimates.get(id(node), ())):
-                keep = format_duration(part.retention_ms) if part.retention_ms is not None else "until released"
-                notes.append(f"  {part.label}: {part.stores}, {part.per}; released after {part.bound}")
+                keep = format_duration(part.retention_ms) if part.retention_ms is not None else ("forever" if not part.bounded else "until released")
+                notes.append(f"  {part.label}: {part.stores}, {part.per}; {part.released}")
                 notes.append(f"    kept: {keep}; size: {est}")
         return notes
 

@@ -78,6 +78,13 @@ class StatePart:
         return self.growth == Growth.NONE
 
     @property
+    def released(self) -> str:
+        """``bound`` as a phrase: "released after window end + ...", "never released (no TTL, ...)"."""
+        if self.bound.startswith("nothing"):
+            return "never released" + self.bound[len("nothing"):]
+        return f"released after {self.bound}"
+
+    @property
     def by_ttl(self) -> bool:
         """Released only by a state TTL (the wording is set in one place: ``_unbounded_keyed``)."""
         return self.bound.startswith(TTL_BOUND)
@@ -98,9 +105,11 @@ class StateInfo:
     @property
     def reason(self) -> str:
         unbounded = [p for p in self.parts if not p.bounded]
+        if not self.parts:
+            return "keeps nothing: each row looks up the other table when it arrives"
         if not unbounded:
-            return "; ".join(f"{p.label}: released after {p.bound}" for p in self.parts)
-        return "; ".join(f"{p.label} grows with {_growth_words(p)}" for p in unbounded)
+            return "; ".join(f"{p.label}: {p.released}" for p in self.parts)
+        return "; ".join(f"{p.label}: growing with {_growth_words(p)}" for p in unbounded)
 
     def __str__(self) -> str:
         return f"{self.operator}: {self.verdict.value} — {self.reason}"
@@ -183,7 +192,7 @@ class StateAnalyzer:
         if ttl:
             return Growth.NONE, ttl, f"{TTL_BOUND} ({format_duration(ttl)} after a key's last update)"
         if info["time_derived_key"]:
-            return Growth.TIME, None, "nothing: the key includes a time bucket, old buckets are never released"
+            return Growth.TIME, None, "nothing: the key includes a time bucket, and old buckets stay"
         if keys and self.lineage.finite_domain(node.inputs[0], keys):
             return Growth.NONE, None, "nothing, but the keys come from a finite domain"
         return (Growth.KEYS if keys else Growth.NONE), None, "nothing (no TTL, no window)"
@@ -198,7 +207,7 @@ class StateAnalyzer:
         ttl = _ttl_for(node, self.ttl)
         growth, retention, bound = self._unbounded_keyed(node, node.keys, ttl)
         keyinfo = self._keys(node.input, node.keys)
-        what = "one row per distinct value" if node.distinct_only else "one accumulator row per group"
+        what = "one row" if node.distinct_only else "one accumulator row"
         if any(a.distinct for a in node.aggs):
             what += " plus the distinct values seen per group (COUNT(DISTINCT ...))"
         if not self.props[id(node.input)].changelog.insert_only and any(a.func in ("MIN", "MAX") for a in node.aggs):
@@ -214,7 +223,7 @@ class StateAnalyzer:
                 bound=bound,
                 growth=growth,
                 row_fields=tuple(node.field_names()),
-                buckets_per_day=self._buckets_per_day(node, keyinfo["time_derived_key"]),
+                buckets_per_day=self._buckets_per_day(node, next((k for k in node.keys if self.lineage.time_derived(node.input, k)), None)),
                 **keyinfo,
             )
         ]
@@ -428,7 +437,7 @@ class StateAnalyzer:
         keep = "the last" if node.keep_last else "the first"
         part = StatePart(
             label="kept rows",
-            stores=f"{keep} row per key" if node.keep_last else "a marker per key (seen once)",
+            stores=f"{keep} row" if node.keep_last else "a marker (the key was seen)",
             per=f"per key ({', '.join(node.keys)})",
             retention_ms=retention,
             bound=bound,

@@ -99,7 +99,7 @@ def test_a_statement_set_runs_only_after_end(engine, shell_of):
     sh.send("END;" + ENTER)
     # the set's INSERT keeps a group per key forever: the analysis is shown and a question asked
     out = sh.wait_for("Start it anyway? [y/N]", since=mark)
-    assert "GroupAggregate: UNBOUNDED" in out and "grows with distinct keys (k)" in out
+    assert "GroupAggregate: UNBOUNDED" in out and "growing with distinct keys (k)" in out
     out = sh.run("n")
     assert "Not started." in out
     assert engine.job_list() == []
