@@ -174,7 +174,7 @@ class Estimator:
                 if domain is None:
                     return Estimate(formula, rate, row, assumptions=tuple(assumptions))
                 return Estimate(formula, rate, row, plateau_bytes=domain * per_key * row,
-                                assumptions=tuple(assumptions + [f"{domain} distinct key{'' if domain == 1 else 's'}"]))
+                                assumptions=tuple(assumptions + [f"{domain} distinct key{'' if domain == 1 else 's'} at most"]))
             seconds = part.retention_ms / 1000
             formula = f"rows/s({src}) × {format_duration(part.retention_ms)}{times} × {row} B"
             if rate is None:
@@ -194,7 +194,7 @@ class Estimator:
         else:
             formula = f"distinct({', '.join(part.key_labels or part.keys) or 'key'}) over time{times} × {row} B"
             upper = True
-            assumptions.append("each row may bring a new key (an upper bound; set 'stats.distinct.<column>' for a tighter figure)")
+            assumptions.append("each row may bring a new key (an upper bound; if the key takes a known, finite set of values, declare its size with 'stats.distinct.<column>')")
         if rate is None:
             return Estimate(formula, None, row, upper_bound=upper, assumptions=tuple(assumptions))
         per_day = rate * DAY * per_key * row
