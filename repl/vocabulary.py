@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from planner.binder.expressions import AGG_NAMES, LEGACY_WINDOW_FUNCS, LEGACY_WINDOW_PROPS, RANK_NAMES
 from planner.dialect.keywords import RESERVED
-from planner.logical import typing as T
+from planner.functions import BUILTIN_FUNCTIONS as FLINK_FUNCTIONS
 
 # Words a user types most; completion offers these before the rest of the reserved list.
 COMMON_KEYWORDS = (
@@ -50,20 +50,6 @@ TYPES = (
     "TIMESTAMP_LTZ", "ARRAY", "MAP", "ROW", "MULTISET",
 )
 
-_OTHER_FUNCTIONS = {
-    "ABS", "MOD", "ROUND", "FLOOR", "CEIL", "CEILING", "SIGN", "TRUNCATE", "GREATEST", "LEAST",
-    "COALESCE", "NULLIF", "IF", "IFNULL", "CAST", "TRY_CAST", "SOURCE_WATERMARK", "JSON_QUERY",
-    "JSON_OBJECT", "JSON_ARRAY", "JSON_EXISTS", "FROM_UNIXTIME", "DATE_ADD", "DATE_SUB",
-    "DATEDIFF", "TO_DATE", "CONVERT_TZ", "ELEMENT", "ARRAY_CONTAINS", "MAP_KEYS", "MAP_VALUES",
-}
-
 BUILTIN_FUNCTIONS: tuple[str, ...] = tuple(
-    sorted(
-        (
-            T.STRING_FUNCS | T.INT_FUNCS | T.BIGINT_FUNCS | T.DOUBLE_FUNCS | T.BOOL_FUNCS
-            | T.TIMESTAMP_FUNCS | T.LTZ_FUNCS | T.DATE_FUNCS | AGG_NAMES | RANK_NAMES
-            | LEGACY_WINDOW_FUNCS | LEGACY_WINDOW_PROPS | _OTHER_FUNCTIONS
-        )
-        - {"LIKE", "SIMILAR"}
-    )
+    sorted(FLINK_FUNCTIONS | AGG_NAMES | RANK_NAMES | LEGACY_WINDOW_FUNCS | LEGACY_WINDOW_PROPS)
 )

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from planner.binder.scope import Scope
+from planner.functions import is_builtin, suggest_function
 from planner.logical import typing as T
 from planner.logical.fields import Field, TimeKind
 from planner.logical.operators import AggCall
@@ -197,6 +198,10 @@ class ExprBinder:
             if udf is not None:
                 # remembered on the call, so that what runs where can be decided from the plan alone
                 node.meta["user_function"] = udf.class_name
+                return
+        if is_builtin(name) or name in AGG_NAMES or name in RANK_NAMES:
+            return
+        raise BindError(f"No function named `{node.name}`", node, suggest_function(node.name))
 
     # -- typing --------------------------------------------------------------------------------
 

@@ -1,0 +1,44 @@
+"""Function names are checked when a statement is planned: a misspelt one is a positioned E002
+with a suggestion, Flink's built-ins and catalog functions bind."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog import Catalog
+from planner.errors import SqlError
+from planner.script import parse_script
+from planner.session import PlannerSession
+
+DDL = "CREATE TABLE t (s STRING, n INT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen');\n"
+
+
+def plan(sql: str):
+    session = PlannerSession(Catalog.in_memory())
+    outcome = None
+    for stmt in parse_script(DDL + sql).statements:
+        outcome = session.execute(stmt)
+    return outcome
+
+
+def test_a_misspelt_function_is_e002_at_its_name_with_a_suggestion():
+    with pytest.raises(SqlError) as caught:
+        plan("SELECT n, UPPR(s) FROM t;")
+    err = caught.value
+    assert err.code == "E002" and "No function named `UPPR`" in err.message
+    assert (err.line, err.column) == (2, 11)
+    assert err.hint == "did you mean `UPPER`?"
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["CHAR_LENGTH(s)", "SPLIT_INDEX(s, ',', 1)", "REGEXP_EXTRACT(s, 'a(b)', 1)", "DATE_FORMAT(ts, 'yyyy')",
+     "TO_TIMESTAMP_LTZ(n, 3)", "INITCAP(s)", "IFNULL(s, 'x')", "MD5(s)", "FROM_UNIXTIME(n)"],
+)
+def test_flink_builtins_bind(call):
+    assert plan(f"SELECT {call} FROM t;").plans
+
+
+def test_a_catalog_function_binds_whatever_its_name():
+    outcome = plan("CREATE FUNCTION my_fn AS 'com.example.MyFn';\nSELECT my_fn(s) FROM t;")
+    assert outcome.plans
