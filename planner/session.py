@@ -17,7 +17,6 @@ from catalog import Catalog, CatalogError, TableDef, ViewDef
 from catalog.secrets import mask_value
 from planner.analysis import Analysis, analyze_plans
 from planner.binder import Binder
-from planner.binder.relations import parse_cached
 from planner.ddl import function_from_create, show_create_table, show_create_view, table_from_create, view_from_create
 from planner.ddl_alter import alter_table
 from planner.dialect import Flink, nodes
@@ -195,7 +194,13 @@ class PlannerSession:
         replace_only = props is not None and any(isinstance(p, nodes.ReplaceOnlyProperty) for p in props.expressions)
         if kind == "VIEW":
             view = view_from_create(tree)
-            Binder(self.catalog).plan_query(parse_cached(view.query))  # validate (the text is parsed once for every use)
+            plan = Binder(self.catalog).plan_query(tree.expression.copy())  # validate, with positions in this statement
+            if view.column_names and len(view.column_names) != len(plan.fields):
+                raise DefinitionError(
+                    f"View `{view.name}` names {len(view.column_names)} column{'s' if len(view.column_names) != 1 else ''} "
+                    f"but its query has {len(plan.fields)}",
+                    tree.this,
+                )
             if self._same_definition(view):
                 return self._info(stmt, tree, "View already exists with this definition; kept.")
             created = self.catalog.create(view, if_not_exists=bool(tree.args.get("exists")), or_replace=bool(tree.args.get("replace")))
@@ -348,7 +353,8 @@ class PlannerSession:
         rows = []
         if isinstance(obj, ViewDef):
             plan = Binder(self.catalog).plan_query(exp.maybe_parse(obj.query, dialect=Flink))
-            for f in plan.fields:
+            for f, name in zip(plan.fields, obj.column_names or [f.name for f in plan.fields]):
+                f = f.renamed(name)
                 attr = f" *{f.time.value.upper()}*" if f.time else ""
                 rows.append((f.name, f.type_sql + attr, str(f.nullable).upper(), "", "", ""))
             return Outcome(Kind.DESCRIBE, stmt, tree, columns=columns, rows=tuple(rows))
