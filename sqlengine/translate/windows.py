@@ -10,7 +10,7 @@ from pyspark.sql import functions as F
 
 from planner.logical.fields import WindowRole
 from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowKind, WindowSpec, WindowTVF
-from sqlengine.translate.core import Translator, hidden, visible
+from sqlengine.translate.core import Translator, hidden, visible, without_event_time
 from sqlengine.translate.errors import TranslationError
 from sqlengine.translate.expressions import agg_sql, quote
 
@@ -57,13 +57,18 @@ def _window_columns(df, w: str, names: list[str]):  # type: ignore[no-untyped-de
 
 
 def translate_tvf(t: Translator, node: WindowTVF):  # type: ignore[no-untyped-def]
+    """As in Flink, the time column a window TVF reads is a plain timestamp in its output (the
+    window carries the event time): a stream with two event-time columns, e.g. a window join that
+    selects ``ts``, fails in Spark with MULTIPLE_EVENT_TIME_COLUMNS."""
     df = t.translate(node.input)
     spec = node.window
     if spec.kind == WindowKind.SESSION:
         # Spark assigns session windows only while aggregating; the aggregate does it
-        return df.withColumn(f"__t{spec.id}", time_column(t, node.input, df, spec.time_field))
+        df = df.withColumn(f"__t{spec.id}", time_column(t, node.input, df, spec.time_field))
+        return without_event_time(df, [spec.time_field])
     w = wcol(spec.id)
     df = df.withColumn(w, window_struct(spec, time_column(t, node.input, df, spec.time_field)))
+    df = without_event_time(df, [spec.time_field])
     names = [f.name for f in node.fields[-3:]]
     keep = [F.col(quote(c)) for c in df.columns]
     return df.select(*keep, *_window_columns(df, w, names))
