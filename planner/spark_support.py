@@ -21,6 +21,7 @@ from planner.logical.operators import (
     MatchRecognize,
     Node,
     OverAggregate,
+    Sink,
     Sort,
     TemporalJoin,
     TopN,
@@ -118,6 +119,8 @@ def _user_function(node: Node) -> exp.Anonymous | None:
 
 def _reason(node: Node, props: dict[int, NodeProps], bounded) -> str | None:  # type: ignore[no-untyped-def]  # noqa: C901
     updating_input = _upsert_below(node, props)
+    if isinstance(node, Sink) and node.overwrite:
+        return "INSERT OVERWRITE runs only in batch mode (SET 'execution.runtime-mode' = 'batch'), as in Flink"
     if isinstance(node, OverAggregate):
         return "Spark Structured Streaming has no OVER windows on streams; " + LATER
     if isinstance(node, MatchRecognize):

@@ -203,6 +203,7 @@ class Engine:
             output_mode=translated.output_mode,
             upsert_key=translated.upsert_key,
             job_dir=checkpoint,
+            overwrite=plan.overwrite,
         )
         writer_holder: dict = {}
 

@@ -33,7 +33,9 @@ class SourceRequest:
 @dataclass
 class SourceResult:
     df: DataFrame
-    # bounded: the input ends by itself (a streaming job over it stops once it is consumed)
+    # bounded: the input ends by itself. The job runs such a source with Trigger.AvailableNow, which
+    # is what makes it stop once the input is consumed: a bounded source must put all of its data
+    # in what is available when the query starts
     bounded: bool
     # names of observed metrics (DataFrame.observe) this source adds, e.g. malformed-record
     # counts; they appear in StreamingQueryProgress.observedMetrics under these names
@@ -51,6 +53,8 @@ class SinkRequest:
     output_mode: str
     upsert_key: tuple[str, ...]
     job_dir: Path
+    # INSERT OVERWRITE (batch mode only): replace the table's data, or the partitions written
+    overwrite: bool = False
 
 
 class Connector(ABC):

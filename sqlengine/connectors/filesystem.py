@@ -219,8 +219,9 @@ class Filesystem(Connector):
             if table.partitioned_by:
                 writer = writer.partitionBy(*table.partitioned_by)
             return writer.outputMode("append")
-        writer = out.write.format(fmt).options(**options).mode("append")
+        writer = out.write.format(fmt).options(**options).mode("overwrite" if request.overwrite else "append")
         if table.partitioned_by:
-            writer = writer.partitionBy(*table.partitioned_by)
+            # as Flink's batch INSERT OVERWRITE: only the partitions the query writes are replaced
+            writer = writer.partitionBy(*table.partitioned_by).option("partitionOverwriteMode", "dynamic")
         writer.save(path)
         return None

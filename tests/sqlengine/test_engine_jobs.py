@@ -1,0 +1,107 @@
+"""Jobs through the real engine on local Spark: a bounded INSERT writes its rows once and a re-run
+finds its checkpoint complete; INSERT OVERWRITE replaces data in batch mode and is refused in
+streaming; what Spark cannot enforce or load (a state TTL, a user function) is refused before a
+job starts, at its place in the statement."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from planner.errors import SqlError
+from planner.script import parse_script
+from sqlengine.engine import Engine
+from sqlengine.jobs import Status
+
+pytestmark = pytest.mark.spark
+
+ROWS = [
+    '{"user_id": 1, "page": "/a", "ts": "2024-01-01 00:00:01.000"}',
+    '{"user_id": 2, "page": "/a", "ts": "2024-01-01 00:00:30.000"}',
+    '{"user_id": 1, "page": "/b", "ts": "2024-01-01 00:01:10.000"}',
+    '{"user_id": 3, "page": "/a", "ts": "2024-01-01 00:02:05.000"}',
+]
+
+
+def _setup(tmp_path: Path, spark, sink_path: Path) -> Engine:
+    data = tmp_path / "clicks.json"
+    data.write_text("\n".join(ROWS) + "\n")
+    engine = Engine(home=tmp_path / "home", spark=spark)
+    ddl = f"""
+    CREATE TABLE clicks (user_id BIGINT, page STRING, ts TIMESTAMP(3),
+      WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+    WITH ('connector' = 'filesystem', 'path' = '{data}', 'format' = 'json');
+    CREATE TABLE views (page STRING, window_start TIMESTAMP(3), n BIGINT)
+    WITH ('connector' = 'filesystem', 'path' = '{sink_path}', 'format' = 'csv');
+    """
+    for stmt in parse_script(ddl).statements:
+        engine.plan(stmt)
+    return engine
+
+
+def _run(engine: Engine, sql: str):
+    (stmt,) = parse_script(sql).statements
+    job = engine.start(engine.plan(stmt))
+    job.wait()
+    return job
+
+
+def _sink_rows(path: Path) -> list[tuple[str, ...]]:
+    rows = []
+    for f in sorted(path.glob("*.csv")):
+        with open(f) as fh:
+            rows.extend(tuple(r) for r in csv.reader(fh))
+    return sorted(rows)
+
+
+INSERT = """INSERT INTO views SELECT page, window_start, COUNT(*)
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY page, window_start, window_end"""
+
+EXPECTED = [
+    ("/a", "2024-01-01 00:00:00.000", "2"),
+    ("/a", "2024-01-01 00:02:00.000", "1"),
+    ("/b", "2024-01-01 00:01:00.000", "1"),
+]
+
+
+def test_a_bounded_insert_writes_every_window_once_and_a_rerun_resumes_complete(tmp_path, spark):
+    sink = tmp_path / "views"
+    engine = _setup(tmp_path, spark, sink)
+    job = _run(engine, INSERT)
+    assert job.status == Status.FINISHED and not job.already_complete
+    assert [(p, t[:19], n) for p, t, n in _sink_rows(sink)] == [(p, t[:19], n) for p, t, n in EXPECTED]
+    again = _run(engine, INSERT)
+    assert again.status == Status.FINISHED and again.already_complete
+    assert len(_sink_rows(sink)) == 3  # nothing written twice
+
+
+def test_insert_overwrite_replaces_in_batch_and_is_refused_in_streaming(tmp_path, spark):
+    sink = tmp_path / "views"
+    engine = _setup(tmp_path, spark, sink)
+    with pytest.raises(SqlError) as caught:
+        engine.start(engine.plan(parse_script(INSERT.replace("INSERT INTO", "INSERT OVERWRITE")).statements[0]))
+    assert "INSERT OVERWRITE runs only in batch mode" in caught.value.message
+    engine.plan(parse_script("SET 'execution.runtime-mode' = 'batch';").statements[0])
+    _run(engine, INSERT)
+    _run(engine, INSERT)
+    assert len(_sink_rows(sink)) == 6  # INSERT INTO appends
+    job = _run(engine, INSERT.replace("INSERT INTO", "INSERT OVERWRITE"))
+    assert job.status == Status.FINISHED
+    assert [(p, n) for p, _, n in _sink_rows(sink)] == [(p, n) for p, _, n in EXPECTED]
+
+
+def test_a_ttl_bound_and_a_user_function_are_refused_before_a_job_starts(tmp_path, spark):
+    engine = _setup(tmp_path, spark, tmp_path / "views")
+    engine.plan(parse_script("SET 'table.exec.state.ttl' = '1 h';").statements[0])
+    with pytest.raises(SqlError) as caught:
+        engine.start(engine.plan(parse_script("SELECT page, COUNT(*) FROM clicks GROUP BY page;").statements[0]))
+    assert caught.value.code == "SE301" and "state TTL is not enforced on Spark" in caught.value.message
+    engine.plan(parse_script("RESET 'table.exec.state.ttl';").statements[0])
+    engine.plan(parse_script("CREATE FUNCTION shout AS 'com.example.Shout';").statements[0])
+    with pytest.raises(SqlError) as caught:
+        engine.start(engine.plan(parse_script("SELECT page,\n  shout(page) FROM clicks;").statements[0]))
+    assert "user-defined function `shout`" in caught.value.message
+    assert (caught.value.line, caught.value.column) == (2, 3)
+    assert engine.job_list() == []
