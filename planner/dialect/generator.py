@@ -21,12 +21,13 @@ class FlinkGenerator(Generator):
     INTERVAL_ALLOWS_PLURAL_FORM = True
     SUPPORTS_TO_NUMBER = False
     PARAMETER_TOKEN = "$"
+    INSERT_OVERWRITE = " OVERWRITE"  # Flink: INSERT OVERWRITE t ..., no TABLE keyword
 
     TYPE_MAPPING = {
         **Generator.TYPE_MAPPING,
         exp.DType.STRUCT: "ROW",
         exp.DType.TEXT: "STRING",
-        exp.DType.VARBINARY: "BYTES",
+        exp.DType.VARBINARY: "VARBINARY",  # BYTES without a length: datatype_sql
         exp.DType.TIMESTAMPLTZ: "TIMESTAMP_LTZ",
         exp.DType.LIST: "MULTISET",
         exp.DType.NCHAR: "CHAR",
@@ -69,18 +70,36 @@ class FlinkGenerator(Generator):
     # -- types and columns ---------------------------------------------------------------------
 
     def datatype_sql(self, expression: exp.DataType) -> str:
-        if expression.this == exp.DType.TIMESTAMPTZ:
-            # Flink has no TIMESTAMP WITH TIME ZONE; WITH LOCAL TIME ZONE is TIMESTAMP_LTZ
-            expression = expression.copy()
-            expression.set("this", exp.DType.TIMESTAMPLTZ)
-        sql = super().datatype_sql(expression)
+        # each type as Flink's parser reads it back: VARBINARY(n) (BYTES takes no length),
+        # INTERVAL DAY(2) TO SECOND(3), RAW('class', 'snapshot'), TIMESTAMP_LTZ(p)
+        kind = expression.this
+        if isinstance(kind, exp.Interval):
+            sql = f"INTERVAL {self.sql(kind, 'unit')}" if kind.args.get("unit") else "INTERVAL"
+        elif kind == exp.DType.VARBINARY and not expression.expressions:
+            sql = "BYTES"
+        else:
+            if kind == exp.DType.TIMESTAMPTZ:
+                # Flink has no TIMESTAMP WITH TIME ZONE; WITH LOCAL TIME ZONE is TIMESTAMP_LTZ
+                expression = expression.copy()
+                expression.set("this", exp.DType.TIMESTAMPLTZ)
+            sql = super().datatype_sql(expression)
         if expression.args.get("nullable") is False:
             sql = f"{sql} NOT NULL"
         return sql
 
+    def intervalunit_sql(self, expression: nodes.IntervalUnit) -> str:
+        return f"{self.sql(expression, 'this')}({self.sql(expression, 'precision')})"
+
     def columndef_sql(self, expression: exp.ColumnDef, sep: str = " ") -> str:
         name = self.sql(expression, "this")
         kind = self.sql(expression, "kind")
+        if isinstance(expression.parent, exp.DataType):
+            # a field of ROW<name TYPE [NOT NULL] ['description']>
+            parts = [name, kind]
+            for c in expression.args.get("constraints") or []:
+                inner = c.args.get("kind")
+                parts.append(self.sql(inner, "this") if isinstance(inner, exp.CommentColumnConstraint) else self.sql(c))
+            return " ".join(p for p in parts if p)
         parts = [name]
         constraints = expression.args.get("constraints") or []
         computed = [c for c in constraints if isinstance(c.args.get("kind"), exp.ComputedColumnConstraint)]

@@ -28,6 +28,13 @@ class TableFunction(exp.Expression):
     arg_types = {"this": True}
 
 
+class IntervalUnit(exp.Expression):
+    """A unit with its precision in an INTERVAL type or literal: ``DAY(2)``, ``SECOND(3)``
+    (``INTERVAL DAY(2) TO SECOND(3)``). A unit without a precision stays a plain ``exp.Var``."""
+
+    arg_types = {"this": True, "precision": True}
+
+
 class MetadataColumnConstraint(exp.Expression, exp.ColumnConstraintKind):
     """``METADATA [FROM 'key'] [VIRTUAL]`` on a column definition."""
 
@@ -181,6 +188,7 @@ FLINK_NODES = (
     TableArgument,
     Descriptor,
     TableFunction,
+    IntervalUnit,
     MetadataColumnConstraint,
     WithOptions,
     LikeClause,

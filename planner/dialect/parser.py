@@ -65,6 +65,7 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
     def reset(self) -> None:
         super().reset()
         self._table_hints: dict[int, tuple[exp.Expr, list[exp.Expr]]] = {}
+        self._interval_units = 0  # > 0 while sqlglot reads the unit of an interval literal
 
     def _at_end(self) -> bool:
         return self._index >= len(self._tokens)
@@ -164,6 +165,21 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
             cols.append(self._parse_column())
         return cols
 
+    def _parse_function(self, functions=None, anonymous=False, optional_parens=True, any_token=False):  # type: ignore[no-untyped-def]  # noqa: E501
+        if self._interval_units:
+            # the unit of an interval literal (INTERVAL '1' DAY(3)) is never a function call
+            if (
+                self._curr is not None
+                and self._curr.text.upper() in self.dialect.VALID_INTERVAL_UNITS
+                and self._next is not None
+                and self._next.token_type == TokenType.L_PAREN
+            ):
+                return self._parse_interval_unit()
+            return None
+        return super()._parse_function(
+            functions=functions, anonymous=anonymous, optional_parens=optional_parens, any_token=any_token
+        )
+
     def _parse_lambda(self, alias: bool = False) -> exp.Expr | None:
         return self._parse_table_argument() or super()._parse_lambda(alias=alias)
 
@@ -191,6 +207,20 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
     # -- types ---------------------------------------------------------------------------------
 
     def _parse_types(self, check_func: bool = False, schema: bool = False, allow_identifiers: bool = True, with_collation: bool = False) -> exp.Expr | None:  # type: ignore[override]  # noqa: E501
+        # INTERVAL DAY(2) TO SECOND(3) and RAW('class', 'snapshot') are Flink's own; only where a
+        # type is expected (check_func is set when sqlglot tries a type inside an expression)
+        this = None if check_func else (self._parse_interval_type() or self._parse_raw_type())
+        if this is None:
+            this = self._parse_sqlglot_types(check_func, schema, allow_identifiers, with_collation)
+        if isinstance(this, exp.DataType) and self._match_pair(
+            TokenType.NOT, TokenType.NULL, advance=False
+        ) and self._in_nested_type():
+            self._advance(2)
+            this.set("nullable", False)
+        return this
+
+    def _parse_sqlglot_types(self, check_func: bool, schema: bool, allow_identifiers: bool, with_collation: bool) -> exp.Expr | None:  # noqa: E501
+        start = self._curr
         # Flink's postfix forms `INT ARRAY` / `INT MULTISET` would hit sqlglot's Postgres-style
         # `INT ARRAY[n]` branch; retype a bare postfix ARRAY as LIST (our MULTISET) for sqlglot's
         # postfix loop, then give each wrapper back its real kind.
@@ -207,14 +237,84 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
         finally:
             for tok in postfix:
                 tok.token_type = TokenType.ARRAY
-        if postfix and isinstance(this, exp.DataType):
+        if not isinstance(this, exp.DataType):
+            return this
+        if postfix:
             self._restore_postfix_arrays(this, postfix)
-        if isinstance(this, exp.DataType) and self._match_pair(
-            TokenType.NOT, TokenType.NULL, advance=False
-        ) and self._in_nested_type():
-            self._advance(2)
-            this.set("nullable", False)
+        if this.this == exp.DType.TIMESTAMPTZ:
+            # Flink has no TIMESTAMP WITH TIME ZONE; it is read as WITH LOCAL TIME ZONE (TIMESTAMP_LTZ)
+            this.set("this", exp.DType.TIMESTAMPLTZ)
+        elif (
+            this.this == exp.DType.VARBINARY
+            and not this.expressions
+            and start is not None
+            and start.text.upper() == "VARBINARY"
+        ):
+            # a bare VARBINARY is VARBINARY(1) in Flink; BYTES (the same token type) is the maximum
+            this.set("expressions", [exp.DataTypeParam(this=exp.Literal.number(1))])
         return this
+
+    def _parse_interval_type(self) -> exp.DataType | None:
+        """INTERVAL YEAR(p) [TO MONTH] | DAY(p) [TO HOUR | MINUTE | SECOND(p)] | ... as a type."""
+        if not (
+            self._curr is not None
+            and self._curr.token_type == TokenType.INTERVAL
+            and self._next is not None
+            and self._next.text.upper() in self.dialect.VALID_INTERVAL_UNITS
+        ):
+            return None
+        self._advance()
+        unit = self._parse_interval_unit()
+        if self._match_text_seq("TO"):
+            if self._curr is None or self._curr.text.upper() not in self.dialect.VALID_INTERVAL_UNITS:
+                self.raise_error("Expected an interval unit after TO")
+            unit = self.expression(exp.IntervalSpan(this=unit, expression=self._parse_interval_unit()))
+        return self.expression(exp.DataType(this=self.expression(exp.Interval(unit=unit))))
+
+    def _parse_interval_unit(self) -> exp.Expr:
+        """DAY or DAY(2): the unit, with a precision when one follows in parentheses."""
+        unit = self._parse_var(any_token=True, upper=True)
+        if self._curr is None or self._curr.token_type != TokenType.L_PAREN:
+            return unit
+        self._advance()
+        precision = self._parse_number()
+        if precision is None:
+            self.raise_error("Expected the precision of the interval unit, a number")
+        self._match_r_paren()
+        return self.expression(nodes.IntervalUnit(this=unit, precision=precision))
+
+    def _parse_interval_span(self, this: exp.Expr, parse_function_unit: bool = True) -> exp.Interval:
+        # sqlglot reads a literal's unit with _parse_function; see _parse_function below
+        self._interval_units += 1
+        try:
+            return super()._parse_interval_span(this, parse_function_unit=parse_function_unit)
+        finally:
+            self._interval_units -= 1
+
+    def _parse_raw_type(self) -> exp.DataType | None:
+        """RAW('class', 'snapshot'): an opaque Java type."""
+        if not (
+            self._curr is not None
+            and self._curr.token_type == TokenType.VAR
+            and self._curr.text.upper() == "RAW"
+            and self._next is not None
+            and self._next.token_type == TokenType.L_PAREN
+        ):
+            return None
+        self._advance(2)
+        args = self._parse_csv(self._parse_string)
+        if not args:
+            self.raise_error("Expected RAW('class', 'serializer snapshot')")
+        self._match_r_paren()
+        return self.expression(exp.DataType(this=exp.DType.USERDEFINED, kind="RAW", expressions=args))
+
+    def _parse_struct_types(self, type_required: bool = False) -> exp.Expr | None:
+        # ROW<name TYPE 'description', ...>: a field may end with its description
+        field = super()._parse_struct_types(type_required=type_required)
+        if isinstance(field, exp.ColumnDef) and self._curr is not None and self._curr.token_type == TokenType.STRING:
+            description = exp.CommentColumnConstraint(this=self._parse_string())
+            field.append("constraints", self.expression(exp.ColumnConstraint(kind=description)))
+        return field
 
     def _postfix_collection_tokens(self) -> list:
         found = []
@@ -262,7 +362,7 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
     def _in_nested_type(self) -> bool:
         # NOT NULL directly inside ROW<..>/ARRAY<..>/MAP<..> belongs to the element type
         nxt = self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
-        return nxt is not None and nxt.token_type in (TokenType.GT, TokenType.COMMA)
+        return nxt is not None and nxt.token_type in (TokenType.GT, TokenType.COMMA, TokenType.STRING)
 
     # -- CREATE --------------------------------------------------------------------------------
 

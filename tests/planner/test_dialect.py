@@ -35,6 +35,89 @@ def test_types(text, expected):
     assert parse_type(text).sql(dialect=Flink) == expected
 
 
+# Every type of Flink's type list, and the text Flink's parser reads back for it.
+FLINK_TYPES = [
+    ("CHAR", "CHAR"),
+    ("CHAR(5)", "CHAR(5)"),
+    ("VARCHAR", "VARCHAR"),
+    ("VARCHAR(7)", "VARCHAR(7)"),
+    ("STRING", "STRING"),
+    ("BINARY", "BINARY"),
+    ("BINARY(3)", "BINARY(3)"),
+    ("VARBINARY(10)", "VARBINARY(10)"),  # not BYTES(10): Flink's BYTES takes no length
+    ("VARBINARY", "VARBINARY(1)"),  # Flink's default length; BYTES would be the maximum
+    ("BYTES", "BYTES"),
+    ("DECIMAL", "DECIMAL"),
+    ("DECIMAL(10)", "DECIMAL(10)"),
+    ("DECIMAL(10, 2)", "DECIMAL(10, 2)"),
+    ("NUMERIC(5, 2)", "DECIMAL(5, 2)"),
+    ("DEC(4, 1)", "DECIMAL(4, 1)"),
+    ("TINYINT", "TINYINT"),
+    ("SMALLINT", "SMALLINT"),
+    ("INTEGER", "INT"),
+    ("BIGINT", "BIGINT"),
+    ("FLOAT", "FLOAT"),
+    ("DOUBLE PRECISION", "DOUBLE"),
+    ("BOOLEAN", "BOOLEAN"),
+    ("DATE", "DATE"),
+    ("TIME(3)", "TIME(3)"),
+    ("TIMESTAMP", "TIMESTAMP"),
+    ("TIMESTAMP(6) WITHOUT TIME ZONE", "TIMESTAMP(6)"),
+    ("TIMESTAMP(3) WITH LOCAL TIME ZONE", "TIMESTAMP_LTZ(3)"),
+    ("TIMESTAMP WITH LOCAL TIME ZONE", "TIMESTAMP_LTZ"),
+    ("TIMESTAMP_LTZ", "TIMESTAMP_LTZ"),
+    ("TIMESTAMP_LTZ(9)", "TIMESTAMP_LTZ(9)"),
+    ("TIMESTAMP(3) WITH TIME ZONE", "TIMESTAMP_LTZ(3)"),  # Flink has no WITH TIME ZONE
+    ("INTERVAL YEAR", "INTERVAL YEAR"),
+    ("INTERVAL YEAR(4)", "INTERVAL YEAR(4)"),
+    ("INTERVAL YEAR(2) TO MONTH", "INTERVAL YEAR(2) TO MONTH"),
+    ("INTERVAL MONTH", "INTERVAL MONTH"),
+    ("INTERVAL DAY(2)", "INTERVAL DAY(2)"),
+    ("INTERVAL DAY TO HOUR", "INTERVAL DAY TO HOUR"),
+    ("INTERVAL DAY(2) TO MINUTE", "INTERVAL DAY(2) TO MINUTE"),
+    ("INTERVAL DAY(2) TO SECOND(3)", "INTERVAL DAY(2) TO SECOND(3)"),
+    ("INTERVAL HOUR TO SECOND(3)", "INTERVAL HOUR TO SECOND(3)"),
+    ("INTERVAL MINUTE TO SECOND", "INTERVAL MINUTE TO SECOND"),
+    ("INTERVAL SECOND(3)", "INTERVAL SECOND(3)"),
+    ("ARRAY<INT NOT NULL>", "ARRAY<INT NOT NULL>"),
+    ("INT ARRAY", "ARRAY<INT>"),
+    ("MAP<STRING NOT NULL, BIGINT>", "MAP<STRING NOT NULL, BIGINT>"),
+    ("MULTISET<STRING>", "MULTISET<STRING>"),
+    ("STRING MULTISET", "MULTISET<STRING>"),
+    ("ROW<a INT, b STRING>", "ROW<a INT, b STRING>"),
+    ("ROW(a INT, b STRING)", "ROW<a INT, b STRING>"),
+    ("ROW<a INT NOT NULL 'the key', b STRING 'it''s'>", "ROW<a INT NOT NULL 'the key', b STRING 'it''s'>"),
+    ("RAW('java.lang.Object', 'AEZvcmc=')", "RAW('java.lang.Object', 'AEZvcmc=')"),
+    ("ARRAY<ROW<v VARBINARY(16), d INTERVAL DAY TO SECOND(3)>>", "ARRAY<ROW<v VARBINARY(16), d INTERVAL DAY TO SECOND(3)>>"),
+]
+
+
+@pytest.mark.parametrize("text,expected", FLINK_TYPES, ids=[t for t, _ in FLINK_TYPES])
+def test_flink_types_print_as_flink_reads_them(text, expected):
+    assert parse_type(text).sql(dialect=Flink) == expected
+    for sql in (
+        f"CREATE TABLE t (c {text}, d {text} NOT NULL) WITH ('connector' = 'datagen')",
+        f"SELECT CAST(a AS {text}), TRY_CAST(b AS {text}) FROM t",
+    ):
+        stmt = tree(sql)
+        out = stmt.sql(dialect=Flink)
+        assert out.count(expected) == 2, out
+        assert tree(out) == stmt and tree(out).sql(dialect=Flink) == out
+        pretty = stmt.sql(dialect=Flink, pretty=True)
+        assert tree(pretty) == stmt
+
+
+def test_insert_overwrite_has_no_table_keyword():
+    for sql in (
+        "INSERT OVERWRITE s2 SELECT * FROM s1",
+        "INSERT OVERWRITE s2 PARTITION (dt = '2024-01-01') SELECT a FROM s1",
+        "INSERT INTO s2 SELECT * FROM s1",
+    ):
+        out = again(sql)
+        assert "TABLE" not in out and out.replace("PARTITION (", "PARTITION(") == sql.replace("PARTITION (", "PARTITION(")
+        assert tree(out) == tree(sql)
+
+
 def test_create_table_parts():
     t = tree(
         "CREATE TEMPORARY TABLE IF NOT EXISTS t (a INT NOT NULL, b AS a + 1, "

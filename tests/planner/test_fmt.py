@@ -68,3 +68,16 @@ def test_bad_sql_raises_positioned_errors():
     err = info.value.errors[0]
     assert (err.line, err.column) == (2, 9)
     assert "select list" in err.message
+
+
+def test_insert_overwrite_and_binary_types_stay_flink():
+    text = (
+        "create table s2 (k varbinary(10), b binary(4), v bytes, s string, d decimal(10, 2), "
+        "t timestamp(3) with local time zone, i interval day(2) to second(3)) with ('connector'='blackhole');\n"
+        "insert overwrite s2 select * from s1;\n"
+    )
+    out = format_sql(text)
+    assert "  k VARBINARY(10),\n  b BINARY(4),\n  v BYTES,\n  s STRING,\n  d DECIMAL(10, 2),\n" in out
+    assert "  t TIMESTAMP_LTZ(3),\n  i INTERVAL DAY(2) TO SECOND(3)\n" in out
+    assert "INSERT OVERWRITE s2\nSELECT" in out and "OVERWRITE TABLE" not in out
+    assert format_sql(out) == out
