@@ -2,7 +2,9 @@
 
 Every write is one SQLite transaction (``BEGIN IMMEDIATE``), so a process killed during DDL leaves
 the catalog as it was before or after, and concurrent writers from several processes queue on
-SQLite's lock instead of overwriting each other. Tables and views share one namespace, functions
+SQLite's lock instead of overwriting each other. An ALTER reads, changes and writes back the
+definition inside one such transaction (``update``), so concurrent ALTERs of one object lose
+nothing. Tables and views share one namespace, functions
 have their own, as in Flink. Temporary objects shadow permanent ones of the same name.
 """
 
@@ -12,7 +14,7 @@ import difflib
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace as dc_replace
 from pathlib import Path
@@ -39,6 +41,10 @@ CREATE TABLE IF NOT EXISTS objects (
 
 def _namespace(kind: str) -> str:
     return "function" if kind == "function" else "relation"
+
+
+def _wrong_kind(name: str, found: str, wanted: str) -> CatalogError:
+    return CatalogError(f"`{name}` is a {found}, not a {wanted}; use ALTER {found.upper()}.")
 
 
 class Catalog:
@@ -224,40 +230,66 @@ class Catalog:
             cur.execute("DELETE FROM objects WHERE namespace = ? AND name = ?", (ns, name))
         return True
 
-    def replace(self, obj: CatalogObject) -> None:
-        """Overwrite an existing object (ALTER); it must exist with the same kind."""
-        ns = _namespace(obj.kind)
-        if (ns, obj.name) in self._temporary:
-            self._temporary[(ns, obj.name)] = obj
-            return
+    def update(
+        self, kind: str, name: str, change: Callable[[CatalogObject], CatalogObject], *, if_exists: bool = False
+    ) -> CatalogObject | None:
+        """Read ``name``, apply ``change`` to it and store the result, all in one transaction (ALTER).
+
+        Concurrent updates of one object from several processes queue on SQLite's write lock, so
+        none is lost. ``change`` may raise to refuse the change: nothing is written. Returns the new
+        definition, or None when the object is absent and ``if_exists``."""
+        ns = _namespace(kind)
+        with self._lock:
+            temp = self._temporary.get((ns, name))
+            if temp is not None:
+                if temp.kind != kind:
+                    raise _wrong_kind(name, temp.kind, kind)
+                new = change(temp)
+                self._temporary[(ns, name)] = new
+                return new
         with self._transaction() as cur:
             row = cur.execute(
-                "SELECT kind FROM objects WHERE namespace = ? AND name = ?", (ns, obj.name)
+                "SELECT kind, definition FROM objects WHERE namespace = ? AND name = ?", (ns, name)
             ).fetchone()
-            if row is None or row[0] != obj.kind:
-                raise ObjectNotFound(obj.kind, obj.name, self.suggest(obj.kind, obj.name))
+            if row is None:
+                if if_exists:
+                    return None
+                raise ObjectNotFound(kind, name, self.suggest(kind, name))
+            if row[0] != kind:
+                raise _wrong_kind(name, row[0], kind)
+            new = change(KINDS[kind].from_json(row[1]))
+            if new.name != name or new.kind != kind:
+                raise CatalogError(f"ALTER cannot change the name or kind of `{name}`; use RENAME TO.")
             cur.execute(
                 "UPDATE objects SET definition = ?, updated_at = ? WHERE namespace = ? AND name = ?",
-                (obj.to_json(), time.time(), ns, obj.name),
+                (new.to_json(), time.time(), ns, name),
             )
+        return new
 
-    def rename(self, kind: str, old: str, new: str) -> None:
-        """ALTER TABLE|VIEW|FUNCTION old RENAME TO new, as one transaction."""
+    def rename(self, kind: str, old: str, new: str, *, if_exists: bool = False) -> bool:
+        """ALTER TABLE|VIEW|FUNCTION old RENAME TO new, as one transaction; False when ``old`` is
+        absent and ``if_exists``."""
         ns = _namespace(kind)
         temp = self._temporary.get((ns, old))
         if temp is not None:
+            if temp.kind != kind:
+                raise _wrong_kind(old, temp.kind, kind)
             if self._load(ns, new) is not None:
                 raise ObjectExists(kind, new)
             del self._temporary[(ns, old)]
             self._temporary[(ns, new)] = dc_replace(temp, name=new)
-            return
+            return True
         with self._transaction() as cur:
             row = cur.execute(
                 "SELECT kind, definition, created_at FROM objects WHERE namespace = ? AND name = ?",
                 (ns, old),
             ).fetchone()
-            if row is None or row[0] != kind:
+            if row is None:
+                if if_exists:
+                    return False
                 raise ObjectNotFound(kind, old, self.suggest(kind, old))
+            if row[0] != kind:
+                raise _wrong_kind(old, row[0], kind)
             if cur.execute(
                 "SELECT 1 FROM objects WHERE namespace = ? AND name = ?", (ns, new)
             ).fetchone() or (ns, new) in self._temporary:
@@ -268,4 +300,5 @@ class Catalog:
                 "INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?)",
                 (ns, new, kind, obj.to_json(), row[2], time.time()),
             )
+        return True
 

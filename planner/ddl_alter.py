@@ -1,4 +1,6 @@
-"""ALTER TABLE on a catalog definition: options, columns, watermark, primary key."""
+"""ALTER TABLE and ALTER VIEW on a catalog definition: options, columns, watermark, primary key;
+a view's query and comment. Pure functions of the old definition: the session applies them inside
+the catalog's transaction (``Catalog.update``), so concurrent ALTERs lose nothing."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from catalog import Column, TableDef, Watermark
+from catalog import Column, TableDef, ViewDef, Watermark
 from planner.ddl import _column_from_def, validate_table
 from planner.dialect import Flink, nodes
 from planner.problems import DefinitionError
@@ -111,3 +113,13 @@ def alter_table(table: TableDef, alter: nodes.AlterTable) -> TableDef:  # noqa: 
                 raise DefinitionError(f"Column `{n}` carries the watermark; drop the watermark first", alter)
         return replace(table, columns=tuple(c for c in table.columns if c.name not in names))
     raise DefinitionError(f"ALTER TABLE ... {action} is not supported", alter)
+
+
+def alter_view(view: ViewDef, alter: nodes.AlterTable) -> ViewDef:
+    """ALTER VIEW v AS query | COMMENT '...' on a view's definition (the query is checked by the caller)."""
+    action = alter.text("action")
+    if action == "AS":
+        return replace(view, query=_sql(alter.expression))
+    if action == "COMMENT":
+        return replace(view, comment=alter.expression.name)
+    raise DefinitionError(f"ALTER VIEW ... {action} is not supported", alter)

@@ -13,12 +13,12 @@ from enum import Enum
 
 from sqlglot import exp
 
-from catalog import Catalog, CatalogError, TableDef, ViewDef
+from catalog import Catalog, CatalogError, ObjectNotFound, TableDef, ViewDef
 from catalog.secrets import mask_value
 from planner.analysis import Analysis, analyze_plans
 from planner.binder import Binder
 from planner.ddl import function_from_create, show_create_table, show_create_view, table_from_create, view_from_create
-from planner.ddl_alter import alter_table
+from planner.ddl_alter import alter_table, alter_view
 from planner.dialect import Flink, nodes
 from planner.errors import SqlError
 from planner.logical.operators import Node
@@ -143,8 +143,10 @@ class PlannerSession:
             return self._drop(stmt, tree)
         if isinstance(tree, nodes.DropFunction):
             name = object_name(tree.this)
-            dropped = self.catalog.drop("function", name, if_exists=bool(tree.args.get("exists")), temporary=bool(tree.args.get("temporary")))
-            return self._info(stmt, tree, "Function has been removed." if dropped else "Function did not exist.")
+            temporary = bool(tree.args.get("temporary"))
+            if self.catalog.drop("function", name, if_exists=bool(tree.args.get("exists")), temporary=temporary):
+                return self._info(stmt, tree, "Function has been removed.")
+            return self._info(stmt, tree, f"{self._absent('function', name, temporary)}; nothing to drop.")
         if isinstance(tree, nodes.AlterTable):
             return self._alter(stmt, tree)
         if isinstance(tree, nodes.SetOption):
@@ -245,41 +247,52 @@ class PlannerSession:
         kind = tree.text("kind").lower()
         if kind not in ("table", "view"):
             raise DefinitionError(f"DROP {kind.upper()} is not supported", tree)
+        temporary = bool(tree.args.get("temporary"))
+        dropped, absent = [], []
         for target in tree.args.get("tables") or []:
             name = object_name(target)
-            self.catalog.drop(kind, name, if_exists=bool(tree.args.get("exists")), temporary=bool(tree.args.get("temporary")))
-        return self._info(stmt, tree, f"{kind.capitalize()} has been removed.")
+            if self.catalog.drop(kind, name, if_exists=bool(tree.args.get("exists")), temporary=temporary):
+                dropped.append(name)
+            else:  # IF EXISTS, and nothing of that name and kind
+                absent.append(self._absent(kind, name, temporary))
+        if not absent:
+            return self._info(stmt, tree, f"{kind.capitalize()}s have been removed." if len(dropped) > 1 else f"{kind.capitalize()} has been removed.")
+        if not dropped:
+            return self._info(stmt, tree, "; ".join(absent) + "; nothing to drop.")
+        removed = ", ".join(f"`{n}`" for n in dropped)
+        return self._info(stmt, tree, f"{kind.capitalize()} {removed} {'have' if len(dropped) > 1 else 'has'} been removed; " + "; ".join(a[0].lower() + a[1:] for a in absent) + ".")
+
+    def _absent(self, kind: str, name: str, temporary: bool = False) -> str:
+        """Why ``kind`` ``name`` is not there, for the info line of an IF EXISTS that did nothing."""
+        if kind != "function":
+            other = self.catalog.get_relation(name)
+            if other is not None and other.kind != kind:
+                return f"`{name}` is a {other.kind}, not a {kind}"
+        return f"{'Temporary ' + kind if temporary else kind.capitalize()} `{name}` does not exist"
 
     def _alter(self, stmt: Statement, tree: nodes.AlterTable) -> Outcome:
         kind = tree.text("kind").lower()
         name = object_name(tree.this)
         action = tree.text("action")
+        exists = bool(tree.args.get("exists"))
         if kind == "catalog":
             raise DefinitionError("sqlengine has one catalog; ALTER CATALOG is not supported", tree)
-        if action == "RENAME":
-            self.catalog.rename(kind, name, object_name(tree.expression))
-            return self._info(stmt, tree, f"{kind.capitalize()} has been renamed.")
-        if kind == "view":
-            view = self.catalog.get_view(name)
-            if view is None:
-                if tree.args.get("exists"):
-                    return self._info(stmt, tree, "View does not exist.")
-                raise BindError(f"View `{name}` does not exist", tree.this)
-            if action == "AS":
-                Binder(self.catalog).plan_query(tree.expression)
-                self.catalog.replace(replace(view, query=tree.expression.sql(dialect=Flink)))
-            elif action == "COMMENT":
-                self.catalog.replace(replace(view, comment=tree.expression.name))
-            else:
-                raise DefinitionError(f"ALTER VIEW ... {action} is not supported", tree)
-            return self._info(stmt, tree, "View has been altered.")
-        table = self.catalog.get_table(name)
-        if table is None:
-            if tree.args.get("exists"):
-                return self._info(stmt, tree, "Table does not exist.")
-            raise BindError(f"Table `{name}` does not exist", tree.this)
-        self.catalog.replace(alter_table(table, tree))
-        return self._info(stmt, tree, "Table has been altered.")
+        if kind == "view" and action not in ("AS", "COMMENT", "RENAME"):
+            raise DefinitionError(f"ALTER VIEW ... {action} is not supported", tree)
+        if kind == "view" and action == "AS":
+            Binder(self.catalog).plan_query(tree.expression)  # the new query must bind
+        try:
+            if action == "RENAME":
+                if not self.catalog.rename(kind, name, object_name(tree.expression), if_exists=exists):
+                    return self._info(stmt, tree, f"{self._absent(kind, name)}; nothing to rename.")
+                return self._info(stmt, tree, f"{kind.capitalize()} has been renamed.")
+            # read, change and write back in one transaction: concurrent ALTERs lose nothing
+            change = (lambda v: alter_view(v, tree)) if kind == "view" else (lambda t: alter_table(t, tree))
+            if self.catalog.update(kind, name, change, if_exists=exists) is None:
+                return self._info(stmt, tree, f"{self._absent(kind, name)}; nothing to alter.")
+        except ObjectNotFound:
+            raise BindError(f"{kind.capitalize()} `{name}` does not exist", tree.this, self._did_you_mean(name)) from None
+        return self._info(stmt, tree, f"{kind.capitalize()} has been altered.")
 
     # -- SET / SHOW / DESCRIBE -----------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from catalog import Catalog, Column, FunctionDef, ObjectExists, ObjectNotFound, TableDef, ViewDef, Watermark
+from catalog import Catalog, CatalogError, Column, FunctionDef, ObjectExists, ObjectNotFound, TableDef, ViewDef, Watermark
 from catalog.store import DB_NAME
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -80,6 +80,27 @@ def test_secrets_are_masked_in_repr_and_show_create(tmp_path):
         assert "hunter2" not in text and "p4ss" not in text
         assert "******" in text
     assert t.options["password"] == "hunter2"  # the definition itself keeps the value
+
+
+def test_update_is_a_read_modify_write_that_a_refusal_leaves_untouched(tmp_path):
+    cat = Catalog.open(tmp_path)
+    cat.create(_table("t"))
+    new = cat.update("table", "t", lambda t: t.with_options({**t.options, "k": "v"}))
+    assert new.options["k"] == "v" and Catalog.open(tmp_path).get_table("t").options["k"] == "v"
+
+    def refuse(t):  # type: ignore[no-untyped-def]
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        cat.update("table", "t", refuse)
+    assert Catalog.open(tmp_path).get_table("t") == new
+    assert cat.update("table", "nope", refuse, if_exists=True) is None
+    with pytest.raises(ObjectNotFound):
+        cat.update("table", "nope", refuse)
+    cat.create(ViewDef("v", "SELECT 1"))
+    with pytest.raises(CatalogError, match="`v` is a view, not a table"):
+        cat.update("table", "v", refuse)
+    assert cat.rename("table", "nope", "x", if_exists=True) is False
 
 
 WRITER = textwrap.dedent(
