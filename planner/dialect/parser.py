@@ -189,6 +189,11 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
         table = super()._parse_table_parts(*args, **kwargs)
         if table is not None and self._match(TokenType.HINT):
             hint = exp.maybe_parse(self._prev_comments[0], into=exp.Hint, dialect=self.dialect)
+            # the hint's text is the HINT token's first comment: it is the hint, not a comment for
+            # sqlglot to attach to the next node (fmt printed it again as `-- OPTIONS(...)`);
+            # comments after the hint stay with the table
+            table.add_comments(self._prev_comments[1:])
+            self._prev_comments = None
             table.set("hints", [hint])
             self._table_hints[id(table)] = (table, [hint])
         return table

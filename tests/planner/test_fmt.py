@@ -81,3 +81,28 @@ def test_insert_overwrite_and_binary_types_stay_flink():
     assert "  t TIMESTAMP_LTZ(3),\n  i INTERVAL DAY(2) TO SECOND(3)\n" in out
     assert "INSERT OVERWRITE s2\nSELECT" in out and "OVERWRITE TABLE" not in out
     assert format_sql(out) == out
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("SELECT * FROM t /*+ OPTIONS('a'='b') */;", "SELECT\n  *\nFROM t /*+ OPTIONS('a' = 'b') */;\n"),
+        (
+            "SELECT * FROM t /*+ OPTIONS('a'='b') */ WHERE x = 1;",
+            "SELECT\n  *\nFROM t /*+ OPTIONS('a' = 'b') */\nWHERE\n  x = 1;\n",
+        ),
+        (
+            "SELECT * FROM t /*+ OPTIONS('a'='b') */ AS o JOIN u /*+ OPTIONS('c'='d') */ ON o.k = u.k;",
+            "SELECT\n  *\nFROM t /*+ OPTIONS('a' = 'b') */ AS o\nJOIN u /*+ OPTIONS('c' = 'd') */\n  ON o.k = u.k;\n",
+        ),
+        (
+            "SELECT * FROM t /*+ OPTIONS('a'='b') */ -- after the hint\nWHERE x = 1;",
+            "SELECT\n  *\nFROM t /*+ OPTIONS('a' = 'b') */ /* after the hint */\nWHERE\n  x = 1;\n",
+        ),
+    ],
+)
+def test_table_hint_stays_a_hint_after_the_table_and_is_not_copied_into_a_comment(text, expected):
+    out = format_sql(text)
+    assert out == expected
+    assert out.count("OPTIONS(") == text.count("OPTIONS(")
+    assert format_sql(out) == out
