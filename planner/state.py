@@ -262,15 +262,23 @@ class StateAnalyzer:
             )
             return StateInfo(node, node.kind, (part,), watermark_delay_ms=None)
         if w.kind == WindowKind.SESSION:
-            # a session closes only when its key goes quiet for the gap: a key whose rows keep
-            # coming holds its session open, so the state is one entry per *active* key
+            # a session ends once the watermark passes its last row + the gap, and then it is
+            # emitted and dropped. What is open at any time is one session per key with a row in
+            # the last gap + watermark delay: at most the rows of that span, however many keys
+            # come and go over time (a key that never pauses holds one session, one accumulator).
+            # So the state plateaus like a window as long as the gap; only a watermark that never
+            # advances keeps sessions forever (handled above: SE107).
+            gap = f"{format_duration(w.gap_ms)} + {format_duration(delay or 0)}"
             part = StatePart(
                 label="session accumulators",
-                stores="one accumulator per open session",
-                per=f"per key ({', '.join(keys)})" if keys else "one global session",
-                retention_ms=None,
-                bound=f"the session gap + watermark delay ({format_duration(w.gap_ms)} + {format_duration(delay or 0)}) after a key's last row; a key that never pauses keeps its session open",
-                growth=Growth.KEYS if keys else Growth.NONE,
+                stores="one accumulator",
+                per=f"per open session and key ({', '.join(keys)})" if keys else "one global session",
+                retention_ms=(w.gap_ms or 0) + (delay or 0) if keys else None,
+                bound=(
+                    f"the key's last row + the session gap + watermark delay ({gap}): only keys with a row "
+                    "in that span keep a session open"
+                ) if keys else f"the last row + the session gap + watermark delay ({gap}); one session at a time",
+                growth=Growth.NONE,
                 row_fields=tuple(node.field_names()),
                 **{k: v for k, v in self._keys(node.input, keys).items() if k != "time_derived_key"},
             )

@@ -241,6 +241,66 @@ def test_select_distinct_rewrite_groups_by_window():
     assert "GROUP BY\n  customer,\n  window_start,\n  window_end" in d.rewrite
 
 
+def _state(sql: str, session: PlannerSession | None = None):
+    """The state analysis of the last analysed statement of ``DDL + sql``."""
+    session = session or PlannerSession(Catalog.in_memory())
+    infos = None
+    for stmt in parse_script(DDL + sql, "case.sql").statements:
+        outcome = session.execute(stmt)
+        if outcome.analysis is not None:
+            infos = outcome.analysis.state
+    return infos
+
+
+# -- session windows: bounded by the gap, keyed or not -------------------------------------------
+
+SESSION_QUERIES = {
+    "tvf": (
+        "SELECT customer, window_start, window_end, COUNT(*) AS n FROM TABLE(SESSION(TABLE orders PARTITION BY customer, "
+        "DESCRIPTOR(order_time), INTERVAL '10' MINUTE)) GROUP BY customer, window_start, window_end;"
+    ),
+    "legacy": (
+        "SELECT customer, SESSION_START(order_time, INTERVAL '10' MINUTE) AS s, COUNT(*) AS n FROM orders "
+        "GROUP BY customer, SESSION(order_time, INTERVAL '10' MINUTE);"
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(SESSION_QUERIES))
+def test_keyed_session_window_is_bounded_by_the_gap_and_the_delay(form):
+    # a session is dropped once the watermark passes its last row + gap: the open sessions are the
+    # keys with a row in the last gap + delay, not every key ever seen
+    (info,) = _state(SESSION_QUERIES[form])
+    (part,) = info.parts
+    assert info.verdict.value == "bounded" and part.growth.value == "none"
+    assert part.retention_ms == 600_000 + 5_000
+    assert part.per == "per open session and key (customer)"
+    assert "only keys with a row in that span keep a session open" in part.bound
+    assert not [d for d in findings(SESSION_QUERIES[form]) if d.category == Category.UNBOUNDED_STATE]
+
+
+def test_session_window_with_a_watermark_longer_than_the_gap_is_reported_as_such():
+    sql = (
+        "SELECT order_id, COUNT(*) AS n FROM late GROUP BY order_id, SESSION(ts, INTERVAL '10' MINUTE);"
+    )
+    (d,) = findings(sql)
+    assert d.code == "SE109"
+    assert "watermark delay of `late` (2 h) is longer than the session gap (10 min)" in d.message
+
+
+def test_q11_session_window_is_bounded():
+    session = PlannerSession(Catalog.in_memory(), variables={"NEXMARK_TABLE": "datagen", "TPS": "10000"})
+    infos = []
+    for name in ("ddl_gen.sql", "ddl_views.sql", "q11.sql"):
+        for stmt in parse_script((NEXMARK / name).read_text(), name).statements:
+            outcome = session.execute(stmt)
+            if outcome.analysis is not None:
+                infos = outcome.analysis.state
+    (info,) = infos
+    assert info.verdict.value == "bounded"
+    assert info.parts[0].retention_ms == 10_000 + 4_000  # gap 10 s + the watermark delay of 4 s
+
+
 def test_every_rule_is_registered_once_with_a_stable_code():
     assert len({r.code for r in RULES}) == len(RULES)
     assert all(r.code[:2] == "SE" and len(r.code) == 5 for r in RULES)
