@@ -120,12 +120,9 @@ class PlannerSession:
             result = self._dispatch(inner, tree.this)
             if result.analysis is None:
                 raise BindError("EXPLAIN takes a query, an INSERT or a statement set", tree.this)
-            details = set(tree.args.get("details") or [])
-            from planner.explain import render_text
+            from planner.explain import render_explain
 
-            text = render_text(result.analysis, show_plan=True)
-            if details == {"PLAN_ADVICE"}:
-                text = render_text(result.analysis, show_plan=True)
+            text = render_explain(result.analysis, tree.args.get("details") or ())
             return Outcome(Kind.EXPLAIN, stmt, tree, plans=result.plans, analysis=result.analysis, text=text)
         if isinstance(tree, exp.Create):
             return self._create(stmt, tree)

@@ -120,7 +120,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
             status = EXIT_USAGE
             continue
         if outcome.analysis is not None and outcome.kind in (Kind.QUERY, Kind.INSERT, Kind.STATEMENT_SET, Kind.EXPLAIN):
-            explained.append((stmt, outcome.analysis))
+            # an EXPLAIN statement's own text honours its details (EXPLAIN CHANGELOG_MODE ...)
+            explained.append((stmt, outcome.analysis, outcome.text if outcome.kind == Kind.EXPLAIN else None))
     sys.stdout.write(_render_explained(explained, args.format))
     if not explained and status == EXIT_OK:
         _err(f"{args.file}: no query, INSERT or statement set to explain")
@@ -142,11 +143,11 @@ def _render_explained(explained, fmt: str) -> str:  # type: ignore[no-untyped-de
         from planner.explain_json import to_dict
 
         items = [
-            {"path": s.source.name, "line": s.line, "column": s.column, "statement": s.text, **to_dict(a)} for s, a in explained
+            {"path": s.source.name, "line": s.line, "column": s.column, "statement": s.text, **to_dict(a)} for s, a, _t in explained
         ]
         return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
     chunks = []
-    for stmt, analysis in explained:
+    for stmt, analysis, text in explained:
         where = f"{stmt.source.name}:{stmt.line}"
         if fmt == "mermaid":
             from planner.explain_mermaid import render_mermaid
@@ -155,7 +156,7 @@ def _render_explained(explained, fmt: str) -> str:  # type: ignore[no-untyped-de
         else:
             from planner.explain import render_text
 
-            chunks.append(f"-- {where}\n{render_text(analysis)}")
+            chunks.append(f"-- {where}\n{text or render_text(analysis)}")
     return "\n".join(chunks)
 
 
