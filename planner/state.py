@@ -7,7 +7,7 @@ it is *unbounded*: it grows with the number of distinct keys, or with every inpu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from sqlglot import exp
@@ -420,17 +420,33 @@ class StateAnalyzer:
         return StateInfo(node, node.kind, parts, watermark_delay_ms=delay)
 
     def _temporal_join(self, node: TemporalJoin) -> StateInfo:
+        # Flink's event-time temporal join (TemporalRowTimeJoinOperator), keyed by the join key:
+        # left rows wait until the watermark passes their time; of the versioned side it drops
+        # the versions the watermark has passed except the latest per key, which stays for left
+        # rows still to come. Only 'table.exec.state.ttl' clears a key (idle on both sides for
+        # the TTL): the STATE_TTL hint is for regular joins and group aggregations.
         delay = self.delay(node)
+        ttl = self.ttl or None
+        versioned = ", ".join(self.lineage.tables(node.right)) or "the versioned table"
         if not self.has_watermark(node.right):
             left = self._side(node, 0, "left side", None,
                               "nothing: the versioned table has no watermark, so a row waits for it forever", Growth.ROWS)
+            right = self._side(node, 1, "versions", None,
+                               "nothing: without a watermark no version is ever dropped", Growth.ROWS)
         else:
             left = self._side(node, 0, "left side", delay or 0,
                               f"the watermark ({format_duration(delay or 0)}): a row waits until the right side has caught up", Growth.NONE)
-        right = self._side(node, 1, "versions", None, "older versions are dropped once the watermark passes them; the latest version per key stays", Growth.KEYS)
-        if self.lineage.finite_domain(node.right, right.keys):
-            right = StatePart(**{**right.__dict__, "growth": Growth.NONE, "bound": "one version per key of a finite key set"})
-        return StateInfo(node, node.kind, (left, right), watermark_delay_ms=delay)
+            right = self._side(node, 1, "versions", None,
+                               "nothing for a key's latest version (older versions are dropped once the watermark passes them)",
+                               Growth.KEYS)
+            if ttl:
+                right = replace(right, growth=Growth.NONE, retention_ms=ttl,
+                                bound=f"{TTL_BOUND} ({format_duration(ttl)} after the key's last row on either side)")
+            elif self.lineage.finite_domain(node.right, right.keys):
+                right = replace(right, growth=Growth.NONE,
+                                bound="nothing, but the keys come from a finite domain: one latest version per key")
+        right = replace(right, stores=f"the versions of {versioned} (the latest, and any newer than the watermark)")
+        return StateInfo(node, node.kind, (left, right), ttl_ms=ttl, watermark_delay_ms=delay)
 
     def _dedup(self, node: Deduplicate) -> StateInfo:
         if node.window is not None:

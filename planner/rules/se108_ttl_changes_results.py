@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from planner.diagnostics import Category, Severity
 from planner.durations import format_duration
-from planner.logical.operators import Deduplicate, GroupAggregate, Join, Node, OverAggregate, TopN
+from planner.logical.operators import Deduplicate, GroupAggregate, Join, Node, OverAggregate, TemporalJoin, TopN
 from planner.rules.base import Rule, RuleContext
 from planner.rules.naming import join_sides, keys_text, side_label
 
@@ -57,6 +57,25 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                     f"matches them{' (and an outer join emits it unmatched, with NULLs)' if node.join_kind.value != 'INNER' else ''}"
                 )
                 hint = "if matching rows always arrive within a bounded time of each other, an interval join says so exactly and keeps the result correct"
+                yield node, message, hint, None
+            continue
+        if isinstance(node, TemporalJoin):
+            left_rel, right_rel = join_sides(ctx, node)
+            for i, part in ttl_parts:
+                ttl = format_duration(part.retention_ms)
+                versioned = side_label(ctx, right_rel, node.right)
+                probe = side_label(ctx, left_rel, node.left)
+                keys = keys_text(part.key_labels or part.keys)
+                message = (
+                    f"State TTL of {ttl} (SET '{SETTING}') changes the temporal join's results: a key ({keys}) without "
+                    f"rows on either side for {ttl} is forgotten with its latest version of {versioned}, so a later row "
+                    f"of {probe} for it finds no version "
+                    f"({'it is emitted with NULLs' if node.join_kind.value == 'LEFT' else 'it is dropped'})"
+                )
+                hint = (
+                    "keep the TTL only if keys idle that long no longer matter; if the versioned table's keys are a "
+                    "fixed set, declare its size ('stats.distinct.<column>') instead and keep every key"
+                )
                 yield node, message, hint, None
             continue
         if isinstance(node, Join):

@@ -241,6 +241,13 @@ def test_select_distinct_rewrite_groups_by_window():
     assert "GROUP BY\n  customer,\n  window_start,\n  window_end" in d.rewrite
 
 
+def _at(sql: str, needle: str) -> tuple[int, int]:
+    """1-based (line, column) of ``needle`` in ``DDL + sql``, as the findings count them."""
+    text = DDL + sql
+    start = text.index(needle)
+    return text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+
+
 def _state(sql: str, session: PlannerSession | None = None):
     """The state analysis of the last analysed statement of ``DDL + sql``."""
     session = session or PlannerSession(Catalog.in_memory())
@@ -301,11 +308,105 @@ def test_q11_session_window_is_bounded():
     assert info.parts[0].retention_ms == 10_000 + 4_000  # gap 10 s + the watermark delay of 4 s
 
 
+# -- SE110: event-time temporal join -------------------------------------------------------------
+
+RATES = """
+CREATE TABLE rates (
+  currency STRING, rate DOUBLE, update_time TIMESTAMP(3),
+  PRIMARY KEY (currency) NOT ENFORCED,
+  WATERMARK FOR update_time AS update_time - INTERVAL '5' SECOND
+) WITH ('connector' = 'datagen'{options});
+"""
+
+TEMPORAL = """SELECT o.order_id, o.amount * r.rate AS amount_eur
+FROM orders AS o
+{join} rates FOR SYSTEM_TIME AS OF o.order_time AS r
+  ON o.currency = r.currency;
+"""
+
+
+def _temporal(options: str = "", join: str = "JOIN", before: str = "") -> str:
+    return RATES.format(options=options) + before + TEMPORAL.format(join=join)
+
+
+def test_temporal_join_keeps_the_latest_version_of_every_key():
+    sql = _temporal()
+    found = findings(sql)
+    assert sorted(d.code for d in found) == ["SE110", "SE301"]  # SE301: no event-time temporal join on Spark
+    (d,) = [d for d in found if d.code == "SE110"]
+    assert (d.line, d.column) == _at(sql, "rates FOR SYSTEM_TIME")
+    assert d.category == Category.UNBOUNDED_STATE and d.severity.value == "warning" and d.operator == "TemporalJoin"
+    assert d.message.startswith(
+        "Temporal join ON o.currency = r.currency keeps the latest version of every key (currency) of `rates` AS r forever"
+    )
+    assert "each key's latest stays for rows of `orders` AS o still to come" in d.message
+    assert "grows with the number of distinct keys of `rates` AS r (up to " in d.message  # datagen: a rate, so an estimate
+    assert "'stats.distinct.<column>'" in d.hint and "'table.exec.state.ttl'" in d.hint
+    assert "ALTER TABLE `rates` SET ('stats.distinct.currency' = '<number of keys>');" in d.rewrite
+    assert "SET 'table.exec.state.ttl' = '1 d';" in d.rewrite
+    (info,) = _state(sql)
+    left, versions = info.parts
+    assert (left.growth.value, versions.growth.value) == ("none", "keys")
+    assert versions.stores == "the versions of rates (the latest, and any newer than the watermark)"
+    assert versions.per == "by join key (currency)"
+
+
+def test_temporal_join_rewrite_with_a_key_count_removes_the_finding():
+    rewrite = next(d for d in findings(_temporal()) if d.code == "SE110").rewrite
+    alter = next(line for line in rewrite.splitlines() if line.startswith("ALTER TABLE"))
+    sql = _temporal(before=alter.replace("<number of keys>", "40") + "\n")
+    assert "SE110" not in codes(sql)
+    (info,) = _state(sql)
+    assert info.verdict.value == "bounded"
+
+
+def test_temporal_join_over_a_finite_key_domain_is_bounded():
+    sql = _temporal(options=", 'stats.distinct.currency' = '40'")
+    assert codes(sql) == ["SE301"]
+
+
+def test_temporal_join_with_a_state_ttl_is_bounded_and_the_ttl_is_reported():
+    sql = _temporal(join="LEFT JOIN", before="SET 'table.exec.state.ttl' = '1 d';\n")
+    found = {d.code: d for d in findings(sql)}
+    assert "SE110" not in found
+    ttl = found["SE108"]
+    assert ttl.message.startswith("State TTL of 1 d (SET 'table.exec.state.ttl') changes the temporal join's results")
+    assert "a key (currency) without rows on either side for 1 d is forgotten with its latest version of `rates` AS r" in ttl.message
+    assert ttl.message.endswith("finds no version (it is emitted with NULLs)")
+    (info,) = _state(sql)
+    assert info.parts[1].retention_ms == 86_400_000 and info.verdict.value == "bounded"
+
+
+def test_temporal_join_state_ttl_hint_does_not_apply():
+    # Flink's STATE_TTL hint is for regular joins and group aggregations only
+    sql = _temporal().replace("SELECT o.order_id", "SELECT /*+ STATE_TTL('r' = '1 d') */ o.order_id")
+    assert "SE110" in codes(sql)
+
+
+def test_temporal_join_against_a_table_without_watermark_is_se107_not_se110():
+    sql = (
+        "CREATE TABLE rates (currency STRING, rate DOUBLE, update_time TIMESTAMP(3), PRIMARY KEY (currency) NOT ENFORCED) "
+        "WITH ('connector' = 'datagen');\n" + TEMPORAL.format(join="JOIN")
+    )
+    found = codes(sql)
+    assert "SE107" in found and "SE110" not in found
+    (info,) = _state(sql)
+    assert [p.growth.value for p in info.parts] == ["rows", "rows"]  # nothing is ever dropped
+
+
+def test_processing_time_lookup_join_is_not_se110():
+    sql = RATES.format(options="") + (
+        "SELECT o.order_id, r.rate FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.proc AS r ON o.currency = r.currency;"
+    )
+    found = codes(sql)
+    assert "SE110" not in found and "SE201" in found
+
+
 def test_every_rule_is_registered_once_with_a_stable_code():
     assert len({r.code for r in RULES}) == len(RULES)
     assert all(r.code[:2] == "SE" and len(r.code) == 5 for r in RULES)
     assert {r.code for r in RULES if r.category == Category.UNBOUNDED_STATE} == {
-        "SE101", "SE102", "SE103", "SE104", "SE105", "SE106", "SE107"
+        "SE101", "SE102", "SE103", "SE104", "SE105", "SE106", "SE107", "SE110"
     }
 
 
