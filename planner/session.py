@@ -7,11 +7,11 @@ only the engine then turns an INSERT's or query's plan into a Spark job.
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from sqlglot import exp
+from sqlglot.tokens import TokenType
 
 from catalog import Catalog, CatalogError, ObjectNotFound, TableDef, ViewDef
 from catalog.secrets import mask_value
@@ -25,6 +25,7 @@ from planner.logical.operators import Node
 from planner.names import DEFAULT_CATALOG, DEFAULT_DATABASE, object_name
 from planner.problems import BindError, DefinitionError, PlanningError, located
 from planner.script import Statement
+from planner.show import BUILTIN_FUNCTIONS, like_filter
 from planner.variables import substitute
 
 
@@ -314,19 +315,18 @@ class PlannerSession:
     def _show(self, stmt: Statement, tree: nodes.ShowStatement) -> Outcome:
         what = tree.name.upper()
         like = tree.args.get("like")
-        pattern = like.name if like is not None else None
-
-        def keep(name: str) -> bool:
-            if pattern is None:
-                return True
-            hit = fnmatch.fnmatchcase(name, pattern.replace("%", "*").replace("_", "?"))
-            return not hit if tree.args.get("not_like") else hit
-
+        keep = like_filter(
+            like.name if like is not None else None,
+            negate=bool(tree.args.get("not_like")),
+            ignore_case=any(t.token_type == TokenType.ILIKE for t in stmt.tokens),  # [NOT] ILIKE
+        )
         if what in ("TABLES", "VIEWS", "FUNCTIONS", "USER FUNCTIONS"):
             kind = {"TABLES": "table", "VIEWS": "view"}.get(what, "function")
             names = self.catalog.names(kind)
             if what == "TABLES":
                 names = sorted(set(names) | set(self.catalog.names("view")))  # Flink lists views too
+            if what == "FUNCTIONS":  # the built-in and the user functions, as in Flink
+                names = sorted(set(names) | set(BUILTIN_FUNCTIONS))
             col = {"TABLES": "table name", "VIEWS": "view name"}.get(what, "function name")
             return Outcome(Kind.SHOW, stmt, tree, columns=(col,), rows=tuple((n,) for n in names if keep(n)))
         if what in ("CREATE TABLE", "CREATE VIEW"):

@@ -14,7 +14,6 @@ from tabulate import tabulate
 from planner.estimate import human_bytes
 from planner.session import KNOWN_SETTINGS, Kind, Outcome
 from repl.state_prompt import measured_vs_estimate
-from repl.vocabulary import BUILTIN_FUNCTIONS
 
 
 class ClientError(Exception):
@@ -74,10 +73,6 @@ def render_outcome(outcome: Outcome, catalog=None) -> str:  # type: ignore[no-un
         return outcome.text.rstrip("\n")
     if outcome.kind == Kind.SET and outcome.columns:
         return render_settings(outcome.rows)
-    if outcome.kind == Kind.SHOW and outcome.columns == ("function name",) and outcome.tree.name.upper() == "FUNCTIONS":
-        users = [r[0] for r in outcome.rows]
-        rows = sorted({*users, *BUILTIN_FUNCTIONS})
-        return render_table(outcome.columns, [(r,) for r in rows])
     if outcome.columns:
         return render_table(outcome.columns, outcome.rows)
     return outcome.message or "OK"

@@ -4,9 +4,8 @@ that the shell offers what the binder accepts; nothing here imports pyspark or p
 
 from __future__ import annotations
 
-from planner.binder.expressions import AGG_NAMES, LEGACY_WINDOW_FUNCS, LEGACY_WINDOW_PROPS, RANK_NAMES
 from planner.dialect.keywords import RESERVED
-from planner.functions import BUILTIN_FUNCTIONS as FLINK_FUNCTIONS
+from planner.show import BUILTIN_FUNCTIONS
 
 # Words a user types most; completion offers these before the rest of the reserved list.
 COMMON_KEYWORDS = (
@@ -50,6 +49,4 @@ TYPES = (
     "TIMESTAMP_LTZ", "ARRAY", "MAP", "ROW", "MULTISET",
 )
 
-BUILTIN_FUNCTIONS: tuple[str, ...] = tuple(
-    sorted(FLINK_FUNCTIONS | AGG_NAMES | RANK_NAMES | LEGACY_WINDOW_FUNCS | LEGACY_WINDOW_PROPS)
-)
+__all__ = ["BUILTIN_FUNCTIONS", "COMMON_KEYWORDS", "KEYWORDS", "TYPES", "WINDOW_TVFS"]

@@ -39,3 +39,11 @@ def test_explain_json_execution_plan_prints_the_json_document(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout.split("[INFO] Table has been created.\n")[1])
     assert [n["kind"] for n in doc["nodes"]] == ["Calc", "Scan"]
+
+
+def test_show_functions_like_filters_the_built_ins_too(tmp_path):
+    r = run_file(tmp_path, "CREATE FUNCTION my_upper AS 'com.example.MyUpper';\nSHOW FUNCTIONS LIKE 'my%';\nSHOW FUNCTIONS LIKE 'UPP%';\n")
+    assert r.returncode == 0, r.stderr
+    mine, upper = r.stdout.split("| function name   |")[1:]
+    assert "| my_upper        |" in mine and "1 row in set" in mine and "ABS" not in mine
+    assert "| UPPER           |" in upper and "1 row in set" in upper
