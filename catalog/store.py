@@ -4,8 +4,9 @@ Every write is one SQLite transaction (``BEGIN IMMEDIATE``), so a process killed
 the catalog as it was before or after, and concurrent writers from several processes queue on
 SQLite's lock instead of overwriting each other. An ALTER reads, changes and writes back the
 definition inside one such transaction (``update``), so concurrent ALTERs of one object lose
-nothing. Tables and views share one namespace, functions
-have their own, as in Flink. Temporary objects shadow permanent ones of the same name.
+nothing. The file is created owner-only (0600): it holds secret option values in plain text.
+Tables and views share one namespace, functions have their own, as in Flink. Temporary objects
+shadow permanent ones of the same name.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import replace as dc_replace
 from pathlib import Path
 
 from catalog.errors import CatalogError, ObjectExists, ObjectNotFound
+from catalog.home import private_file
 from catalog.model import KINDS, CatalogObject, FunctionDef, TableDef, ViewDef
 
 SCHEMA_VERSION = 1
@@ -53,6 +55,8 @@ class Catalog:
     def __init__(self, path: str | Path | None = None):
         self.path = str(path) if path is not None else ":memory:"
         self._lock = threading.RLock()
+        if self.path != ":memory:":
+            private_file(Path(self.path))  # created 0600: it holds secret option values as they are
         self._conn = sqlite3.connect(
             self.path, timeout=60.0, isolation_level=None, check_same_thread=False
         )

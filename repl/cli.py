@@ -310,7 +310,7 @@ def _log_crash(args: argparse.Namespace | None) -> Path | None:
     for make in candidates:
         try:
             logs = make()
-            logs.mkdir(parents=True, exist_ok=True)
+            logs.mkdir(mode=0o700, parents=True, exist_ok=True)  # owner-only: a trace may quote a statement
             log = logs / "sqlengine.log"
             with log.open("a") as f:
                 f.write(f"{logging.Formatter().formatTime(logging.makeLogRecord({}))} sqlengine {sys.argv[1:]}\n{trace}\n")

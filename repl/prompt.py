@@ -1,6 +1,6 @@
 """The shell's prompt: a prompt_toolkit PromptSession with our lexer, completer, key bindings,
-history under the home and the bottom toolbar. Multi-line: Enter runs the buffer only once its
-statement is complete (``repl.buffer.is_complete``)."""
+history under the home (secrets masked: ``repl.history``) and the bottom toolbar. Multi-line:
+Enter runs the buffer only once its statement is complete (``repl.buffer.is_complete``)."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ def prompt_session(shell):  # type: ignore[no-untyped-def]
     from prompt_toolkit import PromptSession
     from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
     from prompt_toolkit.filters import Condition
-    from prompt_toolkit.history import FileHistory, InMemoryHistory
+    from prompt_toolkit.history import InMemoryHistory
     from prompt_toolkit.lexers import PygmentsLexer
 
     from repl.completer import SqlCompleter
+    from repl.history import MaskedFileHistory
     from repl.keys import prompt_bindings
     from repl.lexer import FlinkSqlLexer
     from repl.style import STYLE
@@ -54,7 +55,7 @@ def prompt_session(shell):  # type: ignore[no-untyped-def]
         complete_while_typing=True,
         complete_in_thread=True,
         auto_suggest=AutoSuggestFromHistory(),
-        history=FileHistory(str(shell.history)) if shell.history else InMemoryHistory(),
+        history=MaskedFileHistory(shell.history) if shell.history else InMemoryHistory(),
         search_ignore_case=True,
         bottom_toolbar=toolbar,
         refresh_interval=0.5,

@@ -47,8 +47,9 @@ def _pairs(values: list[str] | None, flag: str) -> dict[str, str]:
 
 
 def setup_logging(home: Path) -> Path:
-    logs = home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
+    from catalog.home import private_dir
+
+    logs = private_dir(home / "logs")  # owner-only: the log quotes statements
     path = logs / "sqlengine.log"
     handler = logging.FileHandler(path)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

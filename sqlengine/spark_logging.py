@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from catalog.home import private_dir
+
 SPARK_LOG = "spark.log"
 JVM_OUT = "jvm.out"
 LOG4J_FILE = "log4j2.properties"
@@ -39,7 +41,7 @@ logger.parquet.level = error
 
 def write_log4j_config(log_dir: Path, level: str = "WARN") -> Path:
     """Write the log4j2 properties file into ``log_dir`` and return its path."""
-    log_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(log_dir)  # owner-only, as the home's logs
     path = log_dir / LOG4J_FILE
     # log4j2 properties treat backslashes as escapes; forward slashes work on every platform
     log_file = (log_dir / SPARK_LOG).resolve().as_posix()
@@ -61,7 +63,7 @@ def quiet_python_loggers(log_dir: Path) -> None:
     """Send PySpark's and Py4J's Python-side logging to ``<log_dir>/python.log``."""
     import logging
 
-    log_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(log_dir)  # owner-only, as the home's logs
     target = str((log_dir / PYTHON_LOG).resolve())
     for name in _PYTHON_LOGGERS:
         if name == "py4j":

@@ -103,6 +103,42 @@ def test_update_is_a_read_modify_write_that_a_refusal_leaves_untouched(tmp_path)
     assert cat.rename("table", "nope", "x", if_exists=True) is False
 
 
+def test_the_catalog_file_is_created_owner_only(tmp_path):
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        cat = Catalog.open(tmp_path)
+        cat.create(_table("t", password="hunter2"))
+        for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm"):  # SQLite gives its files the db's mode
+            assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600, name
+        cat.close()
+    finally:
+        os.umask(old)
+    existing = tmp_path / "other"
+    existing.mkdir()
+    (existing / DB_NAME).touch(mode=0o640)
+    os.chmod(existing / DB_NAME, 0o640)
+    Catalog.open(existing).close()  # an existing file keeps the mode its owner gave it
+    assert stat.S_IMODE((existing / DB_NAME).stat().st_mode) == 0o640
+
+
+def test_the_home_and_its_logs_are_created_owner_only(tmp_path, monkeypatch):
+    import stat
+
+    from catalog.home import ENV_VAR, resolve_home
+
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "a" / "home"))
+    old = os.umask(0o022)
+    try:
+        home = resolve_home()
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    assert stat.S_IMODE((home / "logs").stat().st_mode) == 0o700
+    assert stat.S_IMODE(home.parent.stat().st_mode) == 0o755  # parents: the default mode
+
+
 WRITER = textwrap.dedent(
     """
     import sys
