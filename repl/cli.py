@@ -8,7 +8,8 @@
 
 Everything is imported lazily: ``lint``, ``explain`` and ``fmt`` never load pyspark. No Python
 traceback reaches the user: an unexpected error prints one line and its trace goes to
-``<home>/logs/sqlengine.log`` (a temporary directory when the home cannot be created).
+``<home>/logs/sqlengine.log`` (a temporary directory when the home cannot be created). A closed
+standard output (``| head``) ends every command quietly with status 141 (``repl.pipes``).
 """
 
 from __future__ import annotations
@@ -321,14 +322,20 @@ def _log_crash(args: argparse.Namespace | None) -> Path | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from repl.pipes import OutputClosed, is_closed_output, quiet_exit
+
     args = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
         if args.command is None:
             args.command = "shell"
-            return cmd_shell(args)
-        return args.func(args)
+            code = cmd_shell(args)
+        else:
+            code = args.func(args)
+        sys.stdout.flush()  # a closed output fails here, not in the interpreter's final flush
+        sys.stderr.flush()
+        return code
     except UsageError as err:
         _err(str(err))
         return EXIT_USAGE
@@ -337,9 +344,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
-    except BrokenPipeError:
-        return EXIT_FINDINGS
+    except OutputClosed:  # `| head` has read enough: end quietly, status 141 (repl.pipes)
+        return quiet_exit()
     except Exception as err:
+        if is_closed_output(err):
+            return quiet_exit()
         log = _log_crash(args)
         where = f" (details in {log})" if log else ""
         _err(f"internal error: {type(err).__name__}: {err}{where}")

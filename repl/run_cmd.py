@@ -4,7 +4,8 @@ run until Ctrl-C); each SELECT's result is printed (``--format tableau|json|csv`
 
 Informational lines and progress go to stderr, results to stdout, so ``--format json`` output can
 be piped into another program. Exit status: 0 success, 1 a job failed, 2 invalid SQL or usage,
-130 interrupted (jobs stopped cleanly; re-running the file resumes them from their checkpoints).
+130 interrupted (jobs stopped cleanly; re-running the file resumes them from their checkpoints),
+141 the output was closed by its reader (``| head``; jobs stopped the same way, nothing printed).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from planner.errors import SqlError
 from planner.script import parse_script
 from planner.session import Kind
+from repl.pipes import OutputClosed, is_closed_output
 
 EXIT_OK, EXIT_FAILED, EXIT_SQL, EXIT_INTERRUPTED = 0, 1, 2, 130
 PROGRESS_EVERY = 5.0  # seconds between progress lines on stderr
@@ -277,5 +279,10 @@ def main(args: argparse.Namespace) -> int:
         engine.stop_all()
         info(f"Interrupted: stopped {len(running)} job{'s' if len(running) != 1 else ''}; checkpoints are kept, re-run to resume")
         return EXIT_INTERRUPTED
+    except (OSError, OutputClosed) as err:
+        if not is_closed_output(err):
+            raise
+        engine.stop_all()  # the reader of our output has gone (`| head`): stop as for Ctrl-C, quietly
+        raise OutputClosed from None
     finally:
         engine.cleanup_tmp()

@@ -10,9 +10,11 @@ there, not a signal, and never ends the shell.
 from __future__ import annotations
 
 import asyncio
+import errno
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,8 +27,21 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output, create_output
 from prompt_toolkit.shortcuts import PromptSession, print_formatted_text
 
+from repl.pipes import OutputClosed
 from repl.style import STYLE
 from repl.toolbar import SPINNER
+
+
+@contextmanager
+def _closed_output_ends() -> Iterator[None]:
+    """A write to an output whose reader has gone ends the program (``repl.pipes``), never as a
+    failed statement."""
+    try:
+        yield
+    except OSError as err:
+        if err.errno == errno.EPIPE:
+            raise OutputClosed from None
+        raise
 
 
 @dataclass
@@ -54,12 +69,13 @@ class Terminal:
     # -- writing -----------------------------------------------------------------------------
 
     def lines(self, fragments: list[tuple[str, str]], *, err: bool = False) -> None:
-        """Print (style class, text) lines."""
+        """Print (style class, text) lines. A closed output (``| head``) raises OutputClosed."""
         out: StyleAndTextTuples = []
         for cls, text in fragments:
             out.append((f"class:{cls}" if cls else "", text + "\n"))
         if out:
-            print_formatted_text(FormattedText(out), end="", style=STYLE, output=self.err_output if err else self.output)
+            with _closed_output_ends():
+                print_formatted_text(FormattedText(out), end="", style=STYLE, output=self.err_output if err else self.output)
 
     def print(self, text: str, style: str = "") -> None:
         self.lines([(style, ln) for ln in text.split("\n")])
@@ -70,8 +86,9 @@ class Terminal:
     def raw(self, text: str) -> None:
         """Text with its own escape sequences (an error rendered in colour)."""
         out = self.err_output
-        out.write_raw(text if text.endswith("\n") else text + "\n")
-        out.flush()
+        with _closed_output_ends():
+            out.write_raw(text if text.endswith("\n") else text + "\n")
+            out.flush()
 
     # -- asking ------------------------------------------------------------------------------
 
