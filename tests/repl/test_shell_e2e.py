@@ -72,8 +72,9 @@ def rows_shown(screen: str) -> int:
     return int(m.group(1)) if m else -1
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_the_shell_in_a_terminal(tmp_path):
+    # a missing tmux fails rather than skips: a skipped terminal test would pass CI unseen
+    assert shutil.which("tmux"), "the shell's end-to-end test drives a real terminal with tmux: install tmux"
     data = tmp_path / "events"
     data.mkdir()
     write_events(data, "a.json", minute=0)
