@@ -10,6 +10,7 @@ from sqlglot import exp
 from sqlglot.generator import Generator
 
 from planner.dialect import nodes
+from planner.dialect.functions import is_builtin
 from planner.dialect.match_recognize import FlinkMatchRecognize
 
 
@@ -22,6 +23,7 @@ class FlinkGenerator(Generator):
     SUPPORTS_TO_NUMBER = False
     PARAMETER_TOKEN = "$"
     INSERT_OVERWRITE = " OVERWRITE"  # Flink: INSERT OVERWRITE t ..., no TABLE keyword
+    SUPPORTS_BETWEEN_FLAGS = True  # BETWEEN SYMMETRIC stays, not an OR of two BETWEENs
 
     TYPE_MAPPING = {
         **Generator.TYPE_MAPPING,
@@ -42,8 +44,11 @@ class FlinkGenerator(Generator):
         exp.Parameter: lambda self, e: f"${{{self.sql(e, 'this')}}}",
         exp.Mod: lambda self, e: self.func("MOD", e.this, e.expression),
         exp.RegexpExtract: lambda self, e: self.func("REGEXP_EXTRACT", e.this, e.expression, e.args.get("group")),
-        exp.CurrentTimestamp: lambda self, e: "CURRENT_TIMESTAMP",
-        exp.Length: lambda self, e: self.func("CHAR_LENGTH", e.this),
+        exp.CurrentTimestamp: lambda self, e: self.func("CURRENT_TIMESTAMP", e.this) if e.this else "CURRENT_TIMESTAMP",
+        exp.Length: lambda self, e: self.func("CHAR_LENGTH", e.this, e.args.get("binary"), e.args.get("encoding")),
+        # Flink's IF(condition, true_value, false_value), not sqlglot's CASE WHEN rewrite
+        exp.If: lambda self, e: self.func("IF", e.this, e.args.get("true"), e.args.get("false")),
+        exp.VariancePop: lambda self, e: self.func("VAR_POP", e.this),
         exp.StrPosition: lambda self, e: (
             f"POSITION({self.sql(e, 'substr')} IN {self.sql(e, 'this')})"
             if not e.args.get("position")
@@ -307,8 +312,34 @@ class FlinkGenerator(Generator):
         return sql.replace(pattern, f"{pattern} WITHIN {self.sql(within)}", 1)
 
     def hint_sql(self, expression: exp.Hint) -> str:
-        # leading space: sqlglot writes a query hint straight after SELECT
-        return f" /*+ {self.expressions(expression, flat=True, sep=' ')} */"
+        # leading space: sqlglot writes a query hint straight after SELECT; hint names
+        # (OPTIONS, STATE_TTL, LOOKUP, BROADCAST ...) in upper case, as Flink documents them
+        items = [
+            self.func(e.name.upper(), *e.expressions, normalize=False) if isinstance(e, exp.Anonymous) else self.sql(e)
+            for e in expression.expressions
+        ]
+        return f" /*+ {' '.join(items)} */"
+
+    def trim_sql(self, expression: exp.Trim) -> str:
+        # Flink's TRIM([BOTH | LEADING | TRAILING] [chars] FROM s); sqlglot would write
+        # TRIM(s, chars) or LTRIM(s, chars) (LTRIM and RTRIM calls stay plain calls)
+        position = self.sql(expression, "position")
+        chars = self.sql(expression, "expression")
+        if not position and not chars:
+            return self.func("TRIM", expression.this)
+        head = " ".join(p for p in (position, chars) if p)
+        return f"TRIM({head} FROM {self.sql(expression, 'this')})"
+
+    def anonymous_sql(self, expression: exp.Anonymous) -> str:
+        # A built-in's name in upper case; a user function's name exactly as written, since
+        # catalog names are case-sensitive (the parser gives a user function that is named like a
+        # built-in an Identifier, which is printed as written too).
+        name = expression.this
+        if isinstance(name, str):
+            text = name.upper() if is_builtin(name) else name
+        else:
+            text = self.sql(name)
+        return self.func(text, *expression.expressions, normalize=False)
 
     def version_sql(self, expression: exp.Version) -> str:
         return f"FOR SYSTEM_TIME AS OF {self.sql(expression, 'expression')}"

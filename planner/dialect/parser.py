@@ -16,7 +16,22 @@ from sqlglot.tokens import TokenType
 
 from planner.dialect import nodes
 from planner.dialect.client_parser import ClientStatementsMixin
+from planner.dialect.functions import FLINK_FUNCTIONS, WINDOW_TVFS
 from planner.dialect.match_recognize import MatchRecognizeMixin
+
+# Flink built-ins that stay plain calls, although sqlglot has a node for the name: the node would
+# print another name (DAY_OF_MONTH, STARTS_WITH, SHA, TRUNC, VARIANCE_POP, APPROX_DISTINCT,
+# ARRAY_TO_STRING, LOG(10, x), POSITION(..), TRIM(LEADING ..), COALESCE), drop arguments Flink
+# takes (ARRAY_SORT, INITCAP, PARSE_JSON) or read them differently (RAND, TIMESTAMPDIFF's unit,
+# Oracle's DECODE, CHR(n USING cs)).
+_PLAIN_BUILTINS = frozenset(
+    {
+        "APPROX_COUNT_DISTINCT", "ARRAY_JOIN", "ARRAY_SORT", "CHR", "DAYOFMONTH", "DAYOFWEEK",
+        "DAYOFYEAR", "DECODE", "ENDSWITH", "IFNULL", "INITCAP", "INSTR", "LOG10", "LOG2", "LTRIM",
+        "PARSE_JSON", "RAND", "RTRIM", "SHA1", "STARTSWITH", "TIMESTAMPDIFF", "TRUNCATE", "VAR_POP",
+        "VAR_SAMP",
+    }
+)
 
 
 class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
@@ -25,8 +40,15 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
 
     VERSION_PHRASES = {("FOR", "SYSTEM_TIME"): "SYSTEM_TIME"}
 
+    # Only Flink's built-ins become sqlglot's own nodes. Any other name is a user (catalog)
+    # function: a plain exp.Anonymous call with its name as written (sqlglot's SPLIT, LENGTH,
+    # NVL ... are not Flink's, and catalog names are case-sensitive).
     FUNCTIONS = {
-        **BaseParser.FUNCTIONS,
+        **{
+            name: build
+            for name, build in BaseParser.FUNCTIONS.items()
+            if name in FLINK_FUNCTIONS and name not in _PLAIN_BUILTINS
+        },
         # Flink: REGEXP_EXTRACT(str, regex[, group]); the third argument is the group index
         "REGEXP_EXTRACT": lambda args: exp.RegexpExtract(
             this=seq_get(args, 0), expression=seq_get(args, 1), group=seq_get(args, 2)
@@ -34,7 +56,11 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
     }
 
     FUNCTION_PARSERS = {
-        **BaseParser.FUNCTION_PARSERS,
+        **{
+            name: fn
+            for name, fn in BaseParser.FUNCTION_PARSERS.items()
+            if name in FLINK_FUNCTIONS and name not in _PLAIN_BUILTINS
+        },
         "DESCRIPTOR": lambda self: self._parse_descriptor(),
         "TABLE": lambda self: self._parse_table_function(),
     }
@@ -54,6 +80,10 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
         ),
     }
 
+    NO_PAREN_FUNCTION_PARSERS = {
+        name: fn for name, fn in BaseParser.NO_PAREN_FUNCTION_PARSERS.items() if name in ("ANY", "CASE", "IF")
+    }
+
     STATEMENT_PARSERS = {
         **BaseParser.STATEMENT_PARSERS,
         TokenType.CREATE: lambda self: self._parse_flink_create(),
@@ -66,6 +96,7 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
         super().reset()
         self._table_hints: dict[int, tuple[exp.Expr, list[exp.Expr]]] = {}
         self._interval_units = 0  # > 0 while sqlglot reads the unit of an interval literal
+        self._call_names: list = []  # the name tokens of the function calls being read
 
     def _at_end(self) -> bool:
         return self._index >= len(self._tokens)
@@ -124,9 +155,14 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
 
     def _parse_table_function(self) -> exp.Expr:
         # TABLE(<call>) in FROM; the enclosing parens were consumed by the function-call parser.
-        call = self._parse_function(anonymous=False)
+        # The call is a table function whatever its name (LATERAL TABLE(split(s))): a window TVF
+        # or a user function, never one of sqlglot's scalar nodes.
+        name = self._curr
+        call = self._parse_function(anonymous=True)
         if call is None:
             self.raise_error("Expected a table function call inside TABLE(...)")
+        if isinstance(call, exp.Anonymous) and isinstance(call.this, str) and call.this.upper() not in WINDOW_TVFS:
+            call.set("this", _user_function_name(name))
         self._require_r_paren()
         return self.expression(nodes.TableFunction(this=call))
 
@@ -164,6 +200,40 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
             self._advance()
             cols.append(self._parse_column())
         return cols
+
+    # -- function calls ------------------------------------------------------------------------
+
+    def _parse_function_call(self, functions=None, anonymous=False, optional_parens=True, any_token=False):  # type: ignore[no-untyped-def]  # noqa: E501
+        if self._curr is not None and self._curr.token_type == TokenType.IDENTIFIER:
+            anonymous = True  # a backquoted name is a catalog function's: kept as written
+        self._call_names.append(self._curr)
+        try:
+            return super()._parse_function_call(
+                functions=functions, anonymous=anonymous, optional_parens=optional_parens, any_token=any_token
+            )
+        finally:
+            self._call_names.pop()
+
+    def validate_expression(self, expression, args=None):  # type: ignore[no-untyped-def]
+        # A built-in's name called with arguments the built-in cannot take (a one-argument
+        # split(s), a UUID(x) whose x sqlglot would drop) is a user function of that name: keep
+        # the call as written instead of failing or losing arguments.
+        if (
+            args is not None
+            and self._call_names
+            and self._call_names[-1] is not None
+            and not isinstance(expression, exp.Anonymous)
+            and not _keeps_arguments(expression, args)
+        ):
+            expression = exp.Anonymous(this=_user_function_name(self._call_names[-1]), expressions=args)
+        return super().validate_expression(expression, args)
+
+    def _parse_cast(self, strict: bool, safe: bool | None = None) -> exp.Expr:
+        cast = super()._parse_cast(strict, safe)
+        if isinstance(cast, exp.CastToStrType):
+            # sqlglot's CAST(x, 'type') is not Flink's; it printed as CAST_TO_STR_TYPE(x, 'type')
+            self.raise_error("Expected AS after CAST")
+        return cast
 
     def _parse_function(self, functions=None, anonymous=False, optional_parens=True, any_token=False):  # type: ignore[no-untyped-def]  # noqa: E501
         if self._interval_units:
@@ -738,3 +808,17 @@ class FlinkParser(ClientStatementsMixin, MatchRecognizeMixin, BaseParser):
             self._match_r_paren()
             return items
         return [self._parse_schema_item()]
+
+
+def _keeps_arguments(expression: exp.Expr, args: list) -> bool:
+    """Whether sqlglot's node for a call accepts the call's arguments and keeps every one."""
+    if expression.error_messages(args):
+        return False
+    kept = {id(node) for node in expression.walk()}
+    return all(id(arg) in kept for arg in args if isinstance(arg, exp.Expr))
+
+
+def _user_function_name(token) -> exp.Identifier:  # type: ignore[no-untyped-def]
+    """The name of a user function's call as written: an Identifier, so that the generator does
+    not upper-case it even when it is also the name of a built-in (split, session)."""
+    return exp.Identifier(this=token.text, quoted=token.token_type == TokenType.IDENTIFIER)

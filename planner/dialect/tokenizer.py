@@ -32,7 +32,8 @@ class FlinkTokenizer(Tokenizer):
     COMMANDS: set = set()
 
     KEYWORDS = {
-        **Tokenizer.KEYWORDS,
+        # Flink has no CROSS APPLY: `apply` is a name (a user function's, say)
+        **{word: token for word, token in Tokenizer.KEYWORDS.items() if word != "APPLY"},
         "BYTES": TokenType.VARBINARY,
         "STRING": TokenType.TEXT,
         "TIMESTAMP_LTZ": TokenType.TIMESTAMPLTZ,

@@ -6,6 +6,7 @@ import pytest
 from sqlglot import exp
 
 from planner.dialect import Flink, nodes, parse_type
+from planner.errors import SqlError
 from planner.script import parse_one, parse_script
 
 
@@ -217,3 +218,147 @@ def test_strings_and_identifiers_follow_flink():
     assert t.expressions[0].this == "it's \\d"  # '' escapes a quote; a backslash is a character
     assert t.expressions[1].this.quoted and t.expressions[2].name == "a`b"
     assert again("SELECT `user` FROM t") == "SELECT `user` FROM t"
+
+
+# -- function names ---------------------------------------------------------------------------
+
+
+def test_user_function_names_print_as_written_and_builtins_in_upper_case():
+    sql = (
+        "SELECT my_udf(a), MyFunc(b), upper(c), Char_Length(c), default_catalog.default_database.My_Udf(a), "
+        "`my udf`(a), proctime() FROM t"
+    )
+    assert again(sql) == (
+        "SELECT my_udf(a), MyFunc(b), UPPER(c), CHAR_LENGTH(c), default_catalog.default_database.My_Udf(a), "
+        "`my udf`(a), PROCTIME() FROM t"
+    )
+    calls = tree(sql).expressions
+    assert [c.name for c in calls[:2]] == ["my_udf", "MyFunc"] and all(isinstance(c, exp.Anonymous) for c in calls[:2])
+
+
+# names that sqlglot reads as its own nodes (exp.Split, exp.Length, exp.Coalesce, ...) or as
+# special syntax, called the way a user function is
+COLLIDING_CALLS = [
+    "split(s)",
+    "Split(s)",
+    "`split`(s, ',')",
+    "length(s)",
+    "len(s)",
+    "nvl(a, b)",
+    "date_trunc('day', ts)",
+    "date_add(d, 1)",
+    "string_agg(s, ',')",
+    "convert(s)",
+    "normalize(s)",
+    "apply(s)",
+    "array_size(arr)",
+    "str_to_time(s, 'x')",
+    "explode(arr)",
+    "generate_series(1, n)",
+    "regexp_like(s, 'a')",
+    "to_char(ts)",
+    "struct(a, b)",
+]
+
+
+@pytest.mark.parametrize("call", COLLIDING_CALLS)
+def test_user_functions_named_like_sqlglot_nodes_stay_calls_as_written(call):
+    select = f"SELECT {call} AS r FROM t"
+    node = tree(select).expressions[0].this
+    assert isinstance(node, exp.Anonymous), repr(node)
+    assert again(select) == select
+    lateral = f"SELECT * FROM t, LATERAL TABLE({call}) AS x(w)"
+    assert again(lateral) == lateral and tree(again(lateral)) == tree(lateral)
+    outer = f"SELECT * FROM t LEFT JOIN LATERAL TABLE({call}) AS x(w) ON TRUE"
+    assert again(outer) == outer
+
+
+def test_lateral_table_accepts_any_function_name():
+    t = tree("SELECT * FROM t, LATERAL TABLE(split(s)) AS x(w)")
+    fn = t.find(nodes.TableFunction).this
+    assert isinstance(fn, exp.Anonymous) and fn.name == "split" and fn.expressions[0].name == "s"
+    # window table functions stay built-ins: upper case
+    assert again("SELECT * FROM TABLE(tumble(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))") == (
+        "SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))"
+    )
+
+
+@pytest.mark.parametrize(
+    "written,printed",
+    [
+        ("dayofmonth(d)", "DAYOFMONTH(d)"),
+        ("dayofweek(d)", "DAYOFWEEK(d)"),
+        ("startswith(s, 'a')", "STARTSWITH(s, 'a')"),
+        ("endswith(s, 'a')", "ENDSWITH(s, 'a')"),
+        ("sha1(s)", "SHA1(s)"),
+        ("truncate(x, 2)", "TRUNCATE(x, 2)"),
+        ("log10(x)", "LOG10(x)"),
+        ("instr(s, 'a')", "INSTR(s, 'a')"),
+        ("array_join(arr, ',')", "ARRAY_JOIN(arr, ',')"),
+        ("array_sort(arr, TRUE, FALSE)", "ARRAY_SORT(arr, TRUE, FALSE)"),
+        ("ifnull(a, 0)", "IFNULL(a, 0)"),
+        ("if(a > 1, 'x', 'y')", "IF(a > 1, 'x', 'y')"),
+        ("timestampdiff(DAY, a, b)", "TIMESTAMPDIFF(DAY, a, b)"),
+        ("var_pop(x)", "VAR_POP(x)"),
+        ("var_samp(x)", "VAR_SAMP(x)"),
+        ("approx_count_distinct(x)", "APPROX_COUNT_DISTINCT(x)"),
+        ("split(s, ',')", "SPLIT(s, ',')"),
+        ("trim(LEADING 'x' FROM s)", "TRIM(LEADING 'x' FROM s)"),
+        ("trim(BOTH FROM s)", "TRIM(BOTH FROM s)"),
+        ("ltrim(s, 'x')", "LTRIM(s, 'x')"),
+        ("a BETWEEN SYMMETRIC 1 AND 2", "a BETWEEN SYMMETRIC 1 AND 2"),
+    ],
+)
+def test_flink_builtins_keep_their_flink_names(written, printed):
+    sql = f"SELECT {written} FROM t"
+    assert again(sql) == f"SELECT {printed} FROM t"
+    assert tree(again(sql)) == tree(sql)
+
+
+def test_cast_needs_as():
+    with pytest.raises(SqlError):
+        parse_one("SELECT TRY_CAST(s, 'INT') FROM t")
+
+
+def _calls(value, found):  # type: ignore[no-untyped-def]
+    """The exp.Anonymous calls inside a plan node's fields (and its inputs)."""
+    import dataclasses
+
+    if isinstance(value, exp.Expr):
+        found.extend(value.find_all(exp.Anonymous))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _calls(v, found)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            if f.name != "origin":
+                _calls(getattr(value, f.name), found)
+    return found
+
+
+def test_user_functions_named_like_sqlglot_nodes_bind_as_the_catalog_functions():
+    from catalog import Catalog
+    from planner.session import PlannerSession
+
+    script = parse_script(
+        "CREATE TABLE t (s STRING, n INT) WITH ('connector' = 'datagen');\n"
+        "CREATE FUNCTION split AS 'com.example.SplitWords';\n"
+        "CREATE FUNCTION length AS 'com.example.Length';\n"
+        "CREATE FUNCTION Nvl AS 'com.example.Nvl';\n"
+        "SELECT split(s) AS a, length(s) AS b, Nvl(s, 'x') AS c, UPPER(s) AS d FROM t;\n"
+        "SELECT s, w FROM t, LATERAL TABLE(split(s)) AS x(w);\n"
+    )
+    assert not script.errors
+    session = PlannerSession(Catalog.in_memory())
+    outcomes = [session.execute(stmt) for stmt in script.statements]
+    scalar = _calls(outcomes[-2].plans, [])
+    assert {c.name: c.meta.get("user_function") for c in scalar} == {
+        "split": "com.example.SplitWords",
+        "length": "com.example.Length",
+        "Nvl": "com.example.Nvl",
+    }
+    (table_call,) = _calls(outcomes[-1].plans, [])
+    assert table_call.name == "split" and table_call.meta.get("user_function") == "com.example.SplitWords"
+    # and they print back as written
+    for stmt in script.statements[-2:]:
+        assert stmt.sql() == stmt.text.replace("\n", " ")

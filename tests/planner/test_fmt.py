@@ -106,3 +106,19 @@ def test_table_hint_stays_a_hint_after_the_table_and_is_not_copied_into_a_commen
     assert out == expected
     assert out.count("OPTIONS(") == text.count("OPTIONS(")
     assert format_sql(out) == out
+
+
+def test_user_function_names_keep_their_case_and_builtins_are_upper_case():
+    text = (
+        "select my_udf(a), MyUdf(b), upper(c), split(s), count(*) from t, lateral table(split(s)) as x(w) "
+        "group by my_udf(a), MyUdf(b), upper(c), split(s);\n"
+        "create table v (a int, b as my_udf(a), c as char_length(s)) with ('connector'='datagen');\n"
+    )
+    out = format_sql(text)
+    assert out.startswith(
+        "SELECT\n  my_udf(a),\n  MyUdf(b),\n  UPPER(c),\n  split(s),\n  COUNT(*)\n"
+        "FROM t, LATERAL TABLE(split(s)) AS x(w)\n"
+    )
+    assert "  b AS my_udf(a),\n  c AS CHAR_LENGTH(s)\n" in out
+    assert "MY_UDF" not in out and "MYUDF" not in out and "SPLIT(" not in out
+    assert format_sql(out) == out
