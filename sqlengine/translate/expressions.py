@@ -64,11 +64,22 @@ class SparkExpressions:
                     return trunc
                 bumped = exp.Add(this=trunc.copy(), expression=exp.Interval(this=_lit("1"), unit=exp.var(unit)))
                 return exp.Case(ifs=[exp.If(this=exp.EQ(this=trunc.copy(), expression=n.this.copy()), true=n.this.copy())], default=bumped)
+            if isinstance(n, exp.Split):
+                return self._split(n)
             if isinstance(n, exp.Anonymous):
                 return self._anonymous(n)
             return n
 
         return node.transform(fix)
+
+    def _split(self, n: exp.Split) -> exp.Expr:
+        """Flink's SPLIT takes a literal delimiter (Spark's split a regex), keeps empty strings,
+        and with an empty delimiter splits into characters."""
+        sep = n.expression
+        if not (isinstance(sep, exp.Literal) and sep.is_string):
+            raise TranslationError("SPLIT needs a literal delimiter to run on Spark", n)
+        pattern = _java_quote(sep.this) if sep.this else "(?!$)"
+        return exp.Anonymous(this="split", expressions=[n.this.copy(), _lit(pattern), exp.Literal.number(-1)])
 
     def _anonymous(self, n: exp.Anonymous) -> exp.Expr:
         name = n.name.upper()
