@@ -18,7 +18,8 @@ BUILTIN_FUNCTIONS: frozenset[str] = frozenset(
     | _COMPAT
     | T.STRING_FUNCS | T.INT_FUNCS | T.BIGINT_FUNCS | T.DOUBLE_FUNCS | T.BOOL_FUNCS
     | T.TIMESTAMP_FUNCS | T.LTZ_FUNCS | T.DATE_FUNCS
-) - {"LIKE", "SIMILAR"}  # (aggregates, ranking and legacy window functions: planner.binder.expressions)
+) - {"LIKE", "SIMILAR", "DESCRIPTOR"}  # DESCRIPTOR is a window TVF's argument syntax, not a call
+# (aggregates, ranking and legacy window functions: planner.binder.expressions)
 
 
 def is_builtin(name: str) -> bool:

@@ -300,6 +300,12 @@ def _log_crash(args: argparse.Namespace | None) -> Path | None:
     import traceback
 
     trace = traceback.format_exc()
+    try:
+        from planner.redact import mask_secrets
+
+        trace = mask_secrets(trace)  # a trace may quote a statement with its password
+    except Exception:  # the planner itself failed to import: keep the trace as it is
+        pass
     candidates = []
     try:
         from catalog.home import resolve_home

@@ -16,7 +16,6 @@ import datetime
 import decimal
 import io
 import json
-import logging
 import sys
 import time
 from pathlib import Path
@@ -46,20 +45,6 @@ def _pairs(values: list[str] | None, flag: str) -> dict[str, str]:
             raise ValueError(f"{flag} takes key=value; got '{v}'")
         out[key.strip().strip("'\"")] = value.strip().strip("'\"")
     return out
-
-
-def setup_logging(home: Path) -> Path:
-    from catalog.home import private_dir
-
-    logs = private_dir(home / "logs")  # owner-only: the log quotes statements
-    path = logs / "sqlengine.log"
-    handler = logging.FileHandler(path)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger("sqlengine")
-    root.setLevel(logging.INFO)
-    root.addHandler(handler)
-    root.propagate = False
-    return path
 
 
 # -- result printing -----------------------------------------------------------------------------
@@ -237,6 +222,8 @@ def main(args: argparse.Namespace) -> int:
     from sqlengine.engine import Engine
 
     home = resolve_home(getattr(args, "home", None))
+    from repl.logs import setup_logging
+
     setup_logging(home)
     try:
         settings = _pairs(getattr(args, "set", None), "--set")

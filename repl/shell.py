@@ -404,25 +404,6 @@ def _isatty(output) -> bool:  # type: ignore[no-untyped-def]
 # -- entry -------------------------------------------------------------------------------------
 
 
-def setup_logging(home: Path) -> Path:
-    logs = home / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    path = logs / "sqlengine.log"
-    handler = logging.FileHandler(path)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    ours = logging.getLogger("sqlengine")
-    ours.setLevel(logging.INFO)
-    ours.addHandler(handler)
-    ours.propagate = False
-    # everything else (asyncio's "exception in callback", libraries) to the same file, never to
-    # the terminal under the prompt
-    everyone = logging.getLogger()
-    everyone.addHandler(handler)
-    everyone.setLevel(logging.WARNING)
-    logging.captureWarnings(True)  # pyspark's FutureWarnings too: the log, not the terminal
-    return path
-
-
 def _defines(pairs: list[str] | None) -> dict[str, str]:
     out = {}
     for pair in pairs or []:
@@ -440,6 +421,8 @@ def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark:
 
     home = resolve_home(getattr(args, "home", None))
     home.mkdir(parents=True, exist_ok=True)
+    from repl.logs import setup_logging
+
     setup_logging(home)
     try:
         variables = _defines(getattr(args, "define", None))
