@@ -50,7 +50,38 @@ def translate_join(t: Translator, node: Join):  # type: ignore[no-untyped-def]
     how = HOW[node.join_kind]
     if isinstance(node, LookupJoin) and how not in ("inner", "left_outer"):
         raise TranslationError("A lookup join is an inner or LEFT join", node.origin)
+    if t.streaming and not isinstance(node, LookupJoin) and node.condition is not None:
+        left, right = _without_null_keys(exprs, node.condition, left, right, names[:n_left], how)
     return left.join(right, on=cond, how=how)
+
+
+def _without_null_keys(exprs, condition, left, right, left_names: list[str], how: str):  # type: ignore[no-untyped-def]
+    """Drop rows whose equi-join key is NULL from the sides whose unmatched rows are not kept.
+
+    `a = b` is never true when a or b is NULL, so this changes no result; but Spark's
+    stream-stream join matches NULL keys with each other, and leaves excluding them to the
+    optimizer's inferred IS NOT NULL filters, which bounded runs switch off (sqlengine.jobs
+    NO_PUSHDOWN): NULL = NULL rows came out of inner and LEFT joins."""
+    from sqlglot import exp
+
+    left_set = set(left_names)
+    conjuncts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+    for c in conjuncts:
+        if not isinstance(c, exp.EQ):
+            continue
+        sides = []
+        for e in (c.this, c.expression):
+            cols = {col.name for col in e.find_all(exp.Column)}
+            sides.append("left" if cols and cols <= left_set else "right" if cols and not cols & left_set else None)
+        if set(sides) != {"left", "right"}:
+            continue
+        for e, side in zip((c.this, c.expression), sides):
+            keep = F.expr(exprs.sql(e)).isNotNull()
+            if side == "left" and how in ("inner", "right_outer", "left_semi"):
+                left = left.filter(keep)
+            elif side == "right" and how in ("inner", "left_outer", "left_semi", "left_anti"):
+                right = right.filter(keep)
+    return left, right
 
 
 def _static(t: Translator, node: LookupJoin):  # type: ignore[no-untyped-def]
