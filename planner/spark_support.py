@@ -154,8 +154,6 @@ def _reason(node: Node, props: dict[int, NodeProps], bounded) -> str | None:  # 
         if source is not None and source.time == TimeKind.PROCTIME:
             return "processing-time windows cannot run on Spark yet: Spark closes windows only on an event-time watermark"
     if isinstance(node, WindowAggregate):
-        if node.window.kind == WindowKind.CUMULATE:
-            return "CUMULATE windows have no counterpart in Spark Structured Streaming; " + LATER
         if updating_input:
             return "a window aggregation over an updating input is not supported by Spark Structured Streaming"
         return _distinct_problem(node)

@@ -47,13 +47,43 @@ def time_column(t: Translator, node: Node, df, name: str) -> Column:  # type: ig
     return F.col(quote(name))
 
 
-def _window_columns(df, w: str, names: list[str]):  # type: ignore[no-untyped-def]
+def _window_columns(df, w: str, names: list[str], spec: WindowSpec | None = None):  # type: ignore[no-untyped-def]
     start, end, time = names
+    first = F.col(f"{w}.start")
+    if spec is not None and spec.kind == WindowKind.CUMULATE:
+        first = _cumulate_start(F.col(f"{w}.end") - F.expr("INTERVAL 1 MILLISECOND"), spec)
     return [
-        F.col(f"{w}.start").alias(start),
+        first.alias(start),
         F.col(f"{w}.end").alias(end),
         (F.col(f"{w}.end") - F.expr("INTERVAL 1 MILLISECOND")).alias(time),
     ]
+
+
+def _cumulate_start(time: Column, spec: WindowSpec) -> Column:
+    """The start of the max-size window holding ``time``: where every cumulating window of it starts."""
+    ms = F.unix_millis(time) - spec.offset_ms
+    return F.timestamp_millis(F.floor(ms / spec.size_ms) * spec.size_ms + spec.offset_ms)
+
+
+def _cumulate(df, spec: WindowSpec, time: Column, w: str):  # type: ignore[no-untyped-def]
+    """CUMULATE has no Spark window: a row at ts goes to every window [S, S + k*step) of its
+    max-size window [S, S + size) that ends after ts. Each copy gets the last instant of its window
+    (S + k*step - 1 ms) as its event time (the source's watermark mark moves to it), and the
+    window struct is Spark's tumbling window of one step over it: its end is the cumulating
+    window's end, and Spark releases it once the source's watermark passes that end, as Flink
+    closes a cumulating window."""
+    t0 = f"__t{spec.id}"
+    meta = df.withColumn(t0, time).schema[t0].metadata  # the watermark mark of the time column
+    df = without_event_time(df)
+    start = _cumulate_start(time, spec)
+    ms = F.unix_millis(time) - F.unix_millis(start)
+    first = F.floor(ms / spec.step_ms) + 1  # the first window [S, S + k*step) that holds ts
+    steps = F.sequence(first.cast("int"), F.lit(spec.size_ms // spec.step_ms))
+    k, t = f"__k{spec.id}", f"__c{spec.id}"
+    df = df.withColumn(k, F.explode(steps))
+    last = F.timestamp_millis(F.unix_millis(start) + F.col(k) * spec.step_ms - 1)
+    df = df.withColumn(t, last.alias(t, metadata=meta)).drop(k)
+    return df.withColumn(w, F.window(F.col(t), _ms(spec.step_ms))).drop(t)
 
 
 def translate_tvf(t: Translator, node: WindowTVF):  # type: ignore[no-untyped-def]
@@ -67,11 +97,15 @@ def translate_tvf(t: Translator, node: WindowTVF):  # type: ignore[no-untyped-de
         df = df.withColumn(f"__t{spec.id}", time_column(t, node.input, df, spec.time_field))
         return without_event_time(df, [spec.time_field])
     w = wcol(spec.id)
-    df = df.withColumn(w, window_struct(spec, time_column(t, node.input, df, spec.time_field)))
-    df = without_event_time(df, [spec.time_field])
+    time = time_column(t, node.input, df, spec.time_field)
+    if spec.kind == WindowKind.CUMULATE:
+        df = _cumulate(df, spec, time, w)
+    else:
+        df = df.withColumn(w, window_struct(spec, time))
+        df = without_event_time(df, [spec.time_field])
     names = [f.name for f in node.fields[-3:]]
     keep = [F.col(quote(c)) for c in df.columns]
-    return df.select(*keep, *_window_columns(df, w, names))
+    return df.select(*keep, *_window_columns(df, w, names, spec))
 
 
 def translate_window_aggregate(t: Translator, node: WindowAggregate):  # type: ignore[no-untyped-def]
@@ -105,7 +139,7 @@ def translate_window_aggregate(t: Translator, node: WindowAggregate):  # type: i
     agg_names = [a.name for a in node.aggs]
     return out.select(
         *[F.col(quote(k)) for k in node.keys],
-        *_window_columns(out, w, wnames),
+        *_window_columns(out, w, wnames, spec),
         *[F.col(quote(a)) for a in agg_names],
         F.col(w),
     )
