@@ -1,0 +1,136 @@
+"""Shared helpers for the streaming = batch tests: write input files, run SQL through the real
+engine in either runtime mode, and compare results as multisets of rows."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import json
+import math
+import os
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from planner.script import parse_script
+from planner.session import Kind
+
+BASE = dt.datetime(2024, 1, 1)
+
+
+def ts(seconds: float) -> dt.datetime:
+    """A timestamp ``seconds`` after 2024-01-01 00:00:00 (millisecond precision)."""
+    return BASE + dt.timedelta(milliseconds=round(seconds * 1000))
+
+
+def ts_text(value: dt.datetime | float | None) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, dt.datetime):
+        value = ts(value)
+    return value.isoformat(sep=" ", timespec="milliseconds")
+
+
+def _json_value(v):  # type: ignore[no-untyped-def]
+    if isinstance(v, dt.datetime):
+        return ts_text(v)
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    return v
+
+
+def write_json(path: Path, rows: Iterable[dict]) -> Path:
+    """JSON lines, one object per row (datetimes as 'yyyy-MM-dd HH:mm:ss.SSS')."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        for row in rows:
+            fh.write(json.dumps({k: _json_value(v) for k, v in row.items()}) + "\n")
+    return path
+
+
+def write_batches(directory: Path, batches: list[list[dict]]) -> Path:
+    """One file per batch, named so that Spark's file source reads them in order (it orders new
+    files by modification time, then name): part-000.json, part-001.json, ..."""
+    directory.mkdir(parents=True, exist_ok=True)
+    base = 1_700_000_000
+    for i, rows in enumerate(batches):
+        p = write_json(directory / f"part-{i:03d}.json", rows)
+        os.utime(p, (base + i, base + i))  # strictly increasing modification times
+    return directory
+
+
+def norm(value):  # type: ignore[no-untyped-def]
+    """A comparable form of a result value (floats to 9 significant digits; Rows to tuples)."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        return float(f"{value:.9g}")
+    if hasattr(value, "asDict"):
+        return tuple(norm(v) for v in value)
+    if isinstance(value, (list, tuple)):
+        return tuple(norm(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, norm(v)) for k, v in value.items()))
+    return value
+
+
+def multiset(rows: Iterable[Iterable]) -> Counter:
+    return Counter(tuple(norm(v) for v in row) for row in rows)
+
+
+def diff(expected: Counter, got: Counter, limit: int = 5) -> str:
+    missing = list((expected - got).elements())[:limit]
+    extra = list((got - expected).elements())[:limit]
+    return (
+        f"{sum(expected.values())} expected rows, {sum(got.values())} got; "
+        f"missing {len(list((expected - got).elements()))} e.g. {missing}; "
+        f"unexpected {len(list((got - expected).elements()))} e.g. {extra}"
+    )
+
+
+class JobFailed(AssertionError):
+    pass
+
+
+class Sql:
+    """Runs SQL text through an ``Engine``: DDL and SET statements plan (and so run) at once,
+    queries and INSERTs start a job that is waited for."""
+
+    def __init__(self, engine):  # type: ignore[no-untyped-def]
+        self.engine = engine
+
+    def mode(self, mode: str) -> None:
+        self.engine.planner.settings["execution.runtime-mode"] = mode
+
+    def ddl(self, text: str) -> None:
+        for stmt in parse_script(text).statements:
+            outcome = self.engine.plan(stmt)
+            assert outcome.kind not in (Kind.QUERY, Kind.INSERT, Kind.STATEMENT_SET), stmt.text
+
+    def outcome(self, sql: str):  # type: ignore[no-untyped-def]
+        statements = parse_script(sql).statements
+        assert len(statements) == 1, sql
+        return self.engine.plan(statements[0])
+
+    def job(self, sql: str, mode: str):  # type: ignore[no-untyped-def]
+        self.mode(mode)
+        job = self.engine.start(self.outcome(sql))
+        job.wait()
+        if job.error_detail is not None or job.status.value != "FINISHED":
+            raise JobFailed(f"{mode} job {job.status.value}: {job.error_detail!r}\n{sql}")
+        return job
+
+    def rows(self, sql: str, mode: str) -> list[tuple]:
+        """The final table of a SELECT (the changelog applied) in ``mode``."""
+        job = self.job(sql, mode)
+        assert job.result is not None
+        return job.result.rows()
+
+    def both(self, sql: str) -> tuple[Counter, Counter]:
+        """(streaming, batch) results of a SELECT as multisets."""
+        return multiset(self.rows(sql, "streaming")), multiset(self.rows(sql, "batch"))
+
+
+def read_json_dir(spark, path: Path, schema: str) -> list[tuple]:  # type: ignore[no-untyped-def]
+    """The rows a filesystem sink committed (Spark's reader honours the sink's _spark_metadata log)."""
+    return [tuple(r) for r in spark.read.schema(schema).json(str(path)).collect()]
