@@ -137,6 +137,8 @@ class Runner:
         return EXIT_OK
 
     def run_job(self, outcome) -> int:  # type: ignore[no-untyped-def]
+        for state in outcome.analysis.state if outcome.analysis else ():
+            info(f"State: {state}")  # what each stateful operator keeps, before the job starts
         for d in outcome.analysis.diagnostics if outcome.analysis else ():
             if d.severity.value in ("error", "warning"):
                 print(f"[{d.severity.value.upper()}] {d.code} {d.message}", file=sys.stderr)
