@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from planner.source import SourceText, Span
 
 
-@dataclass(frozen=True)
+# not frozen: Python sets __traceback__ on an exception that passes a `with` block
+@dataclass(eq=False)
 class SqlError(Exception):
     message: str
     source: SourceText

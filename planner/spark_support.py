@@ -224,4 +224,28 @@ def stateful_chain_problem(plan: Node, props: dict[int, NodeProps]) -> Unsupport
                         f"{node.kind} after {below.kind}: Spark runs an updating operator ({below.kind}) only as "
                         "the last stateful step of a query",
                     )
+        if props[id(node)].changelog.insert_only:
+            continue
+        for child in node.inputs:
+            for below in child.walk():
+                if is_stateful(below) and _emits_old_rows(below):
+                    return Unsupported(
+                        node,
+                        f"{node.kind} over {below.kind}: {below.kind} emits rows behind the watermark, "
+                        f"and Spark refuses them as input of an updating operator ({node.kind}) "
+                        "(its global-watermark correctness check)",
+                    )
     return None
+
+
+def _emits_old_rows(node: Node) -> bool:
+    """Spark's global-watermark check: below an update-mode operator, an aggregation (windows,
+    window Top-N and deduplication run as aggregations) or an outer join may emit rows behind the
+    watermark, which Spark refuses. Inner joins and keep-first deduplication emit rows as they come."""
+    if isinstance(node, (WindowAggregate, GroupAggregate)):
+        return True
+    if isinstance(node, (Deduplicate, TopN)):
+        return node.window is not None
+    if isinstance(node, Join):
+        return node.join_kind != JoinKind.INNER
+    return False

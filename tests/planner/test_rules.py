@@ -434,3 +434,19 @@ def test_query_rewrites_plan_and_remove_their_finding(code):
     rewritten = session.execute(parse_script(query, "rewrite.sql").statements[0])
     assert code not in [x.code for x in rewritten.analysis.diagnostics]
     assert rewritten.analysis.verdict.value == "bounded"
+
+
+def test_updating_aggregate_over_a_window_aggregate_cannot_run_on_spark():
+    """Spark's global-watermark check refuses a window aggregate (whose rows are behind the
+    watermark) below an update-mode aggregation; an inner (interval) join below is fine."""
+    windowed = (
+        "SELECT customer, MAX(c) FROM (SELECT customer, window_start, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE orders, "
+        "DESCRIPTOR(order_time), INTERVAL '1' HOUR)) GROUP BY customer, window_start, window_end) GROUP BY customer;"
+    )
+    (d,) = [d for d in findings(windowed) if d.code == "SE301"]
+    assert "GroupAggregate over WindowAggregate" in d.message and "behind the watermark" in d.message
+    joined = (
+        "SELECT carrier, COUNT(*) FROM orders o JOIN shipments s ON o.order_id = s.order_id "
+        "AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '1' HOUR GROUP BY carrier;"
+    )
+    assert "SE301" not in codes(joined)
