@@ -132,7 +132,11 @@ class Catalog:
         return obj if isinstance(obj, ViewDef) else None
 
     def get_function(self, name: str) -> FunctionDef | None:
+        """Function names are case-insensitive, as in Flink: an exact match first, then any case."""
         obj = self._load("function", name)
+        if obj is None:
+            same = [n for n in self.names("function") if n.lower() == name.lower()]
+            obj = self._load("function", same[0]) if same else None
         return obj if isinstance(obj, FunctionDef) else None
 
     def require_relation(self, name: str) -> TableDef | ViewDef:

@@ -50,6 +50,16 @@ def test_tables_and_views_share_a_namespace_functions_do_not(tmp_path):
     assert cat.create(_table("x"), if_not_exists=True) is False
 
 
+def test_function_names_are_case_insensitive_table_names_are_not(tmp_path):
+    cat = Catalog.open(tmp_path)
+    cat.create(FunctionDef("count_char", "com.example.CountChar"))
+    cat.create(_table("orders"))
+    assert cat.get_function("COUNT_CHAR").class_name == "com.example.CountChar"
+    assert cat.get_function("Count_Char").name == "count_char"
+    assert cat.get_function("count") is None
+    assert cat.get_table("ORDERS") is None  # Flink identifiers of tables are case-sensitive
+
+
 def test_temporary_objects_shadow_and_vanish(tmp_path):
     cat = Catalog.open(tmp_path)
     cat.create(_table("t", 2))
