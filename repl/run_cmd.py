@@ -148,9 +148,12 @@ class Runner:
             print(e.render(), file=sys.stderr)
             return EXIT_SQL
         what = "SELECT" if outcome.kind == Kind.QUERY else outcome.statement.text.split()[0].upper()
-        mode = "bounded, runs to the end of its input" if job.bounded else "unbounded, runs until Ctrl-C"
+        if job.batch:
+            mode = "batch, runs to completion"
+        else:
+            mode = "bounded, runs to the end of its input" if job.bounded else "unbounded, runs until Ctrl-C"
         info(f"Job {job.id} started ({what}; {mode}); progress in {job.log_path}")
-        if not job.bounded and outcome.kind != Kind.QUERY:
+        if not job.ends_by_itself and outcome.kind != Kind.QUERY:
             self.background.append(job)
             return self.watch_startup(job)
         try:

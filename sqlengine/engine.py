@@ -148,7 +148,12 @@ class Engine:
             except PlanningError as err:
                 raise located(err, outcome.statement.source, outcome.statement.span) from None
             if isinstance(plan, Sink):
-                pipelines.append(self._sink_pipeline(plan, translated, f"{key}-{i}", checkpoint, streaming))
+                from sqlengine.connectors.errors import ConnectorError
+
+                try:
+                    pipelines.append(self._sink_pipeline(plan, translated, f"{key}-{i}", checkpoint, streaming))
+                except ConnectorError as err:
+                    raise located(PlanningError(str(err), plan.origin), outcome.statement.source, outcome.statement.span) from None
             else:
                 from sqlengine.results import ResultTable
 
@@ -166,7 +171,7 @@ class Engine:
             result=result,
         )
         if not streaming:
-            job.bounded = False
+            job.bounded, job.batch = False, True
             for p in pipelines:
                 p.start = _batch_start(p.start)
         return self.jobs.submit(job)

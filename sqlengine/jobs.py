@@ -66,8 +66,9 @@ class Job:
     kind: str  # insert | statement-set | select
     checkpoint: Path
     pipelines: list[Pipeline]
-    bounded: bool
+    bounded: bool  # a streaming job over bounded sources (two phases, availableNow)
     result: ResultTable | None = None
+    batch: bool = False  # runs on Spark's batch engine ('execution.runtime-mode' = 'batch')
     status: Status = Status.STARTING
     started_at: float = field(default_factory=time.time)
     ended_at: float | None = None
@@ -80,6 +81,10 @@ class Job:
     _thread: threading.Thread | None = field(default=None, repr=False)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _seen_batches: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def ends_by_itself(self) -> bool:
+        return self.bounded or self.batch
 
     @property
     def done(self) -> bool:

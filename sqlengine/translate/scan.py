@@ -13,8 +13,10 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 
 from planner.logical.operators import Scan
+from planner.problems import PlanningError
 from sqlengine.connectors import get_connector
 from sqlengine.connectors.base import SourceRequest
+from sqlengine.connectors.errors import ConnectorError
 from sqlengine.translate.core import SourceInfo, Translator
 from sqlengine.translate.errors import TranslationError
 from sqlengine.translate.expressions import SparkExpressions, quote
@@ -34,7 +36,10 @@ def translate_scan(t: Translator, node: Scan):  # type: ignore[no-untyped-def]
     base_names = tuple(c.name for c in table.columns if c.kind != "computed")
     options_table = table.with_options(node.options) if node.hints else table
     request = SourceRequest(table=options_table, columns=base_names, streaming=t.streaming, job_dir=t.job_dir)
-    result = connector.source(t.spark, request)
+    try:
+        result = connector.source(t.spark, request)
+    except ConnectorError as err:  # shown at the table's name in the statement
+        raise PlanningError(str(err), node.origin) from None
     df = result.df
     t.side_queries.extend(result.side_queries)
 

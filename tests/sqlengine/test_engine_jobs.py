@@ -105,3 +105,24 @@ def test_a_ttl_bound_and_a_user_function_are_refused_before_a_job_starts(tmp_pat
     assert "user-defined function `shout`" in caught.value.message
     assert (caught.value.line, caught.value.column) == (2, 3)
     assert engine.job_list() == []
+
+
+def test_a_missing_source_path_is_a_positioned_error_and_no_job(tmp_path, spark):
+    engine = _setup(tmp_path, spark, tmp_path / "views")
+    engine.plan(parse_script(
+        f"CREATE TABLE gone (page STRING) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/gone', 'format' = 'json');"
+    ).statements[0])
+    with pytest.raises(SqlError) as caught:
+        engine.start(engine.plan(parse_script("SELECT page\nFROM gone;").statements[0]))
+    assert "Table `gone` (option 'path')" in caught.value.message and "does not exist" in caught.value.message
+    assert (caught.value.line, caught.value.column) == (2, 6)
+    assert engine.job_list() == []
+
+
+def test_batch_mode_runs_an_insert_to_completion(tmp_path, spark):
+    engine = _setup(tmp_path, spark, tmp_path / "views")
+    engine.plan(parse_script("SET 'execution.runtime-mode' = 'batch';").statements[0])
+    job = _run(engine, INSERT)
+    assert job.batch and job.ends_by_itself and not job.bounded
+    assert job.status == Status.FINISHED, job.error
+    assert [(p, t[:19], n) for p, t, n in _sink_rows(tmp_path / "views")] == [(p, t[:19], n) for p, t, n in EXPECTED]
