@@ -74,6 +74,9 @@ def local_conf(
             {
                 "spark.driver.host": LOOPBACK,
                 "spark.driver.bindAddress": LOOPBACK,
+                # in local mode the driver is the whole cluster: Spark's 1g default runs out with
+                # a few stateful jobs at once (and an OutOfMemoryError ends the JVM)
+                "spark.driver.memory": local_driver_memory(),
             }
         )
     out.update(session_overrides(conf))
@@ -81,6 +84,16 @@ def local_conf(
     user_opts = out.get("spark.driver.extraJavaOptions", "")
     out["spark.driver.extraJavaOptions"] = f"{ours} {user_opts}".strip()
     return out
+
+
+def local_driver_memory() -> str:
+    """A quarter of the machine's memory, between 1 and 4 GiB."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return "1g"
+    mib = min(4096, max(1024, total // 4 // 2**20))
+    return f"{mib}m"
 
 
 def session_overrides(conf: Mapping[str, str]) -> dict[str, str]:

@@ -11,6 +11,7 @@ from sqlengine.session import (
     SessionError,
     create_session,
     local_conf,
+    local_driver_memory,
     session_overrides,
 )
 
@@ -27,6 +28,8 @@ def test_local_defaults(tmp_path):
     assert int(conf["spark.sql.shuffle.partitions"]) == max(2, os.cpu_count() or 2)
     assert conf["spark.driver.extraJavaOptions"].startswith("-Dlog4j.configurationFile=file:")
     assert "spark.sql.streaming.stateStore.providerClass" not in conf
+    assert conf["spark.driver.memory"] == local_driver_memory()
+    assert 1024 <= int(local_driver_memory()[:-1]) <= 4096
 
 
 def test_overrides_win_and_java_options_are_merged(tmp_path):
@@ -77,6 +80,10 @@ def test_shared_session_settings(spark):
     assert spark.conf.get("spark.sql.session.timeZone") == "UTC"
     assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
     assert spark.range(5).count() == 5
+    # the driver's heap is sized for the machine, not Spark's 1g default
+    assert conf.get("spark.driver.memory") == local_driver_memory()
+    heap = spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory()
+    assert heap > 0.8 * int(local_driver_memory()[:-1]) * 2**20
 
 
 @pytest.mark.spark
