@@ -205,6 +205,21 @@ def expect_tumble(w: World):
     return out
 
 
+def expect_cumulate(w: World):
+    """CUMULATE(step 5 s, size 20 s): windows [start, start + 5k) of each 20-second window."""
+    groups: dict = {}
+    for b in w.bids:
+        start = floor_to(b["ts"], 20)
+        for k in range(1, 5):
+            end = start + 5 * k * SEC
+            if b["ts"] < end:
+                groups.setdefault((start, end), []).append(b["price"])
+    return [
+        (start, end, len(ps), sum(p for p in ps if p is not None) if any(p is not None for p in ps) else None)
+        for (start, end), ps in groups.items()
+    ]
+
+
 def expect_group(w: World):
     groups: dict = {}
     for b in w.bids:
@@ -350,6 +365,11 @@ CORPUS: dict[str, Case] = {
     "tumble_offset": Case(
         """SELECT window_start, window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts),
              INTERVAL '20' SECOND, INTERVAL '7' SECOND)) GROUP BY window_start, window_end"""
+    ),
+    "cumulate_tvf": Case(
+        """SELECT window_start, window_end, COUNT(*) AS c, SUM(price) AS s FROM TABLE(CUMULATE(TABLE bids,
+             DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '20' SECOND)) GROUP BY window_start, window_end""",
+        lambda w: expect_cumulate(w),
     ),
     "tumble_legacy": Case(
         """SELECT item, TUMBLE_START(ts, INTERVAL '30' SECOND) AS ws, TUMBLE_END(ts, INTERVAL '30' SECOND) AS we,
@@ -650,11 +670,6 @@ REFUSED = {
     "over_window": (
         "SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM bids",
         ["OVER", "Spark"],
-    ),
-    "cumulate": (
-        """SELECT window_start, window_end, COUNT(*) FROM TABLE(CUMULATE(TABLE bids, DESCRIPTOR(ts),
-             INTERVAL '5' SECOND, INTERVAL '20' SECOND)) GROUP BY window_start, window_end""",
-        ["CUMULATE", "Spark"],
     ),
     "aggregate_of_aggregate": (
         "SELECT c, COUNT(*) FROM (SELECT item, COUNT(*) AS c FROM bids GROUP BY item) GROUP BY c",
