@@ -26,15 +26,14 @@ _JAVA_LINE = re.compile(r"^\s*(at |\.\.\. \d+ more|Caused by:|JVM stacktrace:)")
 
 
 def condition_of(err: BaseException) -> str | None:
-    for getter in ("getCondition", "getErrorClass"):
-        fn = getattr(err, getter, None)
-        if callable(fn):
-            try:
-                value = fn()
-            except Exception:
-                value = None
-            if value:
-                return str(value)
+    fn = getattr(err, "getCondition", None)  # pyspark >= 4.0 (getErrorClass is deprecated)
+    if callable(fn):
+        try:
+            value = fn()
+        except Exception:
+            value = None
+        if value:
+            return str(value)
     m = re.search(r"\[([A-Z][A-Z0-9_.]+)\]", str(err))
     return m.group(1) if m else None
 
