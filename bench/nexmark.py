@@ -226,7 +226,17 @@ def _write_doc(rows, args) -> None:  # type: ignore[no-untyped-def]
         from statistics import geometric_mean
 
         lines += ["", f"Geometric mean ratio: {geometric_mean(ratios):.2f} (target ≥ 0.95)."]
-    lines += ["", f"Reproduce: `python bench/nexmark.py --events {args.events} --tps {args.tps}`", ""]
+    lines += [
+        "", f"Reproduce: `python bench/nexmark.py --events {args.events} --tps {args.tps}`",
+        "",
+        "## Other benchmarks",
+        "",
+        "- Lint speed against sqlfluff on the same files: [lint.md](lint.md#speed) (`bench/lint_speed.py`).",
+        "- Shell start-up to prompt: [shell.md](shell.md) (`bench/shell_startup.py`).",
+        "- The nexmark source alone: [connectors.md](connectors.md) (`bench/nexmark_source.py`).",
+        "- State verdicts measured on Spark: [state-verdicts.md](state-verdicts.md) (`bench/state_verdicts.py`).",
+        "",
+    ]
     (ROOT / "docs" / "benchmarks.md").write_text("\n".join(lines))
 
 

@@ -37,7 +37,9 @@ def q0(ev):  # type: ignore[no-untyped-def]
 
 def q1(ev):  # type: ignore[no-untyped-def]
     b = _bid(ev)
-    return b.select("auction", "bidder", (F.lit(0.908) * F.col("price")).alias("price"), "dateTime", "extra"), "append"
+    # the sink's type, DECIMAL(23, 3), as Flink computes 0.908 * price (not a double)
+    price = F.expr("CAST(0.908 * price AS DECIMAL(23, 3))").alias("price")
+    return b.select("auction", "bidder", price, "dateTime", "extra"), "append"
 
 
 def q2(ev):  # type: ignore[no-untyped-def]

@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sqlengine.jobs")
 
-# Spark must not move filters below a watermark in a bounded run: they would drop the
-# end-of-input marker before the watermark sees it.
+# Spark must not move filters below a watermark while an end-of-input marker is on its way: they
+# would drop the marker (its columns are NULL) before the watermark sees it. Only the run that
+# reads the marker goes without pushdown; the run over the input keeps it (filters below joins,
+# into file sources). The filters' place changes no operator's state schema.
 NO_PUSHDOWN = ",".join(
     "org.apache.spark.sql.catalyst.optimizer." + r
     for r in ("PushDownPredicates", "PushPredicateThroughNonJoin", "PushPredicateThroughJoin", "InferFiltersFromConstraints")
@@ -152,14 +154,15 @@ class JobManager:
             ck = job.checkpoint / f"q{i}"
             with _start_lock:
                 previous = self.spark.conf.get("spark.sql.optimizer.excludedRules", None)
-                if job.bounded:
+                no_pushdown = self._markers_written(job)
+                if no_pushdown:
                     self.spark.conf.set("spark.sql.optimizer.excludedRules", NO_PUSHDOWN)
                 try:
                     job._queries.append(p.start(trigger, ck))
                     for j, side in enumerate(p.translated.side_queries):
                         job._queries.append(side.start(self.spark, job.checkpoint / f"q{i}-side{j}", trigger))
                 finally:
-                    if job.bounded:
+                    if no_pushdown:
                         if previous is None:
                             self.spark.conf.unset("spark.sql.optimizer.excludedRules")
                         else:
@@ -167,12 +170,15 @@ class JobManager:
 
     def _monitor(self, job: Job) -> None:
         """Record progress until every query of the job has terminated (or the job is stopped)."""
+        recorded = 0.0
         while True:
-            active = False
-            for q in job._queries:
-                self._record(job, q)
-                if q.isActive:
-                    active = True
+            # progress is read twice a second; the end of a query is noticed within 50 ms (a
+            # bounded job's next phase, or its caller, waits on it)
+            if time.monotonic() - recorded >= 0.5:
+                for q in job._queries:
+                    self._record(job, q)
+                recorded = time.monotonic()
+            active = any(q.isActive for q in job._queries)
             if not active:
                 for q in job._queries:
                     self._record(job, q)
@@ -180,7 +186,7 @@ class JobManager:
                     if exc is not None:
                         raise exc
                 return
-            if job._stop.wait(0.5):
+            if job._stop.wait(0.05):
                 return
 
     def _record(self, job: Job, q) -> None:  # type: ignore[no-untyped-def]
@@ -237,6 +243,15 @@ class JobManager:
                     pass
         finally:
             job.ended_at = time.time()
+
+    @staticmethod
+    def _markers_written(job: Job) -> bool:
+        return any(
+            (src.sentinel_dir / "end-of-input.json").exists()
+            for p in job.pipelines
+            for src in p.translated.sources
+            if src.sentinel_dir is not None
+        )
 
     def _write_markers(self, job: Job) -> bool:
         from sqlengine.translate.scan import eos_record  # imports pyspark: not at shell start

@@ -60,8 +60,8 @@ def _without_null_keys(exprs, condition, left, right, left_names: list[str], how
 
     `a = b` is never true when a or b is NULL, so this changes no result; but Spark's
     stream-stream join matches NULL keys with each other, and leaves excluding them to the
-    optimizer's inferred IS NOT NULL filters, which bounded runs switch off (sqlengine.jobs
-    NO_PUSHDOWN): NULL = NULL rows came out of inner and LEFT joins."""
+    optimizer's inferred IS NOT NULL filters, which do not always reach the join's inputs (found
+    by hypothesis in bounded runs): NULL = NULL rows came out of inner and LEFT joins."""
     from sqlglot import exp
 
     left_set = set(left_names)
