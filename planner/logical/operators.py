@@ -451,3 +451,12 @@ STATEFUL = (
 
 def is_stateful(node: Node) -> bool:
     return isinstance(node, STATEFUL)
+
+
+def waits_on_watermark(node: Node) -> bool:
+    """Whether the operator holds rows back until the watermark passes a bound (a window's end,
+    an interval join's bound, a session gap); group aggregation, keep-first deduplication and
+    regular joins emit at once."""
+    if isinstance(node, (WindowAggregate, IntervalJoin, WindowJoin)):
+        return True
+    return isinstance(node, (Deduplicate, TopN)) and node.window is not None

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.lineage import Lineage
-from planner.logical.operators import Node, Sink, is_stateful
+from planner.logical.operators import Node, Sink, waits_on_watermark
 from planner.properties import Mode, NodeProps
 from planner.spark_support import stateful_chain_problem, unsupported
 from sqlengine.translate.core import SourceInfo, Translator, visible
@@ -63,9 +63,9 @@ def translate(
     changelog = props[id(root)].changelog
     if streaming and changelog.mode == Mode.RETRACT:
         raise TranslationError("This query produces retractions, which Spark Structured Streaming cannot represent", root.origin)
-    # the end-of-input marker closes what waits on the watermark; a plan without state has nothing
-    # to close, and skips the marker's second phase
-    flush_at_end = flush_at_end and any(is_stateful(n) for n in root.walk())
+    # the end-of-input marker closes what waits on the watermark; a plan where nothing does
+    # (stateless, or keyed operators that emit at once) skips the marker's second phase
+    flush_at_end = flush_at_end and any(waits_on_watermark(n) for n in root.walk())
     t = Translator(spark, props, streaming, job_dir, functions, flush_at_end)
     df = t.translate(root)
     df = df.select(*[df[c] for c in visible(df)])
