@@ -87,16 +87,7 @@ class DdlMixin:
             expression = self._parse_select(nested=True) or self._parse_set_operations(None)
             if expression is None:
                 self.raise_error("Expected a query after AS")
-        return self.expression(
-            exp.Create(
-                this=this,
-                kind="TABLE",
-                exists=exists,
-                replace=replace,
-                properties=exp.Properties(expressions=props) if props else None,
-                expression=expression,
-            )
-        )
+        return self._create(this, "TABLE", exists, replace, props, expression)
 
     def _parse_distribution(self) -> nodes.DistributedBy:
         # after DISTRIBUTED / DISTRIBUTION: BY [HASH|RANGE|..](cols) [INTO n BUCKETS] | INTO n BUCKETS
@@ -252,16 +243,7 @@ class DdlMixin:
         if query is None:
             self.raise_error("Expected the view's query after AS")
         query = self._parse_set_operations(query)
-        return self.expression(
-            exp.Create(
-                this=this,
-                kind="VIEW",
-                exists=exists,
-                replace=replace,
-                properties=exp.Properties(expressions=props) if props else None,
-                expression=query,
-            )
-        )
+        return self._create(this, "VIEW", exists, replace, props, query)
 
     def _parse_create_function(self, temporary: bool, system: bool) -> nodes.CreateFunction:
         exists = self._parse_exists(not_=True)
@@ -381,3 +363,8 @@ class DdlMixin:
             return items
         return [self._parse_schema_item()]
 
+    def _create(self, this, kind: str, exists, replace, props, expression) -> exp.Create:  # type: ignore[no-untyped-def]
+        properties = exp.Properties(expressions=props) if props else None
+        return self.expression(
+            exp.Create(this=this, kind=kind, exists=exists, replace=replace, properties=properties, expression=expression)
+        )
