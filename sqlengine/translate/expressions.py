@@ -28,8 +28,14 @@ def _lit(text: str) -> exp.Literal:
     return exp.Literal.string(text)
 
 
+_REGEX_META = frozenset(".$|()[]{}^?*+\\")
+
+
 def _java_quote(sep: str) -> str:
-    # a literal separator as a Java regex: \Q...\E (with \E inside escaped)
+    """A literal separator as a Java regex. Plain characters stay as they are (a one-character
+    separator then takes String.split's fast path, no regex); others go in \\Q...\\E."""
+    if sep and not _REGEX_META.intersection(sep):
+        return sep
     return "\\Q" + sep.replace("\\E", "\\E\\\\E\\Q") + "\\E"
 
 
