@@ -7,12 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from planner import functions
 from planner.binder.expressions import AGG_NAMES, LEGACY_WINDOW_FUNCS, LEGACY_WINDOW_PROPS, RANK_NAMES
-from planner.functions import BUILTIN_FUNCTIONS as FLINK_FUNCTIONS
 
 # SHOW FUNCTIONS lists these with the user functions; the shell highlights and completes them
 BUILTIN_FUNCTIONS: tuple[str, ...] = tuple(
-    sorted(FLINK_FUNCTIONS | AGG_NAMES | RANK_NAMES | LEGACY_WINDOW_FUNCS | LEGACY_WINDOW_PROPS)
+    sorted(functions.BUILTIN_FUNCTIONS | AGG_NAMES | RANK_NAMES | LEGACY_WINDOW_FUNCS | LEGACY_WINDOW_PROPS)
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from catalog.home import private_dir
 from planner.redact import mask_secrets
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -26,8 +27,7 @@ class MaskSecrets(logging.Filter):
 
 
 def setup_logging(home: Path) -> Path:
-    logs = home / "logs"
-    logs.mkdir(mode=0o700, parents=True, exist_ok=True)
+    logs = private_dir(home / "logs")
     path = logs / "sqlengine.log"
     handler = logging.FileHandler(path)
     handler.setFormatter(logging.Formatter(FORMAT))

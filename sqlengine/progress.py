@@ -7,6 +7,16 @@ import json
 from dataclasses import asdict, dataclass, field
 
 
+def shown_watermark(watermark: str | None) -> str:
+    """A watermark as progress lines and the views show it: '-' when there is none, "end of
+    input" once a bounded job's end-of-input marker (year 9999) has moved it past every window."""
+    if not watermark:
+        return "-"
+    if watermark.startswith("9999-"):
+        return "end of input"
+    return watermark
+
+
 @dataclass(frozen=True)
 class OperatorState:
     name: str
@@ -39,9 +49,7 @@ class Snapshot:
     def line(self) -> str:
         ops = ", ".join(f"{o.name} {o.rows} rows/{_bytes(o.bytes)}" for o in self.operators) or "no state"
         extra = "".join(f", {k}={v}" for k, v in self.metrics.items())
-        wm = self.watermark or "-"
-        if wm.startswith("9999-"):  # the end-of-input marker moved it past every window
-            wm = "end of input"
+        wm = shown_watermark(self.watermark)
         return (
             f"batch {self.batch_id}: {self.input_rows} rows in, {self.input_rps:.0f} rows/s in, "
             f"{self.processed_rps:.0f} rows/s processed, {self.batch_ms} ms, watermark {wm}; {ops}{extra}"

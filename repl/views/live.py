@@ -21,6 +21,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 
 from repl.style import STYLE
 from repl.terminal import Terminal
+from sqlengine.progress import shown_watermark
 
 log = logging.getLogger("sqlengine.repl.views")
 Lines = list[tuple[str, str]]
@@ -34,14 +35,10 @@ class Feed(Protocol):
 
 
 def watermark_text(job) -> str:  # type: ignore[no-untyped-def]
-    """The job's latest watermark as the views show it: '-' before the first one, "end of input"
-    once a bounded job's end-of-input marker has closed every window."""
+    """The job's latest watermark as the views show it (``sqlengine.progress.shown_watermark``);
+    the epoch Spark reports before a source has data shows as '-' too."""
     wm = next((s.watermark for s in job.latest.values() if s.watermark), None)
-    if not wm or wm.startswith("1970-01-01T00:00:00"):
-        return "-"
-    if wm.startswith("9999-"):
-        return "end of input"
-    return wm
+    return "-" if wm and wm.startswith("1970-01-01T00:00:00") else shown_watermark(wm)
 
 
 def status_line(job, rows: Callable[[], str]) -> StyleAndTextTuples:  # type: ignore[no-untyped-def]
