@@ -256,16 +256,10 @@ class Catalog:
                 self._temporary[(ns, name)] = new
                 return new
         with self._transaction() as cur:
-            row = cur.execute(
-                "SELECT kind, definition FROM objects WHERE namespace = ? AND name = ?", (ns, name)
-            ).fetchone()
+            row = self._stored(cur, kind, name, if_exists)
             if row is None:
-                if if_exists:
-                    return None
-                raise ObjectNotFound(kind, name, self.suggest(kind, name))
-            if row[0] != kind:
-                raise _wrong_kind(name, row[0], kind)
-            new = change(KINDS[kind].from_json(row[1]))
+                return None
+            new = change(KINDS[kind].from_json(row[0]))
             if new.name != name or new.kind != kind:
                 raise CatalogError(f"ALTER cannot change the name or kind of `{name}`; use RENAME TO.")
             cur.execute(
@@ -288,25 +282,33 @@ class Catalog:
             self._temporary[(ns, new)] = dc_replace(temp, name=new)
             return True
         with self._transaction() as cur:
-            row = cur.execute(
-                "SELECT kind, definition, created_at FROM objects WHERE namespace = ? AND name = ?",
-                (ns, old),
-            ).fetchone()
+            row = self._stored(cur, kind, old, if_exists)
             if row is None:
-                if if_exists:
-                    return False
-                raise ObjectNotFound(kind, old, self.suggest(kind, old))
-            if row[0] != kind:
-                raise _wrong_kind(old, row[0], kind)
+                return False
             if cur.execute(
                 "SELECT 1 FROM objects WHERE namespace = ? AND name = ?", (ns, new)
             ).fetchone() or (ns, new) in self._temporary:
                 raise ObjectExists(kind, new)
-            obj = dc_replace(KINDS[kind].from_json(row[1]), name=new)
+            obj = dc_replace(KINDS[kind].from_json(row[0]), name=new)
             cur.execute("DELETE FROM objects WHERE namespace = ? AND name = ?", (ns, old))
             cur.execute(
                 "INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?)",
-                (ns, new, kind, obj.to_json(), row[2], time.time()),
+                (ns, new, kind, obj.to_json(), row[1], time.time()),
             )
         return True
+
+    def _stored(self, cur: sqlite3.Cursor, kind: str, name: str, if_exists: bool) -> tuple[str, float] | None:
+        """(definition, created_at) of the stored ``kind`` ``name``, read inside the caller's
+        transaction; None when it is absent and ``if_exists``."""
+        row = cur.execute(
+            "SELECT kind, definition, created_at FROM objects WHERE namespace = ? AND name = ?",
+            (_namespace(kind), name),
+        ).fetchone()
+        if row is None:
+            if if_exists:
+                return None
+            raise ObjectNotFound(kind, name, self.suggest(kind, name))
+        if row[0] != kind:
+            raise _wrong_kind(name, row[0], kind)
+        return row[1], row[2]
 
