@@ -149,11 +149,23 @@ def q22(ev):  # type: ignore[no-untyped-def]
 
 
 def q23(ev):  # type: ignore[no-untyped-def]
-    b = _bid(ev)
-    p = _person(ev).select(F.col("id").alias("person_id"), "name", F.col("extra").alias("person_extra"))
-    a = _auction(ev).select(F.col("seller").alias("a_seller"), "itemName", F.col("extra").alias("auction_extra"))
-    j = b.join(p, p.person_id == b.bidder).join(a, a.a_seller == b.bidder)
-    return j.select("bidder", "price", "channel", "url", "person_id", "name", "itemName"), "append"
+    b = _bid(ev).withColumnRenamed("extra", "bid_extra")
+    p = _person(ev).select(
+        F.col("id").alias("person_id"), "name", "emailAddress", "creditCard", "city", "state",
+        F.col("extra").alias("person_extra"),
+    )
+    a = _auction(ev).select(
+        "itemName", "description", "initialBid", "reserve", F.col("dateTime").alias("auction_dateTime"),
+        "expires", "seller", "category", F.col("extra").alias("auction_extra"),
+    )
+    j = b.join(p, p.person_id == b.bidder).join(a, a.seller == b.bidder)
+    # every column of the Flink query's sink: a noop sink would otherwise let Spark prune what
+    # the joins keep in state
+    return j.select(
+        "bidder", "price", "channel", "url", "bid_extra", "person_id", "name", "emailAddress", "creditCard",
+        "city", "state", "person_extra", "itemName", "description", "initialBid", "reserve",
+        "auction_dateTime", "expires", "seller", "category", "auction_extra",
+    ), "append"
 
 
 QUERIES = {name: fn for name, fn in globals().items() if name.startswith("q") and name[1:].isdigit()}
