@@ -216,7 +216,7 @@ class JobManager:
                 job.already_complete = True
                 job.status = Status.FINISHED
                 return
-            trigger = {"availableNow": True} if job.bounded else {"processingTime": "0 seconds"}
+            trigger = {"availableNow": True} if job.bounded else {"processingTime": _interval(job)}
             one_phase = job.bounded and all(src.one_batch for p in job.pipelines for src in p.translated.sources)
             if one_phase:
                 # every input arrives in the first batch: the markers can ride along with it
@@ -269,3 +269,13 @@ class JobManager:
                 tmp.rename(marker)  # atomic: the file source never sees a half-written file
                 wrote = True
         return wrote
+
+
+def _interval(job: Job) -> str:
+    """The trigger of an unbounded job. When every unbounded source is a file source with a
+    'source.monitor-interval', batches start that often (the shortest), as Flink's source looks
+    for new files that often; a generator has input at any time, so batches run back to back."""
+    polls = [src.poll_seconds for p in job.pipelines for src in p.translated.sources if not src.bounded]
+    if polls and all(s is not None for s in polls):
+        return f"{round(min(polls) * 1000)} milliseconds"  # type: ignore[type-var]
+    return "0 seconds"

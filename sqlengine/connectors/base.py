@@ -43,6 +43,9 @@ class SourceResult:
     # extra streaming queries the source needs running beside the job (e.g. a dead-letter
     # writer); each is a function(spark, checkpoint_root) -> StreamingQuery
     side_queries: tuple = field(default=())
+    # how often an unbounded source looks for new input (Flink's source.monitor-interval), in
+    # seconds; None: it has input whenever a batch asks (a generator)
+    poll_seconds: float | None = None
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,7 @@ class Filesystem(Connector):
             name = metric_name(table.name)
             df = count_and_drop(df, name)
             metrics = (name,)
-        return SourceResult(df=df, bounded=bounded, metric_names=metrics, side_queries=side)
+        return SourceResult(df=df, bounded=bounded, metric_names=metrics, side_queries=side, poll_seconds=monitor)
 
     @staticmethod
     def _with_metadata(df: DataFrame, table, opts: TableOptions) -> DataFrame:

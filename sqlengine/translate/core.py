@@ -66,6 +66,7 @@ class SourceInfo:
     # the whole input arrives in the first micro-batch (no per-batch limit): the end-of-input
     # marker can then be there from the start, and the job needs no second phase
     one_batch: bool = False
+    poll_seconds: float | None = None  # SourceResult.poll_seconds
 
 
 @dataclass

@@ -84,7 +84,10 @@ def translate_scan(t: Translator, node: Scan):  # type: ignore[no-untyped-def]
         if sentinel_dir is not None:
             df = df.filter(~F.col(EOS_COLUMN)).drop(EOS_COLUMN)
     t.sources.append(
-        SourceInfo(table.name, result.bounded, sentinel_dir, tuple(result.metric_names), node.watermark_field, _one_batch(options_table))
+        SourceInfo(
+            table.name, result.bounded, sentinel_dir, tuple(result.metric_names), node.watermark_field,
+            _one_batch(options_table), result.poll_seconds,
+        )
     )
     return df
 

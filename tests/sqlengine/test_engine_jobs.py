@@ -126,3 +126,41 @@ def test_batch_mode_runs_an_insert_to_completion(tmp_path, spark):
     assert job.batch and job.ends_by_itself and not job.bounded
     assert job.status == Status.FINISHED, job.error
     assert [(p, t[:19], n) for p, t, n in _sink_rows(tmp_path / "views")] == [(p, t[:19], n) for p, t, n in EXPECTED]
+
+
+def _trigger(query) -> str:  # type: ignore[no-untyped-def]
+    """The trigger Spark runs a query with, as the JVM prints it."""
+    return query._jsq.streamingQuery().trigger().toString()
+
+
+def test_a_monitored_source_sets_how_often_batches_start(tmp_path, spark):
+    """Flink's source.monitor-interval is how often new files are looked for: the job triggers
+    that often instead of listing the directory back to back; a generator beside it wins."""
+    incoming = tmp_path / "incoming"
+    incoming.mkdir()
+    (incoming / "1.json").write_text(ROWS[0] + "\n")
+    engine = Engine(home=tmp_path / "home", spark=spark)
+    ddl = f"""
+    CREATE TABLE watched (user_id BIGINT, page STRING, ts TIMESTAMP(3))
+    WITH ('connector' = 'filesystem', 'path' = '{incoming}', 'format' = 'json', 'source.monitor-interval' = '3 s');
+    CREATE TABLE ticks (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '5');
+    CREATE TABLE out1 (page STRING) WITH ('connector' = 'blackhole');
+    CREATE TABLE out2 (n BIGINT) WITH ('connector' = 'blackhole');
+    """
+    for stmt in parse_script(ddl).statements:
+        engine.plan(stmt)
+    watched = engine.start(engine.plan(parse_script("INSERT INTO out1 SELECT page FROM watched;").statements[0]))
+    both = engine.start(engine.plan(parse_script(
+        "EXECUTE STATEMENT SET BEGIN INSERT INTO out1 SELECT page FROM watched; INSERT INTO out2 SELECT n FROM ticks; END;"
+    ).statements[0]))
+    try:
+        for job in (watched, both):
+            for _ in range(200):
+                if job.error_detail is not None or len(getattr(job, "_queries", [])) == len(job.pipelines):
+                    break
+                job.wait(0.05)
+        assert watched.error_detail is None and both.error_detail is None
+        assert _trigger(watched._queries[0]) == "ProcessingTimeTrigger(3000)"
+        assert {_trigger(q) for q in both._queries} == {"ProcessingTimeTrigger(0)"}
+    finally:
+        engine.stop_all()
