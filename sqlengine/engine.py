@@ -195,12 +195,12 @@ class Engine:
 
         table: TableDef = plan.table
         df = translated.df
-        cols = []
-        for c in table.columns:
-            if not c.is_persisted:
-                continue
-            cols.append(F.col(f"`{c.name}`").cast(spark_type(c.type or "STRING")).alias(c.name))
-        df = df.select(*cols)
+        persisted = [(c.name, spark_type(c.type or "STRING")) for c in table.columns if c.is_persisted]
+        # the select is left out when it would change nothing (each costs Spark an analysis of the
+        # whole plan); a watermark mark on a column is taken off, not written into the files
+        fields = df.schema.fields
+        if [(f.name, f.dataType) for f in fields] != persisted or any(f.metadata for f in fields):
+            df = df.select(*[F.col(f"`{n}`").cast(t).alias(n) for n, t in persisted])
         connector = get_connector(table.connector)
         request = SinkRequest(
             table=table,

@@ -15,6 +15,10 @@ def translate_calc(t: Translator, node: Calc):  # type: ignore[no-untyped-def]
     exprs = t.exprs(node)
     if node.condition is not None:
         df = df.filter(F.expr(exprs.sql(node.condition)))
+    if [n for n, _ in node.projections] == visible(df) and all(
+        is_plain_column(e) and e.name == n for n, e in node.projections
+    ):
+        return df  # the columns as they are: a select would only cost Spark another analysis
     cols = []
     for name, e in node.projections:
         if is_plain_column(e):

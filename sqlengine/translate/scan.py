@@ -52,7 +52,8 @@ def translate_scan(t: Translator, node: Scan):  # type: ignore[no-untyped-def]
             cols.append(F.expr(exprs.sql(computed[f.name])).alias(f.name))
         else:
             cols.append(F.col(quote(f.name)))
-    df = df.select(*cols)
+    if computed or df.columns != [f.name for f in node.fields]:
+        df = df.select(*cols)
 
     scan_id = t.next_scan_id()
     sentinel_dir = None
