@@ -1,15 +1,19 @@
 """Nexmark on Spark: each query that runs natively, through sqlengine and as the same job written
 by hand in PySpark (bench/nexmark_hand.py), on the same machine in the same run.
 
-    python bench/nexmark.py [--events 2000000] [--tps 10000] [--repeat 3] [q0 q1 ...]
+    python bench/nexmark.py [--events 2000000] [--tps 10000] [--runs 3] [q0 q1 ...]
 
-Each (query, variant) runs in a fresh process (its own JVM): a warm-up job, then the measured job
-over a bounded Nexmark stream (``events.num``), written to a sink that discards (blackhole /
-Spark's noop). Each query runs ``--repeat`` rounds, sqlengine and hand-written alternating, so
-that the machine's load drifts over both alike. Reported: the median events per second of each
-variant (wall time from planning the job to the end of the input, Spark start excluded), the
-JVM's peak resident memory, the ratio of the medians and each round's ratio. Results go to
+Speed: for each query one process (one JVM) runs both variants over a bounded Nexmark stream
+(``events.num``) into a sink that discards (blackhole / Spark's noop): one warm-up run each, then
+``--runs`` rounds, sqlengine and hand-written alternating, each run over a new checkpoint. Memory:
+each variant once more in a fresh JVM of its own, for its peak resident memory. Reported: the
+median events per second of each variant (wall time from planning the job to the end of the input,
+Spark start excluded), the peak memory, and the ratio of the medians. Results go to
 docs/benchmarks.md.
+
+Why this way: one cold run per variant, each in its own JVM, moved a query's ratio by ±0.1 from
+run to run and even settled on a wrong figure (q22 at 0.82 in three runs, for two identical Spark
+plans): it measured how the JIT compiled that query's code in that JVM as much as the query.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from statistics import geometric_mean, median
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -81,31 +86,30 @@ def _ddl(events: int, tps: int) -> str:
     return gen + ";\n" + (FIXTURES / "ddl_views.sql").read_text() + ";\n"
 
 
-def run_sqlengine(query: str, events: int, tps: int, work: Path) -> dict:
+def sqlengine_runner(spark, query: str, events: int, tps: int, work: Path):  # type: ignore[no-untyped-def]
+    """``once(i)``: run the query through sqlengine over a new checkpoint; its wall time."""
     from planner.script import parse_script
     from sqlengine.engine import Engine
 
-    spark = _session(work)
-    engine = Engine(home=work / "home", spark=spark, variables=_variables(events, tps))
-    for stmt in parse_script(_ddl(events, tps)).statements:
-        engine.plan(stmt)
     statements = parse_script((FIXTURES / f"{query}.sql").read_text()).statements
-    for stmt in statements[:-1]:
-        engine.plan(stmt)
-    warm = parse_script("SELECT COUNT(*) FROM bid").statements[0]
-    engine.start(engine.plan(warm)).wait()
-    with PeakRSS() as mem:
+
+    def once(i: int) -> float:
+        engine = Engine(home=work / f"home{i}", spark=spark, variables=_variables(events, tps))
+        for stmt in parse_script(_ddl(events, tps)).statements + statements[:-1]:
+            engine.plan(stmt)
         t0 = time.perf_counter()
-        outcome = engine.plan(statements[-1])
-        job = engine.start(outcome)
+        job = engine.start(engine.plan(statements[-1]))
         job.wait()
         seconds = time.perf_counter() - t0
-    if job.error_detail is not None:
-        raise RuntimeError(str(job.error_detail).splitlines()[0])
-    return {"seconds": seconds, "peak_rss": mem.peak}
+        if job.error_detail is not None:
+            raise RuntimeError(str(job.error_detail).splitlines()[0])
+        return seconds
+
+    return once
 
 
-def run_hand(query: str, events: int, tps: int, work: Path) -> dict:
+def hand_runner(spark, query: str, events: int, tps: int, work: Path):  # type: ignore[no-untyped-def]
+    """``once(i)``: run the hand-written job over a new checkpoint; its wall time."""
     from pyspark.sql import functions as F
 
     import nexmark_hand
@@ -113,7 +117,6 @@ def run_hand(query: str, events: int, tps: int, work: Path) -> dict:
     from sqlengine.connectors import get_connector
     from sqlengine.connectors.base import SourceRequest
 
-    spark = _session(work)
     cols = (
         ("event_type", "INT"),
         ("person", "ROW<id BIGINT, name VARCHAR, emailAddress VARCHAR, creditCard VARCHAR, city VARCHAR, state VARCHAR, `dateTime` TIMESTAMP(3), extra VARCHAR>"),
@@ -126,9 +129,8 @@ def run_hand(query: str, events: int, tps: int, work: Path) -> dict:
         options={"connector": "nexmark", "events.num": str(events), "first-event.rate": str(tps), "max-emit-speed": "true"},
     )
 
-    def events_df(n: int):  # type: ignore[no-untyped-def]
-        t = table.with_options({**table.options, "events.num": str(n)})
-        src = get_connector("nexmark").source(spark, SourceRequest(t, tuple(c for c, _ in cols), True, work))
+    def events_df():  # type: ignore[no-untyped-def]
+        src = get_connector("nexmark").source(spark, SourceRequest(table, tuple(c for c, _ in cols), True, work))
         ev = src.df.withColumn(
             "dateTime",
             F.when(F.col("event_type") == 0, F.col("person.dateTime"))
@@ -138,39 +140,51 @@ def run_hand(query: str, events: int, tps: int, work: Path) -> dict:
         )
         return ev.withWatermark("dateTime", "4 seconds")
 
-    def run(df, mode: str, name: str) -> None:  # type: ignore[no-untyped-def]
+    def once(i: int) -> float:
+        t0 = time.perf_counter()  # from building the job, as sqlengine's time is from planning it
+        df, mode = nexmark_hand.QUERIES[query](events_df)
         q = (
-            df.writeStream.format("noop").outputMode(mode).option("checkpointLocation", str(work / name))
+            df.writeStream.format("noop").outputMode(mode).option("checkpointLocation", str(work / f"hand{i}"))
             .trigger(availableNow=True).start()
         )
         q.awaitTermination()
+        return time.perf_counter() - t0
 
-    warm = events_df(events)
-    run(warm.filter("event_type = 2").groupBy().count(), "update", "warm")
+    return once
+
+
+RUNNERS = {"sqlengine": sqlengine_runner, "hand": hand_runner}
+
+
+def speed(query: str, events: int, tps: int, runs: int) -> dict:
+    """Both variants in one JVM: one warm-up run each, then ``runs`` rounds, alternating."""
+    work = Path(tempfile.mkdtemp(prefix=f"nexmark-{query}-"))
+    spark = _session(work)
+    ours = sqlengine_runner(spark, query, events, tps, work)
+    hand = hand_runner(spark, query, events, tps, work)
+    ours(0), hand(0)
+    times: dict[str, list[float]] = {"sqlengine": [], "hand": []}
+    for i in range(1, runs + 1):
+        times["sqlengine"].append(ours(i))
+        times["hand"].append(hand(i))
+    return times
+
+
+def memory(query: str, variant: str, events: int, tps: int) -> dict:
+    """One variant in a fresh JVM, one run: the JVM's peak resident memory while it ran."""
+    work = Path(tempfile.mkdtemp(prefix=f"nexmark-{query}-{variant}-"))
+    once = RUNNERS[variant](_session(work), query, events, tps, work)
     with PeakRSS() as mem:
-        t0 = time.perf_counter()  # from building the job, as sqlengine's time is from planning it
-        df, mode = nexmark_hand.QUERIES[query](lambda: events_df(events))
-        run(df, mode, "measured")
-        seconds = time.perf_counter() - t0
-    return {"seconds": seconds, "peak_rss": mem.peak}
+        once(1)
+    return {"peak_rss": mem.peak}
 
 
-def one(args: argparse.Namespace) -> None:
-    work = Path(tempfile.mkdtemp(prefix=f"nexmark-{args.query}-{args.variant}-"))
-    fn = run_sqlengine if args.variant == "sqlengine" else run_hand
-    result = fn(args.query, args.events, args.tps, work)
-    print("RESULT " + json.dumps(result), flush=True)
-    os._exit(0)  # do not wait for Spark's shutdown hooks
-
-
-def measure(query: str, variant: str, events: int, tps: int) -> dict:
-    cmd = [sys.executable, __file__, "--one", query, variant, "--events", str(events), "--tps", str(tps)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+def _child(argv: list[str]) -> dict:
+    """Run this script with ``argv`` in a new process (its own JVM); the dict it prints."""
+    proc = subprocess.run([sys.executable, __file__, *argv], capture_output=True, text=True, timeout=3600)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
-            data = json.loads(line[7:])
-            data["events_per_s"] = events / data["seconds"]
-            return data
+            return json.loads(line[7:])
     tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
     return {"error": tail[0][:200]}
 
@@ -180,41 +194,45 @@ def main() -> None:
     p.add_argument("queries", nargs="*")
     p.add_argument("--events", type=int, default=2_000_000)
     p.add_argument("--tps", type=int, default=10_000)
-    p.add_argument("--repeat", type=int, default=3, help="rounds per query (the median is reported)")
-    p.add_argument("--one", nargs=2, metavar=("QUERY", "VARIANT"))
+    p.add_argument("--runs", type=int, default=3, help="measured runs of each variant, after one warm-up run")
+    p.add_argument("--speed", metavar="QUERY", help=argparse.SUPPRESS)
+    p.add_argument("--memory", nargs=2, metavar=("QUERY", "VARIANT"), help=argparse.SUPPRESS)
     args = p.parse_args()
-    if args.one:
-        args.query, args.variant = args.one
-        one(args)
-        return
+    if args.speed or args.memory:
+        if args.speed:
+            result = speed(args.speed, args.events, args.tps, args.runs)
+        else:
+            result = memory(*args.memory, args.events, args.tps)
+        print("RESULT " + json.dumps(result), flush=True)
+        os._exit(0)  # do not wait for Spark's shutdown hooks
+    common = ["--events", str(args.events), "--tps", str(args.tps), "--runs", str(args.runs)]
     rows = []
     for q in args.queries or NATIVE:
-        ours_runs, hand_runs = [], []
-        for _ in range(args.repeat):
-            ours_runs.append(measure(q, "sqlengine", args.events, args.tps))
-            hand_runs.append(measure(q, "hand", args.events, args.tps))
-        ours, hand = _median(ours_runs), _median(hand_runs)
-        ratio = ours["events_per_s"] / hand["events_per_s"] if "events_per_s" in ours and "events_per_s" in hand else None
-        rounds = [a["events_per_s"] / b["events_per_s"] for a, b in zip(ours_runs, hand_runs) if "events_per_s" in a and "events_per_s" in b]
-        rows.append((q, ours, hand, ratio, rounds))
-        print(q, _fmt(ours), _fmt(hand), f"ratio {ratio:.2f}" if ratio else "", "rounds", " ".join(f"{r:.2f}" for r in rounds), flush=True)
+        times = _child(["--speed", q, *common])
+        ours, hand = {}, {}
+        for variant, out in (("sqlengine", ours), ("hand", hand)):
+            if "error" in times:
+                out["error"] = times["error"]
+                continue
+            out["events_per_s"] = [args.events / s for s in times[variant]]
+            out["peak_rss"] = _child(["--memory", q, variant, *common]).get("peak_rss")
+        ratio = None
+        if "error" not in ours and "error" not in hand:
+            ratio = median(ours["events_per_s"]) / median(hand["events_per_s"])
+        rows.append((q, ours, hand, ratio))
+        print(q, _fmt(ours), _fmt(hand), f"ratio {ratio:.2f}" if ratio else "", flush=True)
     _write_doc(rows, args)
-
-
-def _median(runs: list[dict]) -> dict:
-    """The run of median speed (its memory with it); an error if every run failed."""
-    ok = sorted((r for r in runs if "events_per_s" in r), key=lambda r: r["events_per_s"])
-    if not ok:
-        return runs[0]
-    mid = dict(ok[len(ok) // 2])
-    mid["peak_rss"] = max(r["peak_rss"] for r in ok)
-    return mid
 
 
 def _fmt(r: dict) -> str:
     if "error" in r:
         return f"error: {r['error']}"
-    return f"{r['events_per_s']:,.0f} ev/s, peak {r['peak_rss'] / 1e6:,.0f} MB"
+    runs = " ".join(f"{v:,.0f}" for v in r["events_per_s"])
+    return f"{median(r['events_per_s']):,.0f} ev/s ({runs}), peak {_mb(r)} MB"
+
+
+def _mb(r: dict) -> str:
+    return f"{r['peak_rss'] / 1e6:,.0f}" if r.get("peak_rss") else "-"
 
 
 def _write_doc(rows, args) -> None:  # type: ignore[no-untyped-def]
@@ -222,40 +240,38 @@ def _write_doc(rows, args) -> None:  # type: ignore[no-untyped-def]
         "# Nexmark on Spark: sqlengine vs hand-written PySpark",
         "",
         f"{args.events:,} events per run (first-event.rate {args.tps:,}/s of event time, generated as fast as",
-        "possible), a sink that discards, one fresh JVM per run (local mode, 2 cores), a warm-up job first.",
-        "Events/s is the measured job's events over its wall time (Spark start excluded); memory is the",
-        "JVM's peak resident set while it ran (the driver heap is sized alike for both: a quarter of the",
-        "machine's memory, at most 4 GiB). Both read one generator per table reference and write the same",
-        "columns and types.",
+        "possible), a sink that discards, local mode on 2 cores. Each query runs through sqlengine and as",
+        "the same job written by hand in PySpark (`bench/nexmark_hand.py`). Speed: both in one JVM per",
+        f"query, one warm-up run each, then {args.runs} rounds with the two alternating, each run over a new",
+        "checkpoint; events/s is a run's events over its wall time, from planning (sqlengine) or building",
+        "(by hand) the job to the end of its input; the table shows the median run, and the ratio is of",
+        "the medians. Memory: each variant once more in a fresh JVM of its own, the JVM's peak resident",
+        "set during that run (the driver heap is sized alike for both: a quarter of the machine's memory,",
+        "at most 4 GiB). Both read one generator per table reference and write the same columns and",
+        "types.",
         "",
-        "Queries with an operator that waits on the watermark (windows, sessions, interval and window",
-        "joins: q5, q7, q8, q11) end in sqlengine with a second phase that feeds an end-of-input marker",
-        "through the query, so that the last windows are emitted and the result equals batch mode; the",
-        "hand-written jobs skip it, and their last windows never come out.",
+        "Earlier versions of this script ran each variant once, cold, in its own JVM; a query's ratio then",
+        "moved by ±0.1 from run to run (q22 settled at 0.82 over three runs with the two Spark plans",
+        "identical), as the JIT compiled each JVM's code differently.",
         "",
-        f"Each query ran {args.repeat} rounds, sqlengine and hand-written alternating, each run in a fresh",
-        "JVM; the table shows the median run of each variant, the ratio of the medians and, to show the",
-        "noise of a 2-core machine, each round's ratio. Peak memory is the largest of the rounds.",
+        "One difference in work remains: for the queries that wait on the watermark (q5, q7, q8, q11)",
+        "sqlengine's bounded run also emits the last windows (an end-of-input marker moves the watermark",
+        "to the end of time), as batch mode would; the hand-written jobs leave the windows still open at",
+        "the end of the input (the last few seconds of event time) unemitted.",
         "",
-        "| query | sqlengine events/s | hand-written events/s | ratio | rounds | sqlengine peak MB | hand-written peak MB |",
-        "|---|---|---|---|---|---|---|",
+        "| query | sqlengine events/s | hand-written events/s | ratio | sqlengine peak MB | hand-written peak MB |",
+        "|---|---|---|---|---|---|",
     ]
-    for q, ours, hand, ratio, rounds in rows:
-        def cell(r, key, scale=1.0, fmt="{:,.0f}"):  # type: ignore[no-untyped-def]
-            return fmt.format(r[key] / scale) if key in r else "error"
-        lines.append(
-            f"| {q} | {cell(ours, 'events_per_s')} | {cell(hand, 'events_per_s')} | "
-            f"{ratio:.2f} | {' '.join(f'{r:.2f}' for r in rounds)} | {cell(ours, 'peak_rss', 1e6)} | "
-            f"{cell(hand, 'peak_rss', 1e6)} |" if ratio else
-            f"| {q} | {cell(ours, 'events_per_s')} | {cell(hand, 'events_per_s')} | - | - | - | - |"
-        )
-    ratios = [r for _, _, _, r, _ in rows if r]
+    for q, ours, hand, ratio in rows:
+        if ratio is None:
+            lines.append(f"| {q} | {_cell(ours)} | {_cell(hand)} | - | - | - |")
+            continue
+        lines.append(f"| {q} | {_cell(ours)} | {_cell(hand)} | {ratio:.2f} | {_mb(ours)} | {_mb(hand)} |")
+    ratios = [r for *_, r in rows if r]
     if ratios:
-        from statistics import geometric_mean
-
         lines += ["", f"Geometric mean ratio: {geometric_mean(ratios):.2f} (target ≥ 0.95)."]
     lines += [
-        "", f"Reproduce: `python bench/nexmark.py --events {args.events} --tps {args.tps} --repeat {args.repeat}`",
+        "", f"Reproduce: `python bench/nexmark.py --events {args.events} --tps {args.tps} --runs {args.runs}`",
         "",
         "## Other benchmarks",
         "",
@@ -266,6 +282,10 @@ def _write_doc(rows, args) -> None:  # type: ignore[no-untyped-def]
         "",
     ]
     (ROOT / "docs" / "benchmarks.md").write_text("\n".join(lines))
+
+
+def _cell(r: dict) -> str:
+    return "error" if "error" in r else f"{median(r['events_per_s']):,.0f}"
 
 
 if __name__ == "__main__":
