@@ -170,24 +170,25 @@ class JobManager:
 
     def _monitor(self, job: Job) -> None:
         """Record progress until every query of the job has terminated (or the job is stopped)."""
-        recorded = 0.0
         while True:
-            # progress is read twice a second; the end of a query is noticed within 50 ms (a
-            # bounded job's next phase, or its caller, waits on it)
-            if time.monotonic() - recorded >= 0.5:
-                for q in job._queries:
-                    self._record(job, q)
-                recorded = time.monotonic()
-            active = any(q.isActive for q in job._queries)
+            for q in job._queries:
+                self._record(job, q)
+            active = [q for q in job._queries if q.isActive]
             if not active:
                 for q in job._queries:
-                    self._record(job, q)
+                    self._record(job, q)  # the batches since the last look
                     exc = q.exception()
                     if exc is not None:
                         raise exc
                 return
-            if job._stop.wait(0.05):
+            if job._stop.is_set():
                 return
+            # progress is read twice a second; the end of a query is noticed at once (a bounded
+            # job's next phase, or its caller, waits on it); stop() ends the wait too
+            try:
+                active[0].awaitTermination(0.5)
+            except Exception:  # it failed: q.exception() above reports it
+                pass
 
     def _record(self, job: Job, q) -> None:  # type: ignore[no-untyped-def]
         try:
