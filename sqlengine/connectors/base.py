@@ -28,6 +28,10 @@ class SourceRequest:
     streaming: bool
     # a directory private to this job (dead letters default there, connector scratch files)
     job_dir: Path
+    # conjuncts of the query's filter right on this table (sqlglot expressions over its columns):
+    # a source may use them to produce fewer rows, as Flink's SupportsFilterPushDown; the filter
+    # still runs on what the source returns
+    filters: tuple = ()
 
 
 @dataclass

@@ -80,6 +80,9 @@ class Translator:
     flush_at_end: bool = True
     sources: list[SourceInfo] = field(default_factory=list)
     side_queries: list = field(default_factory=list)
+    # id(Scan) -> conjuncts of the filter right above it, offered to its connector (streaming: each
+    # use of a scan is translated anew, so a filter never reaches another use's source)
+    pushed: dict[int, tuple] = field(default_factory=dict)
     _cache: dict[int, DataFrame] = field(default_factory=dict)
     _scan_ids: int = 0
 

@@ -35,7 +35,10 @@ def translate_scan(t: Translator, node: Scan):  # type: ignore[no-untyped-def]
     connector = get_connector(table.connector)
     base_names = tuple(c.name for c in table.columns if c.kind != "computed")
     options_table = table.with_options(node.options) if node.hints else table
-    request = SourceRequest(table=options_table, columns=base_names, streaming=t.streaming, job_dir=t.job_dir)
+    request = SourceRequest(
+        table=options_table, columns=base_names, streaming=t.streaming, job_dir=t.job_dir,
+        filters=t.pushed.get(id(node), ()),
+    )
     try:
         result = connector.source(t.spark, request)
     except ConnectorError as err:  # shown at the table's name in the statement

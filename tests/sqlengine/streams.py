@@ -13,8 +13,8 @@ def table(name: str, columns: list[tuple[str, str]], **options: str) -> TableDef
     return TableDef(name, tuple(Column(n, t) for n, t in columns), options=dict(options))
 
 
-def read(spark, tdef: TableDef, job_dir: Path, streaming: bool = True):
-    request = SourceRequest(tdef, tuple(tdef.column_names), streaming, job_dir)
+def read(spark, tdef: TableDef, job_dir: Path, streaming: bool = True, filters: tuple = ()):
+    request = SourceRequest(tdef, tuple(tdef.column_names), streaming, job_dir, filters)
     return get_connector(tdef.connector).source(spark, request)
 
 

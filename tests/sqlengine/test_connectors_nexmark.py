@@ -46,6 +46,21 @@ def test_a_bounded_stream_ends_with_exactly_events_num_events_in_proportion(even
         ]
 
 
+@pytest.mark.parametrize("where, kinds", [
+    ("event_type = 2", {2}),
+    ("event_type IN (0, 1)", {0, 1}),
+    ("1 = event_type", {1}),
+    ("event_type = 9", set()),
+])
+def test_a_filter_on_the_event_type_makes_only_those_events(spark, tmp_path, events, where, kinds):
+    """The query's filter reaches the generator (the views bid, auction and person): it makes
+    only the kinds let through, the same events as before, and no rows for a kind that is none."""
+    result = read(spark, nexmark_table(), tmp_path / "job", filters=(sqlglot.parse_one(where),))
+    rows, _ = run_to_end(spark, result.df, tmp_path / "ck")
+    assert {r.event_type for r in rows} == kinds
+    assert sorted(map(str, rows)) == sorted(str(r) for r in events if r.event_type in kinds)
+
+
 def test_event_time_follows_the_event_number_not_the_wall_clock(events):
     base = dt.datetime(2020, 1, 1)
     times = sorted(
