@@ -5,7 +5,8 @@ by hand in PySpark (bench/nexmark_hand.py), on the same machine in the same run.
 
 Speed: for each query one process (one JVM) runs both variants over a bounded Nexmark stream
 (``events.num``) into a sink that discards (blackhole / Spark's noop): one warm-up run each, then
-``--runs`` rounds, sqlengine and hand-written alternating, each run over a new checkpoint. Memory:
+``--runs`` rounds, sqlengine and hand-written alternating and taking turns at going first, each run
+over a new checkpoint. Memory:
 each variant once more in a fresh JVM of its own, for its peak resident memory. Reported: the
 median events per second of each variant (wall time from planning the job to the end of the input,
 Spark start excluded), the peak memory, and the ratio of the medians. Results go to
@@ -157,16 +158,27 @@ RUNNERS = {"sqlengine": sqlengine_runner, "hand": hand_runner}
 
 
 def speed(query: str, events: int, tps: int, runs: int) -> dict:
-    """Both variants in one JVM: one warm-up run each, then ``runs`` rounds, alternating."""
+    """Both variants in one JVM: one warm-up run each, then ``runs`` rounds, alternating which goes
+    first (a run can leave the JVM warmer for the next one)."""
     work = Path(tempfile.mkdtemp(prefix=f"nexmark-{query}-"))
     spark = _session(work)
     ours = sqlengine_runner(spark, query, events, tps, work)
     hand = hand_runner(spark, query, events, tps, work)
-    ours(0), hand(0)
+    jvm = spark.sparkContext._jvm
+
+    def run(once, i: int) -> float:  # type: ignore[no-untyped-def]
+        seconds = once(i)
+        # a stopped query's state stays loaded until Spark's next maintenance (a minute): three
+        # runs of q20's join state filled the heap. Unload it, so that each run starts alike.
+        jvm.org.apache.spark.sql.execution.streaming.state.StateStore.stop()
+        jvm.java.lang.System.gc()
+        return seconds
+
+    run(ours, 0), run(hand, 0)
     times: dict[str, list[float]] = {"sqlengine": [], "hand": []}
     for i in range(1, runs + 1):
-        times["sqlengine"].append(ours(i))
-        times["hand"].append(hand(i))
+        for variant, once in ((("sqlengine", ours), ("hand", hand)) if i % 2 else (("hand", hand), ("sqlengine", ours))):
+            times[variant].append(run(once, i))
     return times
 
 
@@ -194,7 +206,7 @@ def main() -> None:
     p.add_argument("queries", nargs="*")
     p.add_argument("--events", type=int, default=2_000_000)
     p.add_argument("--tps", type=int, default=10_000)
-    p.add_argument("--runs", type=int, default=3, help="measured runs of each variant, after one warm-up run")
+    p.add_argument("--runs", type=int, default=4, help="measured runs of each variant, after one warm-up run")
     p.add_argument("--speed", metavar="QUERY", help=argparse.SUPPRESS)
     p.add_argument("--memory", nargs=2, metavar=("QUERY", "VARIANT"), help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -242,8 +254,9 @@ def _write_doc(rows, args) -> None:  # type: ignore[no-untyped-def]
         f"{args.events:,} events per run (first-event.rate {args.tps:,}/s of event time, generated as fast as",
         "possible), a sink that discards, local mode on 2 cores. Each query runs through sqlengine and as",
         "the same job written by hand in PySpark (`bench/nexmark_hand.py`). Speed: both in one JVM per",
-        f"query, one warm-up run each, then {args.runs} rounds with the two alternating, each run over a new",
-        "checkpoint; events/s is a run's events over its wall time, from planning (sqlengine) or building",
+        f"query, one warm-up run each, then {args.runs} rounds, each run over a new checkpoint, the two",
+        "alternating and taking turns at going first (a run can leave the JVM warmer for the next);",
+        "events/s is a run's events over its wall time, from planning (sqlengine) or building",
         "(by hand) the job to the end of its input; the table shows the median run, and the ratio is of",
         "the medians. Memory: each variant once more in a fresh JVM of its own, the JVM's peak resident",
         "set during that run (the driver heap is sized alike for both: a quarter of the machine's memory,",
