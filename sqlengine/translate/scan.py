@@ -37,7 +37,7 @@ def translate_scan(t: Translator, node: Scan):  # type: ignore[no-untyped-def]
     options_table = table.with_options(node.options) if node.hints else table
     request = SourceRequest(
         table=options_table, columns=base_names, streaming=t.streaming, job_dir=t.job_dir,
-        filters=t.pushed.get(id(node), ()),
+        filters=t.pushed.pop(id(node), ()),  # once: another use of the scan may have no filter
     )
     try:
         result = connector.source(t.spark, request)
