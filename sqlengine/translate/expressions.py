@@ -39,6 +39,27 @@ def _java_quote(sep: str) -> str:
     return "\\Q" + sep.replace("\\E", "\\E\\\\E\\Q") + "\\E"
 
 
+def _or_as_in(n: exp.Or) -> exp.Expr:
+    """``c = 'a' OR c = 'b' OR ...`` as ``c IN ('a', 'b', ...)``, as Flink's planner turns it into one
+    search: the same truth values (NULL when c is NULL), and c is computed once. Spark evaluates
+    each comparison, and a column computed in the source (a Nexmark field) was computed each time:
+    q3 ran at 0.83 of the hand-written job with isin."""
+    column, values = None, []
+    for part in n.flatten():
+        if not isinstance(part, exp.EQ):
+            return n
+        pair = (part.this, part.expression)
+        col = next((p for p in pair if isinstance(p, exp.Column)), None)
+        lit = next((p for p in pair if isinstance(p, exp.Literal)), None)
+        if col is None or lit is None or (column is not None and col != column):
+            return n
+        column = col
+        values.append(lit.copy())
+    if len(values) < 2 or len({v.is_string for v in values}) > 1:
+        return n  # mixed strings and numbers: IN would compare them in one common type
+    return exp.In(this=column.copy(), expressions=values)
+
+
 class SparkExpressions:
     def __init__(self, fields: dict[str, Field], functions=None):  # type: ignore[no-untyped-def]
         self.fields = fields
@@ -70,6 +91,8 @@ class SparkExpressions:
                     return trunc
                 bumped = exp.Add(this=trunc.copy(), expression=exp.Interval(this=_lit("1"), unit=exp.var(unit)))
                 return exp.Case(ifs=[exp.If(this=exp.EQ(this=trunc.copy(), expression=n.this.copy()), true=n.this.copy())], default=bumped)
+            if isinstance(n, exp.Or):
+                return _or_as_in(n)
             if isinstance(n, exp.Split):
                 return self._split(n)
             if isinstance(n, exp.Anonymous):

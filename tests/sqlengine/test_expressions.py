@@ -35,3 +35,22 @@ def evaluate(spark, flink_sql: str, s: str | None):  # type: ignore[no-untyped-d
 )
 def test_string_splitting_as_flink(spark, call, value, expected):
     assert evaluate(spark, call, value) == expected
+
+
+@pytest.mark.parametrize(
+    ("condition", "value", "expected", "as_in"),
+    [
+        # an OR of equalities on one column is one IN (the column computed once), with the same
+        # truth values, NULL included
+        ("s = 'OR' OR s = 'ID' OR 'CA' = s", "ID", True, True),
+        ("s = 'OR' OR s = 'ID' OR 'CA' = s", "WA", False, True),
+        ("s = 'OR' OR s = 'ID' OR 'CA' = s", None, None, True),
+        # anything else stays as written
+        ("s = 'OR' OR s LIKE 'I%'", "ID", True, False),
+        ("s = 'OR' OR s = 1", "OR", True, False),
+    ],
+)
+def test_an_or_of_equalities_is_one_in(spark, condition, value, expected, as_in):
+    sql = SparkExpressions({"s": Field("s", T.STRING)}).sql(sqlglot.parse_one(condition, read=Flink))
+    assert (" IN (" in sql) == as_in
+    assert evaluate(spark, condition, value) is expected
