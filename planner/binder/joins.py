@@ -37,6 +37,16 @@ def conjuncts(cond: exp.Expr | None) -> list[exp.Expr]:
     return [cond]
 
 
+def column_literal(cond: exp.Expr) -> tuple[exp.Column, exp.Literal] | None:
+    """(column, literal) of ``column = literal`` or ``literal = column``; None for anything else."""
+    if not isinstance(cond, exp.EQ):
+        return None
+    pair = (cond.this, cond.expression)
+    col = next((p for p in pair if isinstance(p, exp.Column)), None)
+    lit = next((p for p in pair if isinstance(p, exp.Literal)), None)
+    return (col, lit) if col is not None and lit is not None else None
+
+
 def and_all(parts: list[exp.Expr]) -> exp.Expr | None:
     """AND of the parts; an OR part keeps its parentheses (the printed SQL must mean the same)."""
     out: exp.Expr | None = None

@@ -79,19 +79,20 @@ def _kinds_allowed(filters: tuple) -> set[int] | None:
     lets through (as the views bid, auction and person filter); None: any."""
     from sqlglot import exp
 
+    from planner.binder.joins import column_literal
+
     allowed: set[int] | None = None
     for f in filters:
-        values = None
-        if isinstance(f, exp.EQ):
-            pair = (f.this, f.expression)
-            col = next((p for p in pair if isinstance(p, exp.Column)), None)
-            lit = next((p for p in pair if isinstance(p, exp.Literal)), None)
-            values = [lit] if col is not None and lit is not None else None
+        found = column_literal(f)
+        if found is not None:
+            col, values = found[0], [found[1]]
         elif isinstance(f, exp.In) and isinstance(f.this, exp.Column) and not f.args.get("query"):
             col, values = f.this, f.expressions
-        if values is None or col.name != "event_type" or not all(isinstance(v, exp.Literal) and not v.is_string for v in values):
+        else:
             continue
-        kinds = {int(v.this) for v in values if str(v.this).lstrip("-").isdigit()}
+        if col.name != "event_type" or not all(isinstance(v, exp.Literal) and not v.is_string for v in values):
+            continue
+        kinds = {int(v.this) for v in values if v.this.isdigit()}
         allowed = kinds if allowed is None else allowed & kinds
     return allowed
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
+from planner.binder.joins import conjuncts
 from planner.logical.operators import Join, JoinKind, LookupJoin, WindowJoin
 from sqlengine.translate.core import Translator, hidden
 from sqlengine.translate.errors import TranslationError
@@ -65,8 +66,7 @@ def _without_null_keys(exprs, condition, left, right, left_names: list[str], how
     from sqlglot import exp
 
     left_set = set(left_names)
-    conjuncts = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
-    for c in conjuncts:
+    for c in conjuncts(condition):
         if not isinstance(c, exp.EQ):
             continue
         sides = []

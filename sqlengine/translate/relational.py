@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
-from sqlglot import exp
-
+from planner.binder.joins import conjuncts
 from planner.logical.operators import Calc, Correlate, Scan, Union, Values
 from sqlengine.translate.core import Translator, hidden, visible, without_event_time
 from sqlengine.translate.errors import TranslationError
@@ -16,7 +15,7 @@ def translate_calc(t: Translator, node: Calc):  # type: ignore[no-untyped-def]
     if t.streaming and node.condition is not None and isinstance(node.input, Scan):
         # Spark's own pushdown does the same, except in a run that carries an end-of-input marker
         # (jobs.NO_PUSHDOWN); there a generator would make every kind of row to drop most of them
-        t.pushed[id(node.input)] = tuple(node.condition.flatten()) if isinstance(node.condition, exp.And) else (node.condition,)
+        t.pushed[id(node.input)] = tuple(conjuncts(node.condition))
     df = t.translate(node.input)
     exprs = t.exprs(node)
     if node.condition is not None:
