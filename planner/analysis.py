@@ -1,29 +1,38 @@
-"""The analysis of one query or INSERT: plan, properties, state per operator, estimates and the
-diagnostics of every rule. ``str(analysis)`` is the EXPLAIN text."""
+"""The analysis of one query or INSERT: plan, properties, state per operator, estimates, what
+Spark cannot run (the checker's problems) and the diagnostics of every rule.
+``str(analysis)`` is the EXPLAIN text. Side tables are keyed by ``Node.node_id``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from planner.check import Problem, check_plans
 from planner.diagnostics import Diagnostic, Severity
 from planner.durations import parse_duration
 from planner.estimate import Estimate, Estimator
 from planner.lineage import Lineage
-from planner.logical.operators import Node
+from planner.logical.operators import UNNUMBERED, Node
+from planner.logical.visit import distinct_nodes
 from planner.properties import NodeProps, infer
-from planner.rules import RULES, RuleContext
+from planner.rules import RULES, Rule, RuleContext
 from planner.source import SourceText, Span
 from planner.state import StateInfo, Verdict, analyze_state
+
+RUNTIME_MODE = "execution.runtime-mode"
 
 
 @dataclass(frozen=True)
 class Analysis:
     plans: tuple[Node, ...]
-    props: dict[int, NodeProps] = field(repr=False)
+    props: dict[int, NodeProps] = field(repr=False)  # node id -> properties
     state: tuple[StateInfo, ...]
-    estimates: dict[int, tuple[Estimate, ...]] = field(repr=False)  # id(node) -> per part
+    estimates: dict[int, tuple[Estimate, ...]] = field(repr=False)  # node id -> per part
     total: Estimate | None
     diagnostics: tuple[Diagnostic, ...]
+    # what Spark cannot run, for the runtime mode the analysis was made for
+    problems: tuple[Problem, ...] = ()
+    streaming: bool = True
 
     @property
     def verdict(self) -> Verdict | None:
@@ -36,7 +45,11 @@ class Analysis:
         return [s for s in self.state if s.verdict == Verdict.UNBOUNDED]
 
     def state_of(self, node: Node) -> StateInfo | None:
-        return next((s for s in self.state if s.node is node), None)
+        return next((s for s in self.state if s.node_id == node.node_id), None)
+
+    def problems_of(self, plan: Node) -> list[Problem]:
+        ids = {n.node_id for n in distinct_nodes([plan])}
+        return [p for p in self.problems if p.node_id in ids]
 
     def __str__(self) -> str:
         from planner.explain import render_text
@@ -55,52 +68,54 @@ def ttl_setting(settings: dict[str, str]) -> int | None:
     return ms or None
 
 
+def is_streaming(settings: dict[str, str]) -> bool:
+    return settings.get(RUNTIME_MODE, "streaming").lower() != "batch"
+
+
 def analyze_plans(
-    plans: list[Node],
+    plans: Sequence[Node],
     settings: dict[str, str] | None = None,
     *,
     stats: dict[str, dict[str, str]] | None = None,
     source: SourceText | None = None,
     span: Span | None = None,
     horizon_days: int = 30,
-    rules=None,  # type: ignore[no-untyped-def]
+    rules: Sequence[Rule] | None = None,
 ) -> Analysis:
     settings = settings or {}
+    assert all(p.node_id != UNNUMBERED for p in plans), "plans are numbered by the binder"
+    streaming = is_streaming(settings)
     lineage = Lineage(stats)
-    props: dict[int, NodeProps] = {}
-    state: list[StateInfo] = []
-    for plan in plans:
-        props.update(infer(plan))
-    ttl = ttl_setting(settings)
-    for plan in plans:
-        state.extend(analyze_state(plan, props, lineage, ttl))
+    props = infer(plans)
+    state = analyze_state(plans, props, lineage, ttl_setting(settings))
     estimator = Estimator(lineage, stats, horizon_days)
     estimates: dict[int, tuple[Estimate, ...]] = {}
     texts: dict[int, tuple[str | None, tuple[str | None, ...]]] = {}
     for info in state:
         per_part = tuple(estimator.part(info, p) for p in info.parts)
-        estimates[id(info.node)] = per_part
+        estimates[info.node_id] = per_part
         total = estimator.total(list(per_part))
         known = total is not None and (total.plateau_bytes is not None or total.bytes_at_horizon is not None)
-        texts[id(info.node)] = (
+        texts[info.node_id] = (
             str(total) if known else None,
             tuple(str(e) if (e.plateau_bytes is not None or e.bytes_at_horizon is not None) else None for e in per_part),
         )
     all_parts = [e for per in estimates.values() for e in per]
     total = estimator.total(all_parts)
+    problems = check_plans(plans, props, state, lineage, streaming=streaming)
     diagnostics: list[Diagnostic] = []
     for plan in plans:
-        ctx = RuleContext(plan, props, state, lineage, settings, source, span, texts)
+        ctx = RuleContext(plan, props, list(state), lineage, settings, source, span, texts, problems, streaming)
         for rule in rules if rules is not None else RULES:
             diagnostics.extend(rule.run(ctx))
-    unique: dict[tuple, Diagnostic] = {}
+    unique: dict[tuple[object, ...], Diagnostic] = {}
     for d in diagnostics:
         unique.setdefault((d.code, d.message, d.span), d)
     ordered = sorted(unique.values(), key=lambda d: (-d.severity.rank, d.span.start if d.span else 0, d.code))
-    return Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered))
+    return Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming)
 
 
-def worst(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> Severity | None:
+def worst(diagnostics: Sequence[Diagnostic]) -> Severity | None:
     if not diagnostics:
         return None
     return max((d.severity for d in diagnostics), key=lambda s: s.rank)

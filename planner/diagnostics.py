@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from planner.logical.operators import OperatorKind
 from planner.source import SourceText, Span
 
 
@@ -39,7 +40,8 @@ class Diagnostic:
     rewrite: str | None = None  # concrete SQL (or setting) that removes the finding
     source: SourceText | None = field(default=None, repr=False, compare=False)
     span: Span | None = None
-    operator: str | None = None  # the plan operator the finding is about
+    operator: OperatorKind | None = None  # the plan operator the finding is about
+    node_id: int | None = None  # ... and its node (Node.node_id; EXPLAIN JSON's "n<id>")
 
     @property
     def path(self) -> str:
@@ -92,5 +94,6 @@ class Diagnostic:
             "message": self.message,
             "hint": self.hint,
             "rewrite": self.rewrite,
-            "operator": self.operator,
+            "operator": self.operator.value if self.operator is not None else None,
+            "node": f"n{self.node_id}" if self.node_id is not None else None,
         }

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from catalog import TableDef
+from catalog.connectors import spec_of
 from planner.durations import format_duration
 from planner.lineage import Lineage
 from planner.logical import typing as T
@@ -87,26 +88,22 @@ class Estimator:
         """Rows per second a source produces, and where that figure comes from."""
         explicit = self._option(table, "stats.rows-per-second")
         if explicit:
-            return float(explicit), f"'stats.rows-per-second' = {explicit} for `{table.name}`"
-        connector = (table.connector or "").lower()
-        if connector == "datagen":
-            value = table.options.get("rows-per-second", "10000")
-            return float(value), f"datagen 'rows-per-second' = {value} for `{table.name}`"
-        if connector == "nexmark":
-            value = table.options.get("first-event.rate") or table.options.get("next-event.rate") or "10000000"
             try:
-                return float(value), f"nexmark 'first-event.rate' = {value} events/s for `{table.name}` (all event types)"
+                return float(explicit), f"'stats.rows-per-second' = {explicit} for `{table.name}`"
             except ValueError:
-                return None, f"nexmark rate '{value}' is not a number"
-        return None, f"no rate for `{table.name}` (set 'stats.rows-per-second')"
+                return None, f"'stats.rows-per-second' = {explicit} for `{table.name}` is not a number"
+        spec = spec_of(table)
+        rate = spec.rate(table) if spec is not None else None
+        if rate is None:
+            return None, f"no rate for `{table.name}` (set 'stats.rows-per-second')"
+        return rate.rows_per_second, rate.source
 
     def flow(self, node: Node) -> tuple[float | None, list[str]]:
         """Rows per second reaching the output of ``node``, with the assumptions made."""
-        from catalog.domains import equality_selectivity
         from planner.logical.operators import Calc, Join, Scan, Union, Values
 
         if isinstance(node, Scan):
-            rate, why = self.rate(node.table)
+            rate, why = self.rate(node.source_table)
             return rate, [why]
         if isinstance(node, Values):
             return 0.0, []
@@ -118,8 +115,9 @@ class Estimator:
                 for c in conjuncts(node.condition):
                     if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Literal):
                         origin = self.lineage.origin(node.input, c.this.name)
-                        if origin.table is not None and origin.path is not None:
-                            sel = equality_selectivity(origin.table, origin.path, c.expression.name)
+                        spec = spec_of(origin.table) if origin.table is not None else None
+                        if spec is not None and origin.table is not None and origin.path is not None:
+                            sel = spec.selectivity(origin.table, origin.path, c.expression.name)
                             if sel is not None:
                                 rate *= sel
                                 why = why + [f"`{origin.path} = {c.expression.name}` keeps {sel:.0%} of `{origin.table.name}`"]

@@ -23,14 +23,14 @@ DETAILS = ("CHANGELOG_MODE", "ESTIMATED_COST", "PLAN_ADVICE", "JSON_EXECUTION_PL
 
 def _annotations(analysis: Analysis, changelog: bool = True, state: bool = True):  # type: ignore[no-untyped-def]
     def annotate(node: Node) -> list[str]:
-        props = analysis.props.get(id(node))
+        props = analysis.props.get(node.node_id)
         notes = []
         if props is not None and changelog:
             notes.append(f"changelog: {props.changelog}   watermark: {props.watermark}")
         info = analysis.state_of(node) if state else None
         if info is not None:
             notes.append(f"state: {info.verdict.value.upper()}")
-            for part, est in zip(info.parts, analysis.estimates.get(id(node), ())):
+            for part, est in zip(info.parts, analysis.estimates.get(node.node_id, ())):
                 keep = format_duration(part.retention_ms) if part.retention_ms is not None else ("forever" if not part.bounded else "until released")
                 notes.append(f"  {part.label}: {part.stores}, {part.per}; {part.released}")
                 notes.append(f"    kept: {keep}; size: {est}")
@@ -85,7 +85,7 @@ def _state_section(analysis: Analysis, out: list[str]) -> None:
     if not analysis.state:
         out.append("No stateful operators: every row is processed on its own.")
     for info in analysis.state:
-        ests = analysis.estimates.get(id(info.node), ())
+        ests = analysis.estimates.get(info.node_id, ())
         out.append(f"{info.operator}: {info.verdict.value.upper()} — {info.reason}")
         for part, est in zip(info.parts, ests):
             shown = str(est)

@@ -1,29 +1,22 @@
 """EXPLAIN as JSON: the plan's nodes (kind, description, changelog mode, watermark, state verdict
-with its parts and estimates), the edges between them and the diagnostics, for tools and CI."""
+with its parts and estimates, what Spark cannot run of it), the edges between them and the
+diagnostics, for tools and CI. Node ids are the binder's (``n<node_id>``)."""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from planner.logical.operators import Node
+from planner.logical.visit import distinct_nodes
 
 if TYPE_CHECKING:
     from planner.analysis import Analysis
     from planner.estimate import Estimate
+    from planner.state import StatePart
 
 
-def node_ids(analysis: Analysis) -> dict[int, str]:
-    """A stable id per distinct node, in pre-order over the plans: n0, n1, ..."""
-    ids: dict[int, str] = {}
-    for plan in analysis.plans:
-        for node in plan.walk():
-            if id(node) not in ids:
-                ids[id(node)] = f"n{len(ids)}"
-    return ids
-
-
-def _estimate(e: Estimate | None) -> dict | None:
+def _estimate(e: Estimate | None) -> dict[str, Any] | None:
     if e is None:
         return None
     return {
@@ -40,79 +33,70 @@ def _estimate(e: Estimate | None) -> dict | None:
     }
 
 
-def _state(analysis: Analysis, node: Node) -> dict | None:
+def _part(p: StatePart, estimate: Estimate | None) -> dict[str, Any]:
+    r, s = p.release, p.stored
+    return {
+        "label": p.label,
+        "stores": p.stores,
+        "per": p.per,
+        "bound": p.bound,
+        "bounded": p.bounded,
+        "growth": p.growth.value,
+        "retention_ms": p.retention_ms,
+        "release": {
+            "kind": r.kind.value,
+            "after_ms": r.after_ms,
+            "delay_ms": r.delay_ms,
+            "column": r.column,
+            "never": r.never.value if r.never is not None else None,
+        },
+        "stored": {"kind": s.kind.value, "columns": list(s.columns), "count": s.count, "extras": [e.value for e in s.extras]},
+        "keys": list(p.key_labels or p.keys),
+        "source_tables": list(p.source_tables),
+        "estimate": _estimate(estimate),
+    }
+
+
+def _state(analysis: Analysis, node: Node) -> dict[str, Any] | None:
     info = analysis.state_of(node)
     if info is None:
         return None
-    ests = analysis.estimates.get(id(node), ())
-    parts = []
-    for i, p in enumerate(info.parts):
-        parts.append(
-            {
-                "label": p.label,
-                "stores": p.stores,
-                "per": p.per,
-                "bound": p.bound,
-                "bounded": p.bounded,
-                "growth": p.growth.value,
-                "retention_ms": p.retention_ms,
-                "keys": list(p.key_labels or p.keys),
-                "source_tables": list(p.source_tables),
-                "estimate": _estimate(ests[i] if i < len(ests) else None),
-            }
-        )
+    ests = analysis.estimates.get(node.node_id, ())
     return {
         "verdict": info.verdict.value,
         "reason": info.reason,
         "ttl_ms": info.ttl_ms,
         "watermark_delay_ms": info.watermark_delay_ms,
-        "parts": parts,
+        "parts": [_part(p, ests[i] if i < len(ests) else None) for i, p in enumerate(info.parts)],
     }
 
 
-def to_dict(analysis: Analysis) -> dict:
-    ids = node_ids(analysis)
-    nodes, edges, seen = [], [], set()
-    for plan in analysis.plans:
-        for node in plan.walk():
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            props = analysis.props.get(id(node))
-            nodes.append(
-                {
-                    "id": ids[id(node)],
-                    "kind": node.kind,
-                    "description": node.describe(),
-                    "fields": node.field_names(),
-                    "changelog": str(props.changelog) if props else None,
-                    "watermark": str(props.watermark) if props else None,
-                    "state": _state(analysis, node),
-                }
-            )
-            for child in node.inputs:
-                edges.append({"from": ids[id(child)], "to": ids[id(node)]})
+def to_dict(analysis: Analysis) -> dict[str, Any]:
+    nodes, edges = [], []
+    for node in distinct_nodes(analysis.plans):
+        props = analysis.props.get(node.node_id)
+        nodes.append(
+            {
+                "id": node.label,
+                "kind": node.kind.value,
+                "description": node.describe(),
+                "fields": node.field_names(),
+                "changelog": str(props.changelog) if props else None,
+                "watermark": str(props.watermark) if props else None,
+                "state": _state(analysis, node),
+                "unsupported": [{"code": p.code.value, "reason": p.reason} for p in analysis.problems if p.node_id == node.node_id],
+            }
+        )
+        for child in node.inputs:
+            edges.append({"from": child.label, "to": node.label})
     return {
-        "roots": [ids[id(p)] for p in analysis.plans],
+        "roots": [p.label for p in analysis.plans],
         "nodes": nodes,
         "edges": edges,
         "verdict": analysis.verdict.value if analysis.verdict else None,
         "total": _estimate(analysis.total) if analysis.state else None,
-        "diagnostics": [dict(d.to_dict(), node=_node_of(analysis, d, ids)) for d in analysis.diagnostics],
+        "diagnostics": [d.to_dict() for d in analysis.diagnostics],
     }
-
-
-def _node_of(analysis: Analysis, d, ids: dict[int, str]) -> str | None:  # type: ignore[no-untyped-def]
-    """The node a diagnostic is about: the first node of its operator kind whose state or span fits."""
-    from planner.problems import node_span
-
-    if d.operator is None:
-        return None
-    candidates = [n for p in analysis.plans for n in p.walk() if n.kind == d.operator]
-    for node in candidates:
-        if node.origin is not None and d.span is not None and node_span(node.origin, d.span) == d.span:
-            return ids[id(node)]
-    return ids[id(candidates[0])] if candidates else None
 
 
 def render_json(analysis: Analysis, indent: int | None = 2) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from planner.explain_json import node_ids
+from planner.logical.visit import distinct_nodes
 
 if TYPE_CHECKING:
     from planner.analysis import Analysis
@@ -30,31 +30,25 @@ def _short(text: str) -> str:
 
 
 def render_mermaid(analysis: Analysis, fenced: bool = False) -> str:
-    ids = node_ids(analysis)
     lines = ["flowchart BT"]
     classes: dict[str, list[str]] = {"bounded": [], "unbounded": [], "stateless": []}
-    seen: set[int] = set()
     edges: list[str] = []
-    for plan in analysis.plans:
-        for node in plan.walk():
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            nid = ids[id(node)]
-            label = [f"<b>{_escape(node.kind)}</b>"]
-            if node.describe():
-                label.append(_escape(_short(node.describe())))
-            info = analysis.state_of(node)
-            if info is not None:
-                label.append(f"state: {info.verdict.value.upper()}")
-                for p in info.parts:
-                    label.append(_escape(_short(f"{p.label}: {p.bound}")))
-                classes[info.verdict.value].append(nid)
-            else:
-                classes["stateless"].append(nid)
-            lines.append(f'    {nid}["{"<br/>".join(label)}"]')
-            for child in node.inputs:
-                edges.append(f"    {ids[id(child)]} --> {nid}")
+    for node in distinct_nodes(analysis.plans):
+        nid = node.label
+        label = [f"<b>{_escape(node.kind)}</b>"]
+        if node.describe():
+            label.append(_escape(_short(node.describe())))
+        info = analysis.state_of(node)
+        if info is not None:
+            label.append(f"state: {info.verdict.value.upper()}")
+            for p in info.parts:
+                label.append(_escape(_short(f"{p.label}: {p.bound}")))
+            classes[info.verdict.value].append(nid)
+        else:
+            classes["stateless"].append(nid)
+        lines.append(f'    {nid}["{"<br/>".join(label)}"]')
+        for child in node.inputs:
+            edges.append(f"    {child.label} --> {nid}")
     lines.extend(edges)
     lines.extend("    " + s for s in STYLES)
     for name, members in classes.items():

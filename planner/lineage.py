@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from catalog import TableDef
-from catalog.domains import column_domain, is_bounded_source
+from catalog.connectors import spec_of
 from planner.logical import typing as T
 from planner.logical.operators import (
     Calc,
@@ -41,10 +41,10 @@ class Lineage:
     def __init__(self, stats: dict[str, dict[str, str]] | None = None):
         # extra statistics by table (lint config): {'bid': {'stats.distinct.auction': '1000'}}
         self.stats = stats or {}
-        self._cache: dict[tuple[int, str], Origin] = {}
+        self._cache: dict[tuple[int, str], Origin] = {}  # (node id, column) -> origin
 
     def origin(self, node: Node, name: str) -> Origin:
-        key = (id(node), name)
+        key = (node.node_id, name)
         if key not in self._cache:
             self._cache[key] = self._origin(node, name)
         return self._cache[key]
@@ -175,7 +175,8 @@ class Lineage:
                     return int(source[key])
                 except ValueError:
                     return None
-        return column_domain(table, path)
+        spec = spec_of(table)
+        return spec.column_domain(table, path) if spec is not None else None
 
     def finite_domain(self, node: Node, names: tuple[str, ...]) -> bool:
         if not names:
@@ -205,8 +206,14 @@ class Lineage:
         return [n for n in node.walk() if isinstance(n, Scan)]
 
     def bounded_input(self, node: Node) -> bool:
+        """Whether every source under ``node`` is finite (its connector says so from its options)."""
         scans = self.scans(node)
-        return bool(scans) and all(is_bounded_source(s.table.options | dict(s.hints)) for s in scans)
+        return bool(scans) and all(_bounded(s) for s in scans)
+
+
+def _bounded(scan: Scan) -> bool:
+    spec = spec_of(scan.source_table)
+    return spec is not None and spec.bounded(scan.source_table)
 
 
 def _column_path(e: exp.Expr) -> tuple[str, list[str]] | None:

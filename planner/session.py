@@ -57,6 +57,9 @@ class Outcome:
     plans: tuple[Node, ...] = ()
     analysis: Analysis | None = None
     text: str | None = None  # EXPLAIN output, SHOW CREATE output
+    # the session's settings when the statement was planned (the runtime mode, 'pipeline.name',
+    # 'spark.sql.*'): a job runs as it was planned, whatever is SET later
+    settings: dict[str, str] = field(default_factory=dict, repr=False)
 
 
 # Settings a user may SET, with the values each takes (None: free text); others are kept as given.
@@ -100,7 +103,8 @@ class PlannerSession:
         try:
             # ${NAME} is the only syntax with a `$`: most statements need no walk for variables
             tree = substitute(stmt.tree, self.variables) if "$" in stmt.text else stmt.tree
-            return self._dispatch(stmt, tree)
+            outcome = self._dispatch(stmt, tree)
+            return replace(outcome, settings=dict(self.settings)) if outcome.plans else outcome
         except PlanningError as err:
             raise located(err, stmt.source, stmt.span) from None
         except CatalogError as err:

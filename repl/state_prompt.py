@@ -32,7 +32,7 @@ class Decision:
 
 def estimate_text(analysis: Analysis, info: StateInfo) -> str:
     """One operator's estimate: the plateau, the size after the horizon, or the formula."""
-    ests = analysis.estimates.get(id(info.node), ())
+    ests = analysis.estimates.get(info.node_id, ())
     if not ests:
         return "no estimate"
     if all(e.plateau_bytes is not None for e in ests):
@@ -112,8 +112,8 @@ def measured_vs_estimate(snapshots: dict, analysis: Analysis | None) -> list[str
         infos: list[StateInfo] = []
         idx = _query_index(query)
         if analysis is not None and idx is not None and idx < len(analysis.plans):
-            nodes = {id(n) for n in analysis.plans[idx].walk()}
-            infos = [s for s in analysis.state if id(s.node) in nodes]
+            nodes = {n.node_id for n in analysis.plans[idx].walk()}
+            infos = [s for s in analysis.state if s.node_id in nodes]
         ops = list(snap.operators)
         if ops and len(ops) == len(infos):
             for op, info in zip(ops, infos):

@@ -14,15 +14,35 @@ from typing import TYPE_CHECKING
 
 from catalog import Catalog, TableDef
 from catalog.home import resolve_home
+from planner.analysis import is_streaming
 from planner.dialect import Flink
-from planner.logical.operators import Sink
+from planner.logical.fields import Field
+from planner.logical.operators import Node, Sink
 from planner.problems import PlanningError, located
 from planner.script import Statement
 from planner.session import Kind, Outcome, PlannerSession
-from sqlengine.jobs import Job, JobManager, Pipeline, Status
+from sqlengine.connectors.errors import ConnectorError
+from sqlengine.end_of_input import EndOfInput
+from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status
+from sqlengine.session import session_overrides
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+    from sqlengine.results import ResultTable
+    from sqlengine.translate import Translated
+
+# Flink's semantics where Spark's defaults differ (ANSI mode raises on overflow and bad casts)
+SQL_DEFAULTS = {"spark.sql.ansi.enabled": "false"}
+JOB_KINDS = {Kind.QUERY: JobKind.SELECT, Kind.INSERT: JobKind.INSERT, Kind.STATEMENT_SET: JobKind.STATEMENT_SET}
+
+
+def settings_name(settings: dict[str, str]) -> str | None:
+    """'pipeline.name' as a file name."""
+    name = settings.get("pipeline.name")
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name) if name else None
+
 
 log = logging.getLogger("sqlengine.engine")
 
@@ -71,7 +91,7 @@ class Engine:
         try:
             from sqlengine.session import create_session
 
-            conf = {"spark.sql.ansi.enabled": "false", **self.conf}
+            conf = {**SQL_DEFAULTS, **self.conf}
             conf.update({k: v for k, v in self.planner.settings.items() if k.startswith("spark.")})
             self._spark = create_session(master=self.master, remote=self.remote, conf=conf, log_dir=self.home / "logs")
         except BaseException as err:  # surfaced when a statement needs Spark
@@ -95,7 +115,7 @@ class Engine:
     @property
     def jobs(self) -> JobManager:
         if self._jobs is None:
-            self._jobs = JobManager(self.spark, self.home)
+            self._jobs = JobManager(self.home)
         return self._jobs
 
     def job_list(self) -> list[Job]:
@@ -108,85 +128,74 @@ class Engine:
 
     @property
     def streaming(self) -> bool:
-        return self.planner.settings.get("execution.runtime-mode", "streaming") != "batch"
+        return is_streaming(self.planner.settings)
+
+    def sql_conf(self, settings: dict[str, str]) -> dict[str, str]:
+        """The Spark SQL settings a job runs with: ours, the engine's ``--conf``, then the
+        session's ``SET 'spark.sql...'`` as they were when the statement was planned."""
+        conf = {**SQL_DEFAULTS, **self.conf, **{k: v for k, v in settings.items() if k.startswith("spark.")}}
+        return {k: v for k, v in session_overrides(conf).items() if k.startswith("spark.sql.")}
 
     def start(self, outcome: Outcome, *, name: str | None = None) -> Job:
-        """Start the job of a planned query, INSERT or statement set."""
-        from sqlengine.translate import translate
+        """Start the job of a planned query, INSERT or statement set, in the runtime mode it was
+        planned for. What Spark cannot run is refused here, before anything starts."""
+        from sqlengine.session import job_session
+        from sqlengine.translate import TranslationError, translate
 
-        spark = self.spark
-        streaming = self.streaming
-        sql = outcome.statement.text
+        analysis = outcome.analysis
+        assert analysis is not None, "only queries, INSERTs and statement sets start jobs"
+        stmt = outcome.statement
+        if analysis.problems:
+            raise located(TranslationError.of(analysis.problems[0]), stmt.source, stmt.span)
+        streaming = analysis.streaming
+        job_id = JobManager.new_id()
         if outcome.kind == Kind.QUERY:
-            job_id = JobManager.new_id()
             key = f"select-{job_id}"
             checkpoint = self.home / "tmp" / key
         else:
-            job_id = JobManager.new_id()
-            key = self.settings_name() or self._job_key(outcome)
+            key = settings_name(outcome.settings) or self._job_key(outcome, streaming)
             checkpoint = self.jobs.checkpoint_dir(key)
-        if streaming:
-            from planner.spark_support import ttl_problem
-            from sqlengine.translate.errors import TranslationError
-
-            refused = ttl_problem(outcome.analysis.state)
-            if refused is not None:
-                err = TranslationError(f"{refused.node.kind}: {refused.reason}", refused.node.origin)
-                raise located(err, outcome.statement.source, outcome.statement.span)
+        spark = job_session(self.spark, self.sql_conf(outcome.settings))
         pipelines = []
         result = None
         for i, plan in enumerate(outcome.plans):
             try:
-                translated = translate(
-                    plan,
-                    outcome.analysis.props,
-                    spark,
-                    streaming=streaming,
-                    job_dir=checkpoint,
-                    functions=self.catalog.get_function,
-                )
+                translated = translate(plan, analysis, spark, job_dir=checkpoint)
+                if isinstance(plan, Sink):
+                    pipelines.append(self._sink_pipeline(plan, translated, f"{key}-{i}", streaming, checkpoint))
+                else:
+                    from sqlengine.results import ResultTable
+
+                    result = ResultTable(tuple(f.name for f in plan.fields), translated.upsert_key)
+                    pipelines.append(_result_pipeline(translated, result, f"{key}-{i}", streaming, plan))
             except PlanningError as err:
-                raise located(err, outcome.statement.source, outcome.statement.span) from None
-            if isinstance(plan, Sink):
-                from sqlengine.connectors.errors import ConnectorError
-
-                try:
-                    pipelines.append(self._sink_pipeline(plan, translated, f"{key}-{i}", checkpoint, streaming))
-                except ConnectorError as err:
-                    raise located(PlanningError(str(err), plan.origin), outcome.statement.source, outcome.statement.span) from None
-            else:
-                from sqlengine.results import ResultTable
-
-                result = ResultTable(tuple(f.name for f in plan.fields), translated.upsert_key)
-                pipelines.append(self._result_pipeline(translated, result, f"{key}-{i}", streaming, plan))
-        bounded = all(p.translated.bounded for p in pipelines) if streaming else True
+                raise located(err, stmt.source, stmt.span) from None
+            except ConnectorError as err:  # a sink's options, shown at the statement
+                raise located(PlanningError(str(err), plan.origin), stmt.source, stmt.span) from None
+        sources = [s for p in pipelines for s in p.translated.sources]
+        bounded = streaming and all(p.translated.bounded for p in pipelines)
         job = Job(
             id=job_id,
-            name=name or self.settings_name() or key,
-            sql=sql,
-            kind={Kind.QUERY: "select", Kind.INSERT: "insert", Kind.STATEMENT_SET: "statement-set"}.get(outcome.kind, "insert"),
+            name=name or settings_name(outcome.settings) or key,
+            sql=stmt.text,
+            kind=JOB_KINDS[outcome.kind],
             checkpoint=checkpoint,
             pipelines=pipelines,
             bounded=bounded,
+            spark=spark,
+            end_of_input=EndOfInput.of(sources),
             result=result,
+            batch=not streaming,
         )
-        if not streaming:
-            job.bounded, job.batch = False, True
-            for p in pipelines:
-                p.start = _batch_start(p.start)
         return self.jobs.submit(job)
 
-    def settings_name(self) -> str | None:
-        name = self.planner.settings.get("pipeline.name")
-        return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name) if name else None
-
-    def _job_key(self, outcome: Outcome) -> str:
+    def _job_key(self, outcome: Outcome, streaming: bool) -> str:
         canonical = outcome.tree.sql(dialect=Flink)
         sinks = "-".join(p.table.name for p in outcome.plans if isinstance(p, Sink))
-        digest = hashlib.sha1(f"{canonical}|{self.streaming}".encode()).hexdigest()[:12]
+        digest = hashlib.sha1(f"{canonical}|{streaming}".encode()).hexdigest()[:12]
         return f"{sinks or 'job'}-{digest}"
 
-    def _sink_pipeline(self, plan: Sink, translated, name: str, checkpoint: Path, streaming: bool) -> Pipeline:  # type: ignore[no-untyped-def]
+    def _sink_pipeline(self, plan: Sink, translated: Translated, name: str, streaming: bool, job_dir: Path) -> Pipeline:
         from pyspark.sql import functions as F
 
         from sqlengine.connectors import get_connector
@@ -207,37 +216,17 @@ class Engine:
             streaming=streaming,
             output_mode=translated.output_mode,
             upsert_key=translated.upsert_key,
-            job_dir=checkpoint,
+            job_dir=job_dir,
             overwrite=plan.overwrite,
         )
-        writer_holder: dict = {}
 
-        def start(trigger: dict, ck: Path):  # type: ignore[no-untyped-def]
-            if not streaming:
-                connector.sink(df, request)
-                return None
+        def start(trigger: dict[str, object], ck: Path) -> StreamingQuery | None:
             writer = connector.sink(df, request)
-            writer_holder["w"] = writer
-            return writer.option("checkpointLocation", str(ck)).queryName(name).trigger(**trigger).start()
-
-        return Pipeline(name, translated, start)
-
-    def _result_pipeline(self, translated, result, name: str, streaming: bool, plan=None) -> Pipeline:  # type: ignore[no-untyped-def]
-        df = translated.df
-        if plan is not None:
-            df = _typed_like(df, plan.fields)
-
-        def collect(batch_df, batch_id):  # type: ignore[no-untyped-def]
-            result.apply(batch_id, [tuple(r) for r in batch_df.collect()])
-
-        def start(trigger: dict, ck: Path):  # type: ignore[no-untyped-def]
-            if not streaming:
-                result.apply(0, [tuple(r) for r in df.collect()])
+            if writer is None:  # batch: written already
                 return None
-            writer = df.writeStream.outputMode(translated.output_mode).foreachBatch(collect)
             return writer.option("checkpointLocation", str(ck)).queryName(name).trigger(**trigger).start()
 
-        return Pipeline(name, translated, start)
+        return Pipeline(name, translated, _once(start) if not streaming else start)
 
     def stop_all(self) -> None:
         for job in self.job_list():
@@ -250,7 +239,23 @@ class Engine:
         shutil.rmtree(self.home / "tmp", ignore_errors=True)
 
 
-def _typed_like(df, fields):  # type: ignore[no-untyped-def]
+def _result_pipeline(translated: Translated, result: ResultTable, name: str, streaming: bool, plan: Node) -> Pipeline:
+    df = _typed_like(translated.df, plan.fields)
+
+    def collect(batch_df: DataFrame, batch_id: int) -> None:
+        result.apply(batch_id, [tuple(r) for r in batch_df.collect()])
+
+    def start(trigger: dict[str, object], ck: Path) -> StreamingQuery | None:
+        if not streaming:
+            result.apply(0, [tuple(r) for r in df.collect()])
+            return None
+        writer = df.writeStream.outputMode(translated.output_mode).foreachBatch(collect)
+        return writer.option("checkpointLocation", str(ck)).queryName(name).trigger(**trigger).start()
+
+    return Pipeline(name, translated, _once(start) if not streaming else start)
+
+
+def _typed_like(df: DataFrame, fields: tuple[Field, ...]) -> DataFrame:
     """Result columns in the types the query declares (a rowtime computed as Spark's TIMESTAMP
     goes back to Flink's TIMESTAMP, a wall-clock value with no zone)."""
     from pyspark.sql import functions as F
@@ -258,42 +263,28 @@ def _typed_like(df, fields):  # type: ignore[no-untyped-def]
     from sqlengine.types import UnsupportedType, spark_type
 
     cols = []
-    for f, c in zip(fields, df.columns):
+    for f, c in zip(fields, df.columns, strict=True):
         try:
             target = spark_type(f.type)
-        except (UnsupportedType, Exception):
+        except UnsupportedType:  # a type Spark has no counterpart of: as Spark computed it
             cols.append(F.col(f"`{c}`"))
             continue
         cols.append(F.col(f"`{c}`").cast(target).alias(c) if df.schema[c].dataType != target else F.col(f"`{c}`"))
     return df.select(*cols)
 
 
-def _batch_start(start):  # type: ignore[no-untyped-def]
+def _once(start: Start) -> Start:
     """A batch pipeline runs once, synchronously, inside the job's thread."""
-    ran = {"done": False}
+    ran = False
 
-    def run(trigger: dict, ck: Path):  # type: ignore[no-untyped-def]
-        if not ran["done"]:
+    def run(trigger: dict[str, object], ck: Path) -> StreamingQuery | None:
+        nonlocal ran
+        if not ran:
             start(trigger, ck)
-            ran["done"] = True
-        return _Finished()
-
-    return run
-
-
-class _Finished:
-    """Stands in for a StreamingQuery that has already ended."""
-
-    isActive = False
-    name = "batch"
-    id = "batch"
-    recentProgress: list = []
-
-    def exception(self):  # type: ignore[no-untyped-def]
+            ran = True
         return None
 
-    def stop(self) -> None:
-        pass
+    return run
 
 
 __all__ = ["Engine", "Result", "Status"]

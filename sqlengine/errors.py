@@ -71,7 +71,7 @@ def describe(err: BaseException) -> str:
     cause = err
     seen = 0
     while getattr(cause, "__cause__", None) is not None and seen < 5:
-        cause = cause.__cause__  # type: ignore[assignment]
+        cause = cause.__cause__
         seen += 1
     condition = condition_of(err) or condition_of(cause)
     message = first_line(str(err) or str(cause))
@@ -83,9 +83,18 @@ def describe(err: BaseException) -> str:
             if condition.startswith(prefix):
                 return f"{advice}: {message}"
         return message
-    name = type(err).__name__
-    if name in ("Py4JNetworkError", "Py4JError", "ConnectionRefusedError"):
-        return "Spark stopped unexpectedly; the details are in the log"
-    if name == "StreamingQueryException":
+    if _is(err, "py4j.protocol", "Py4JError") or isinstance(err, ConnectionRefusedError):
+        return "Spark stopped unexpectedly; the details are in the log"  # Py4JNetworkError is a Py4JError
+    if _is(err, "pyspark.errors", "StreamingQueryException"):
         return f"the streaming query failed: {message}"
     return message
+
+
+def _is(err: BaseException, module: str, name: str) -> bool:
+    """``isinstance(err, module.name)``, without importing the module when it is not loaded
+    (nothing of it can then have been raised)."""
+    import sys
+
+    loaded = sys.modules.get(module)
+    cls = getattr(loaded, name, None) if loaded is not None else None
+    return isinstance(cls, type) and isinstance(err, cls)

@@ -1,15 +1,15 @@
 """Jobs: the streaming queries of one INSERT, statement set or SELECT, run in the background.
 
-A job over bounded sources runs in two phases with Spark's availableNow trigger: first all the
-input, then, once it is consumed, the end-of-input markers (see ``translate.scan``) so that every
-window and time bound closes and the final rows come out; the job then ends by itself. Checkpoints
-live under the home, keyed by the statement, so re-running the same statement resumes it and the
-filesystem sink commits each batch exactly once.
+A job over bounded sources runs with Spark's availableNow trigger and ends by itself: its
+end-of-input strategy (``sqlengine.end_of_input``) closes every window and time bound so that the
+final rows come out. Each job plans and runs in its own Spark session (``Job.spark``): what one
+job sets for its runs reaches no other query. Checkpoints live under the home, keyed by the
+statement, so re-running the same statement resumes it and the filesystem sink commits each
+batch exactly once.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -17,29 +17,27 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlengine.end_of_input import EndOfInput
 from sqlengine.progress import Snapshot, from_progress
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+    from pyspark.sql.streaming import StreamingQuery
 
     from sqlengine.results import ResultTable
     from sqlengine.translate import Translated
 
 log = logging.getLogger("sqlengine.jobs")
 
-# Spark must not move filters below a watermark while an end-of-input marker is on its way: they
-# would drop the marker (its columns are NULL) before the watermark sees it. Only the run that
-# reads the marker goes without pushdown; the run over the input keeps it (filters below joins,
-# into file sources). The filters' place changes no operator's state schema.
-NO_PUSHDOWN = ",".join(
-    "org.apache.spark.sql.catalyst.optimizer." + r
-    for r in ("PushDownPredicates", "PushPredicateThroughNonJoin", "PushPredicateThroughJoin", "InferFiltersFromConstraints")
-)
-_start_lock = threading.Lock()
+
+class JobKind(StrEnum):
+    SELECT = "select"
+    INSERT = "insert"
+    STATEMENT_SET = "statement-set"
 
 
 class Status(str, Enum):
@@ -50,14 +48,17 @@ class Status(str, Enum):
     CANCELED = "CANCELED"
 
 
+# start(trigger_kwargs, checkpoint) -> the started query (None: a batch run, done already)
+Start = Callable[[dict[str, object], Path], "StreamingQuery | None"]
+
+
 @dataclass
 class Pipeline:
     """One streaming query of a job: what it computes and how it is written."""
 
     name: str
     translated: Translated
-    # start(trigger_kwargs, checkpoint) -> StreamingQuery
-    start: Callable
+    start: Start
 
 
 @dataclass
@@ -65,11 +66,13 @@ class Job:
     id: str
     name: str
     sql: str
-    kind: str  # insert | statement-set | select
+    kind: JobKind
     checkpoint: Path
     pipelines: list[Pipeline]
-    bounded: bool  # a streaming job over bounded sources (two phases, availableNow)
+    bounded: bool  # a streaming job over bounded sources (availableNow; ends by itself)
     result: ResultTable | None = None
+    spark: SparkSession | None = field(default=None, repr=False)  # the job's own session
+    end_of_input: EndOfInput = field(default_factory=lambda: EndOfInput((), True))
     batch: bool = False  # runs on Spark's batch engine ('execution.runtime-mode' = 'batch')
     status: Status = Status.STARTING
     started_at: float = field(default_factory=time.time)
@@ -124,8 +127,7 @@ class Job:
 
 
 class JobManager:
-    def __init__(self, spark: SparkSession, home: Path):
-        self.spark = spark
+    def __init__(self, home: Path):
         self.home = Path(home)
         self.jobs: dict[str, Job] = {}
 
@@ -148,25 +150,23 @@ class JobManager:
 
     # -- running -------------------------------------------------------------------------------
 
-    def _start_all(self, job: Job, trigger: dict) -> None:
+    def _start_all(self, job: Job, trigger: dict[str, object]) -> None:
+        # the job's own session: a query clones it when it starts, so this run's settings reach
+        # this run only, and no other job
+        spark = job.spark
+        assert spark is not None, "a job runs in its own session"
+        for key, value in job.end_of_input.session_conf().items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
         job._queries = []
         for i, p in enumerate(job.pipelines):
-            ck = job.checkpoint / f"q{i}"
-            with _start_lock:
-                previous = self.spark.conf.get("spark.sql.optimizer.excludedRules", None)
-                no_pushdown = self._markers_written(job)
-                if no_pushdown:
-                    self.spark.conf.set("spark.sql.optimizer.excludedRules", NO_PUSHDOWN)
-                try:
-                    job._queries.append(p.start(trigger, ck))
-                    for j, side in enumerate(p.translated.side_queries):
-                        job._queries.append(side.start(self.spark, job.checkpoint / f"q{i}-side{j}", trigger))
-                finally:
-                    if no_pushdown:
-                        if previous is None:
-                            self.spark.conf.unset("spark.sql.optimizer.excludedRules")
-                        else:
-                            self.spark.conf.set("spark.sql.optimizer.excludedRules", previous)
+            query = p.start(trigger, job.checkpoint / f"q{i}")
+            if query is not None:
+                job._queries.append(query)
+            for j, side in enumerate(p.translated.side_queries):
+                job._queries.append(side.start(spark, job.checkpoint / f"q{i}-side{j}", trigger))
 
     def _monitor(self, job: Job) -> None:
         """Record progress until every query of the job has terminated (or the job is stopped)."""
@@ -217,19 +217,16 @@ class JobManager:
                 job.already_complete = True
                 job.status = Status.FINISHED
                 return
-            trigger = {"availableNow": True} if job.bounded else {"processingTime": _interval(job)}
-            one_phase = job.bounded and all(src.one_batch for p in job.pipelines for src in p.translated.sources)
-            if one_phase:
-                # every input arrives in the first batch: the markers can ride along with it
-                self._write_markers(job)
+            trigger: dict[str, object] = {"availableNow": True} if job.bounded else {"processingTime": _interval(job)}
+            eoi = job.end_of_input
+            if job.bounded and eoi.one_phase:
+                eoi.write()  # every input arrives in the first batch: the markers ride along with it
             self._start_all(job, trigger)
             self._monitor(job)
-            if job.bounded and not one_phase and not job._stop.is_set():
-                # phase 2: the input is consumed; the end-of-input markers close every window
-                wrote = self._write_markers(job)
-                if wrote:
-                    self._start_all(job, trigger)
-                    self._monitor(job)
+            # phase 2: the input is consumed; the end-of-input markers close every window
+            if job.bounded and not eoi.one_phase and not job._stop.is_set() and eoi.write():
+                self._start_all(job, trigger)
+                self._monitor(job)
             if job.bounded and not job._stop.is_set():
                 finished_marker.write_text(time.strftime("%Y-%m-%dT%H:%M:%S"))
             job.status = Status.CANCELED if job._stop.is_set() else Status.FINISHED
@@ -244,33 +241,6 @@ class JobManager:
                     pass
         finally:
             job.ended_at = time.time()
-
-    @staticmethod
-    def _markers_written(job: Job) -> bool:
-        return any(
-            (src.sentinel_dir / "end-of-input.json").exists()
-            for p in job.pipelines
-            for src in p.translated.sources
-            if src.sentinel_dir is not None
-        )
-
-    def _write_markers(self, job: Job) -> bool:
-        from sqlengine.translate.scan import eos_record  # imports pyspark: not at shell start
-
-        wrote = False
-        for p in job.pipelines:
-            for src in p.translated.sources:
-                if src.sentinel_dir is None:
-                    continue
-                marker = src.sentinel_dir / "end-of-input.json"
-                if marker.exists():
-                    continue
-                tmp = src.sentinel_dir / ".end-of-input.json.tmp"
-                tmp.write_text(json.dumps(eos_record(src.time_column or "ts")) + "\n")
-                tmp.rename(marker)  # atomic: the file source never sees a half-written file
-                wrote = True
-        return wrote
-
 
 def _interval(job: Job) -> str:
     """The trigger of an unbounded job. When every unbounded source is a file source with a

@@ -9,11 +9,13 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from planner.logical.changelog import RowKind
+
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # +I, -U, +U, -D
-    row: tuple
+    kind: RowKind
+    row: tuple[object, ...]
 
     def __str__(self) -> str:
         return f"{self.kind}[{', '.join('NULL' if v is None else str(v) for v in self.row)}]"
@@ -47,15 +49,15 @@ class ResultTable:
                 if not self._key_idx:
                     self._rows[self._seq] = row
                     self._seq += 1
-                    out.append(Change("+I", row))
+                    out.append(Change(RowKind.INSERT, row))
                     continue
                 key = tuple(row[i] for i in self._key_idx)
                 old = self._rows.get(key)
                 if old is None:
-                    out.append(Change("+I", row))
+                    out.append(Change(RowKind.INSERT, row))
                 elif old != row:
-                    out.append(Change("-U", old))
-                    out.append(Change("+U", row))
+                    out.append(Change(RowKind.UPDATE_BEFORE, old))
+                    out.append(Change(RowKind.UPDATE_AFTER, row))
                 else:
                     continue
                 self._rows[key] = row

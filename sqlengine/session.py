@@ -212,6 +212,20 @@ def _remote_session(remote: str, conf: Mapping[str, str], app_name: str) -> Spar
         raise SessionError(f"Could not connect to Spark at {remote}: {_first_line(err)}") from None
 
 
+def job_session(base: SparkSession, sql_conf: Mapping[str, str]) -> SparkSession:
+    """A Spark session of one job's own: the same SparkContext (and JVM) as ``base``, its own SQL
+    settings, ``sql_conf`` applied. What a job sets for its runs (the end-of-input run's optimizer
+    rules) then reaches no other query. Spark Connect has no new sessions on one connection: there
+    a job shares the session."""
+    try:
+        session = base.newSession()
+    except Exception:  # Spark Connect: one session per client
+        return base
+    for key, value in sql_conf.items():
+        session.conf.set(key, value)
+    return session
+
+
 def stop_session() -> None:
     """Stop the session and its JVM, so a later ``create_session`` starts afresh."""
     global _jvm_log

@@ -18,7 +18,9 @@ from planner.binder.select import SelectMixin
 from planner.dialect import nodes
 from planner.logical import typing as T
 from planner.logical.fields import Field
+from planner.logical.ids import number
 from planner.logical.operators import Calc, GroupAggregate, Node, Sink, Union, WindowSpec
+from planner.logical.pushdown import push_filters_into_scans
 from planner.logical.rank import recognize_ranks
 from planner.logical.simplify import simplify
 from planner.names import object_name
@@ -109,11 +111,19 @@ class Binder(RelationsMixin, SelectMixin):
     # -- statements ----------------------------------------------------------------------------
 
     def plan_query(self, query: exp.Expr) -> Node:
-        """Bind a query and apply Flink's pattern recognition."""
+        """Bind a query and apply Flink's pattern recognition; the plan's nodes numbered."""
+        return number([self._plan_query(query)])[0]
+
+    def _plan_query(self, query: exp.Expr) -> Node:
         node = self.bind_query(query)
-        return simplify(recognize_ranks(node, self.windows))
+        return push_filters_into_scans(simplify(recognize_ranks(node, self.windows)))
 
     def plan_insert(self, insert: exp.Insert) -> Sink:
+        sink = number([self._plan_insert(insert)])[0]
+        assert isinstance(sink, Sink)
+        return sink
+
+    def _plan_insert(self, insert: exp.Insert) -> Sink:
         target = insert.this
         columns = None
         if isinstance(target, exp.Schema):
@@ -126,7 +136,7 @@ class Binder(RelationsMixin, SelectMixin):
             raise BindError(f"Table `{name}` does not exist", target, f"did you mean `{suggestion}`?" if suggestion else "create it with CREATE TABLE first")
         if not isinstance(table, TableDef):
             raise BindError(f"`{name}` is a view; INSERT INTO needs a table", target)
-        query = self.plan_query(insert.expression)
+        query = self._plan_query(insert.expression)
         writable = [c for c in table.columns if c.is_persisted]
         static = {}
         partition = target.args.get("partition") if isinstance(target, exp.Table) else None
@@ -157,7 +167,7 @@ class Binder(RelationsMixin, SelectMixin):
             else:
                 projections.append((c.name, exp.Cast(this=exp.Null(), to=parse_type(c.type or "STRING"))))
             fields.append(Field(c.name, parse_type(c.type or "STRING"), by_target[c.name].time if c.name in by_target else None))
-        shaped = simplify(Calc(tuple(fields), input=query, projections=tuple(projections), origin=insert))
+        shaped = push_filters_into_scans(simplify(Calc(tuple(fields), input=query, projections=tuple(projections), origin=insert)))
         return Sink(
             tuple(fields),
             input=shaped,
@@ -172,5 +182,6 @@ class Binder(RelationsMixin, SelectMixin):
         for inner in stmt.expressions:
             if not isinstance(inner, exp.Insert):
                 raise BindError("A statement set holds only INSERT statements", inner)
-            sinks.append(self.plan_insert(inner))
-        return sinks
+            sinks.append(self._plan_insert(inner))
+        numbered = number(sinks)
+        return [s for s in numbered if isinstance(s, Sink)]

@@ -12,7 +12,7 @@ from planner.binder.scope import Scope
 from planner.functions import is_builtin, suggest_function
 from planner.logical import typing as T
 from planner.logical.fields import Field, TimeKind
-from planner.logical.operators import AggCall
+from planner.logical.operators import AggCall, AggFunc
 from planner.problems import BindError
 
 AGG_NAMES = {
@@ -25,6 +25,18 @@ LEGACY_WINDOW_FUNCS = {"TUMBLE", "HOP", "SESSION", "CUMULATE"}
 LEGACY_WINDOW_PROPS = {
     f"{w}_{p}" for w in ("TUMBLE", "HOP", "SESSION", "CUMULATE") for p in ("START", "END", "ROWTIME", "PROCTIME")
 }
+
+
+# sqlglot's names of a few aggregate nodes, as Flink names the function
+_FLINK_AGG_NAMES = {"J_S_O_N_OBJECT_AGG": "JSON_OBJECTAGG"}
+
+
+def agg_func(name: str, node: exp.Expr) -> AggFunc:
+    """The aggregate or ranking function called ``name``."""
+    try:
+        return AggFunc(_FLINK_AGG_NAMES.get(name, name))
+    except ValueError:
+        raise BindError(f"No aggregate function named `{name}`", node) from None
 
 
 def func_name(node: exp.Expr) -> str:
@@ -45,6 +57,17 @@ def is_aggregate(node: exp.Expr) -> bool:
     return isinstance(node, exp.Anonymous) and node.name.upper() in AGG_NAMES
 
 
+def no_group_window_calls(exprs: list[exp.Expr]) -> None:
+    """TUMBLE(...), TUMBLE_START(...) and the like belong to a GROUP BY group window; one left
+    anywhere else is an error, as in Flink."""
+    for e in exprs:
+        for call in e.find_all(exp.Anonymous):
+            name = call.name.upper()
+            if name in LEGACY_WINDOW_PROPS or name in LEGACY_WINDOW_FUNCS:
+                window = name.split("_")[0]
+                raise BindError(f"{name}(...) is only allowed with GROUP BY {window}(...)", call)
+
+
 def col(name: str) -> exp.Column:
     return exp.column(exp.to_identifier(name, quoted=True), copy=False)  # a new identifier: no copy
 
@@ -52,7 +75,7 @@ def col(name: str) -> exp.Column:
 @dataclass
 class OverCall:
     name: str
-    func: str
+    func: AggFunc
     args: tuple[exp.Expr, ...]
     partition: tuple[exp.Expr, ...]
     order: tuple[tuple[exp.Expr, bool], ...]
@@ -151,7 +174,7 @@ class ExprBinder:
             star = True
         agg = AggCall(
             name=collector.new_name("agg"),
-            func=name,
+            func=agg_func(name, call),
             args=tuple(args),
             distinct=distinct,
             filter=filter_expr,
@@ -179,7 +202,7 @@ class ExprBinder:
         )
         over = OverCall(
             name=collector.new_name("over"),
-            func=name,
+            func=agg_func(name, func),
             args=args,
             partition=partition,
             order=order,
@@ -199,6 +222,8 @@ class ExprBinder:
                 # remembered on the call, so that what runs where can be decided from the plan alone
                 node.meta["user_function"] = udf.class_name
                 return
+        if name == "SPLIT_INDEX" and len(node.expressions) != 3:
+            raise BindError("SPLIT_INDEX takes (string, separator, index)", node)
         if is_builtin(name) or name in AGG_NAMES or name in RANK_NAMES:
             return
         raise BindError(f"No function named `{node.name}`", node, suggest_function(node.name))

@@ -76,7 +76,7 @@ def time_offset(e: exp.Expr) -> tuple[str, int] | None:
     return None
 
 
-def _comparisons(c: exp.Expr) -> list[tuple[exp.Expr, str, exp.Expr]]:
+def comparisons(c: exp.Expr) -> list[tuple[exp.Expr, str, exp.Expr]]:
     if isinstance(c, exp.Between):
         return [(c.this, ">=", c.args["low"]), (c.this, "<=", c.args["high"])]
     ops = {exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=", exp.EQ: "="}
@@ -94,7 +94,7 @@ def interval_bounds(
     lower: dict[tuple[str, str], int] = {}
     upper: dict[tuple[str, str], int] = {}
     for c in parts:
-        for a, op, b in _comparisons(c):
+        for a, op, b in comparisons(c):
             ta, tb = time_offset(a), time_offset(b)
             if ta is None or tb is None:
                 continue
@@ -135,7 +135,9 @@ def equi_keys(parts: list[exp.Expr], left: set[str], right: set[str]) -> list[tu
 
 def window_join_spec(
     keys: list[tuple[str, str]], fields: dict[str, Field], windows: dict[int, WindowSpec]
-) -> WindowSpec | None:
+) -> tuple[WindowSpec, WindowSpec] | None:
+    """The windows of the left and the right side, when the keys equate window_start and
+    window_end of alike windows."""
     roles: dict[WindowRole, tuple[WindowSpec, WindowSpec]] = {}
     for lname, rname in keys:
         lf, rf = fields.get(lname), fields.get(rname)
@@ -146,8 +148,9 @@ def window_join_spec(
         roles[lf.window.role] = (windows[lf.window.window_id], windows[rf.window.window_id])
     if WindowRole.START in roles and WindowRole.END in roles:
         ls, rs = roles[WindowRole.START]
-        if _same_window(ls, rs):
-            return ls
+        le, re_ = roles[WindowRole.END]
+        if (ls.id, rs.id) == (le.id, re_.id) and _same_window(ls, rs):
+            return ls, rs
     return None
 
 
@@ -187,9 +190,10 @@ def make_join(
             origin,
         )
 
-    spec = window_join_spec(keys, by_name, windows)
-    if spec is not None:
-        return WindowJoin(fields, window=spec, **common)
+    sides = window_join_spec(keys, by_name, windows)
+    if sides is not None:
+        left_w, right_w = sides
+        return WindowJoin(fields, window=left_w, left_window=left_w.id, right_window=right_w.id, **common)
 
     bounds = interval_bounds(parts, left_names, right_names, by_name)
     if bounds is not None:

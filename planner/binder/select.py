@@ -14,6 +14,7 @@ from planner.binder.expressions import (
     ExprBinder,
     col,
     is_aggregate,
+    no_group_window_calls,
 )
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.relations import Item
@@ -224,6 +225,7 @@ class SelectMixin:
             having_bound = None
             if collector.overs:
                 node, binder = self._over(node, binder, collector)
+        no_group_window_calls(items_bound + ([having_bound] if having_bound is not None else []))
         names = unique_names([_output_name(it, i) for i, it in enumerate(items)], sep="", first=0)
         fields = tuple(binder.field_of(n, e) for n, e in zip(names, items_bound))
         node = Calc(fields, input=node, projections=tuple(zip(names, items_bound)), condition=having_bound, origin=sel)
@@ -252,6 +254,7 @@ class SelectMixin:
             if any(is_aggregate(n) for n in c.walk()):
                 raise BindError("Aggregate functions are not allowed in WHERE; use HAVING", c)
             plain.append(bound)
+        no_group_window_calls(plain)
         if not plain:
             return node
         return Calc(node.fields, input=node, projections=tuple((f.name, col(f.name)) for f in node.fields), condition=and_all(plain), origin=sel.args.get("where"))

@@ -3,18 +3,31 @@
 Expressions inside a node are sqlglot trees whose column references are the unqualified names of
 the node's input fields (for a join: the left fields followed by the right fields, names made
 unique with `$n` suffixes). ``origin`` is the syntax node an operator came from, for positions.
+
+Each node has a ``node_id``, given by the binder once a statement's plans are final
+(``planner.logical.ids``): side tables (properties, state, estimates, diagnostics) are keyed by it,
+and a subtree the plan uses twice (a view read on both sides of a join) is one node, one id.
+
+What an operator *is* is declared on its class, never worked out by callers from its type:
+``stateful``, ``changelog(inputs)`` (the rows it emits, given its inputs' changelogs) and
+``waits_on_watermark()`` (whether it holds rows back until event time passes a bound).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
+from typing import ClassVar
 
 from sqlglot import exp
 
 from catalog import TableDef
 from planner.dialect import Flink
-from planner.logical.fields import Field
+from planner.logical.changelog import INSERT_ONLY, RETRACT, Changelog, Mode
+from planner.logical.fields import Field, TimeKind
+
+UNNUMBERED = -1
 
 
 def sql(e: exp.Expr | None) -> str:
@@ -28,6 +41,74 @@ def fmt_ms(ms: int | None) -> str:
         if ms >= size and ms % size == 0:
             return f"{ms // size} {unit}"
     return f"{ms} ms"
+
+
+class OperatorKind(StrEnum):
+    """The operator names EXPLAIN prints (Flink's, where Flink has one)."""
+
+    SCAN = "Scan"
+    VALUES = "Values"
+    CALC = "Calc"
+    WINDOW_TVF = "WindowTVF"
+    CORRELATE = "Correlate"
+    UNION = "Union"
+    SINK = "Sink"
+    GROUP_AGGREGATE = "GroupAggregate"
+    DISTINCT = "Distinct"
+    WINDOW_AGGREGATE = "WindowAggregate"
+    REGULAR_JOIN = "RegularJoin"
+    INTERVAL_JOIN = "IntervalJoin"
+    WINDOW_JOIN = "WindowJoin"
+    TEMPORAL_JOIN = "TemporalJoin"
+    LOOKUP_JOIN = "LookupJoin"
+    DEDUPLICATE = "Deduplicate"
+    WINDOW_DEDUPLICATE = "WindowDeduplicate"
+    TOP_N = "TopN"
+    WINDOW_TOP_N = "WindowTopN"
+    OVER_AGGREGATE = "OverAggregate"
+    MATCH_RECOGNIZE = "MatchRecognize"
+    SORT = "Sort"
+
+
+class AggFunc(StrEnum):
+    """Aggregate and ranking functions, by their Flink names."""
+
+    COUNT = "COUNT"
+    SUM = "SUM"
+    AVG = "AVG"
+    MIN = "MIN"
+    MAX = "MAX"
+    FIRST_VALUE = "FIRST_VALUE"
+    LAST_VALUE = "LAST_VALUE"
+    LISTAGG = "LISTAGG"
+    COLLECT = "COLLECT"
+    STDDEV_POP = "STDDEV_POP"
+    STDDEV_SAMP = "STDDEV_SAMP"
+    VAR_POP = "VAR_POP"
+    VAR_SAMP = "VAR_SAMP"
+    APPROX_COUNT_DISTINCT = "APPROX_COUNT_DISTINCT"
+    ARRAY_AGG = "ARRAY_AGG"
+    BIT_AND = "BIT_AND"
+    BIT_OR = "BIT_OR"
+    BIT_XOR = "BIT_XOR"
+    JSON_ARRAYAGG = "JSON_ARRAYAGG"
+    JSON_OBJECTAGG = "JSON_OBJECTAGG"
+    ANY_VALUE = "ANY_VALUE"
+    ROW_NUMBER = "ROW_NUMBER"
+    RANK = "RANK"
+    DENSE_RANK = "DENSE_RANK"
+    PERCENT_RANK = "PERCENT_RANK"
+    CUME_DIST = "CUME_DIST"
+    NTILE = "NTILE"
+    LAG = "LAG"
+    LEAD = "LEAD"
+
+    @property
+    def ranking(self) -> bool:
+        return self in RANKING
+
+
+RANKING = frozenset({AggFunc.ROW_NUMBER, AggFunc.RANK, AggFunc.DENSE_RANK})
 
 
 class WindowKind(str, Enum):
@@ -70,7 +151,7 @@ class WindowSpec:
 @dataclass(frozen=True)
 class AggCall:
     name: str  # output field name
-    func: str  # COUNT, SUM, MIN, MAX, AVG, ... upper case
+    func: AggFunc
     args: tuple[exp.Expr, ...]
     distinct: bool = False
     filter: exp.Expr | None = None
@@ -80,7 +161,10 @@ class AggCall:
         inner = "*" if self.star else ", ".join(sql(a) for a in self.args)
         d = "DISTINCT " if self.distinct else ""
         f = f" FILTER (WHERE {sql(self.filter)})" if self.filter is not None else ""
-        return f"{self.func}({d}{inner}){f} AS {self.name}"
+        return f"{self.func.value}({d}{inner}){f} AS {self.name}"
+
+
+Annotate = Callable[["Node"], list[str]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,14 +173,23 @@ class Node:
     origin: exp.Expr | None = field(default=None, repr=False, kw_only=True)
     # state TTL from a STATE_TTL hint: (ttl,) for one input, (left, right) for a join
     state_ttl_ms: tuple[int | None, ...] = field(default=(), kw_only=True)
+    node_id: int = field(default=UNNUMBERED, kw_only=True)
+
+    stateful: ClassVar[bool] = False
+    KIND: ClassVar[OperatorKind]
 
     @property
     def inputs(self) -> tuple[Node, ...]:
         return ()
 
     @property
-    def kind(self) -> str:
-        return type(self).__name__
+    def kind(self) -> OperatorKind:
+        return self.KIND
+
+    @property
+    def label(self) -> str:
+        """The node's id as EXPLAIN and diagnostics show it: n0, n1, ..."""
+        return f"n{self.node_id}"
 
     def describe(self) -> str:
         return ""
@@ -107,14 +200,28 @@ class Node:
     def field(self, name: str) -> Field | None:
         return next((f for f in self.fields if f.name == name), None)
 
-    def walk(self):  # type: ignore[no-untyped-def]
-        """Pre-order: this node, then its inputs."""
+    def walk(self) -> Iterator[Node]:
+        """Pre-order: this node, then its inputs (a shared subtree once per use)."""
         yield self
         for child in self.inputs:
             yield from child.walk()
 
-    def tree_lines(self, annotate=None, prefix: str = "") -> list[str]:  # type: ignore[no-untyped-def]
-        head = f"{self.kind}({self.describe()})" if self.describe() else self.kind
+    # -- traits (overridden where an operator differs) ------------------------------------------
+
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        """The changelog this operator emits, given its inputs' changelogs."""
+        return inputs[0] if inputs else INSERT_ONLY
+
+    def waits_on_watermark(self) -> bool:
+        """Whether it holds rows back until the watermark passes a bound (a window's end, an
+        interval bound, a row's time); group aggregation, keep-first deduplication and regular
+        joins emit at once."""
+        return False
+
+    # -- printing ------------------------------------------------------------------------------
+
+    def tree_lines(self, annotate: Annotate | None = None, prefix: str = "") -> list[str]:
+        head = f"{self.kind}({self.describe()})" if self.describe() else str(self.kind)
         lines = [prefix + head]
         if annotate is not None:
             for note in annotate(self):
@@ -146,6 +253,7 @@ class Unary(Node):
 
 @dataclass(frozen=True, eq=False)
 class Scan(Node):
+    KIND = OperatorKind.SCAN
     table: TableDef = field(kw_only=True)
     alias: str | None = field(default=None, kw_only=True)
     # computed columns, bound to the physical/metadata fields: name -> expression
@@ -154,6 +262,9 @@ class Scan(Node):
     watermark_delay_ms: int | None = field(default=None, kw_only=True)  # None: not a constant delay
     watermark_expr: exp.Expr | None = field(default=None, kw_only=True)
     hints: tuple[tuple[str, str], ...] = field(default=(), kw_only=True)  # OPTIONS(...) hint
+    # conjuncts of the filter right above the scan (over its fields), offered to the connector
+    # (Flink's SupportsFilterPushDown): a source may produce fewer rows; the filter still runs
+    filters: tuple[exp.Expr, ...] = field(default=(), kw_only=True)
 
     def describe(self) -> str:
         s = f"table=[{self.table.name}], fields=[{', '.join(self.field_names())}]"
@@ -165,9 +276,15 @@ class Scan(Node):
     def options(self) -> dict[str, str]:
         return {**self.table.options, **dict(self.hints)}
 
+    @property
+    def source_table(self) -> TableDef:
+        """The table with the OPTIONS hint applied: what the connector reads."""
+        return self.table.with_options(self.options) if self.hints else self.table
+
 
 @dataclass(frozen=True, eq=False)
 class Values(Node):
+    KIND = OperatorKind.VALUES
     rows: tuple[tuple[exp.Expr, ...], ...] = field(kw_only=True)
 
     def describe(self) -> str:
@@ -181,6 +298,7 @@ class Values(Node):
 class Calc(Unary):
     """Projection and filter, no state."""
 
+    KIND = OperatorKind.CALC
     projections: tuple[tuple[str, exp.Expr], ...] = field(kw_only=True)
     condition: exp.Expr | None = field(default=None, kw_only=True)
 
@@ -194,21 +312,36 @@ class Calc(Unary):
             s += f", where=[{sql(self.condition)}]"
         return s
 
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        # an upsert stream stays one while its key is projected (under the key's new names)
+        c = inputs[0]
+        if c.mode != Mode.UPSERT or not c.key:
+            return c
+        kept = {e.name: n for n, e in self.projections if isinstance(e, exp.Column)}
+        if all(k in kept for k in c.key):
+            return Changelog(Mode.UPSERT, tuple(kept[k] for k in c.key))
+        return RETRACT
+
 
 @dataclass(frozen=True, eq=False)
 class WindowTVF(Unary):
     """A window table function: adds window_start, window_end, window_time to each row."""
 
+    KIND = OperatorKind.WINDOW_TVF
     window: WindowSpec = field(kw_only=True)
 
     def describe(self) -> str:
         return str(self.window)
+
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return INSERT_ONLY
 
 
 @dataclass(frozen=True, eq=False)
 class Correlate(Unary):
     """LATERAL TABLE(f(..)) / CROSS JOIN UNNEST(..): rows expanded per input row, no state."""
 
+    KIND = OperatorKind.CORRELATE
     call: exp.Expr = field(kw_only=True)
     outer: bool = field(default=False, kw_only=True)
 
@@ -218,6 +351,7 @@ class Correlate(Unary):
 
 @dataclass(frozen=True, eq=False)
 class Union(Node):
+    KIND = OperatorKind.UNION
     children: tuple[Node, ...] = field(kw_only=True)
     all: bool = field(default=True, kw_only=True)
 
@@ -228,9 +362,13 @@ class Union(Node):
     def describe(self) -> str:
         return "all=true" if self.all else "all=false"
 
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return RETRACT if any(not c.insert_only for c in inputs) else INSERT_ONLY
+
 
 @dataclass(frozen=True, eq=False)
 class Sink(Unary):
+    KIND = OperatorKind.SINK
     table: TableDef = field(kw_only=True)
     overwrite: bool = field(default=False, kw_only=True)
     static_partition: tuple[tuple[str, str], ...] = field(default=(), kw_only=True)
@@ -244,13 +382,14 @@ class Sink(Unary):
 
 @dataclass(frozen=True, eq=False)
 class GroupAggregate(Unary):
+    stateful = True
     keys: tuple[str, ...] = field(kw_only=True)  # input field names
     aggs: tuple[AggCall, ...] = field(kw_only=True)
     distinct_only: bool = field(default=False, kw_only=True)  # SELECT DISTINCT
 
     @property
-    def kind(self) -> str:
-        return "Distinct" if self.distinct_only else "GroupAggregate"
+    def kind(self) -> OperatorKind:
+        return OperatorKind.DISTINCT if self.distinct_only else OperatorKind.GROUP_AGGREGATE
 
     def describe(self) -> str:
         keys = f"groupBy=[{', '.join(self.keys)}]"
@@ -258,9 +397,16 @@ class GroupAggregate(Unary):
             return keys
         return f"{keys}, select=[{', '.join(str(a) for a in self.aggs)}]"
 
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        if self.distinct_only and inputs[0].insert_only:
+            return INSERT_ONLY  # a distinct key is emitted once and never changes
+        return Changelog(Mode.UPSERT, self.keys)
+
 
 @dataclass(frozen=True, eq=False)
 class WindowAggregate(Unary):
+    KIND = OperatorKind.WINDOW_AGGREGATE
+    stateful = True
     window: WindowSpec = field(kw_only=True)
     keys: tuple[str, ...] = field(kw_only=True)  # non-window group keys (input field names)
     aggs: tuple[AggCall, ...] = field(kw_only=True)
@@ -269,6 +415,12 @@ class WindowAggregate(Unary):
     def describe(self) -> str:
         keys = f", groupBy=[{', '.join(self.keys)}]" if self.keys else ""
         return f"window=[{self.window}]{keys}, select=[{', '.join(str(a) for a in self.aggs)}]"
+
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return INSERT_ONLY
+
+    def waits_on_watermark(self) -> bool:
+        return True
 
 
 class JoinKind(str, Enum):
@@ -279,9 +431,17 @@ class JoinKind(str, Enum):
     SEMI = "SEMI"
     ANTI = "ANTI"
 
+    @property
+    def outer(self) -> bool:
+        return self in (JoinKind.LEFT, JoinKind.RIGHT, JoinKind.FULL)
+
 
 @dataclass(frozen=True, eq=False)
 class Join(Node):
+    """A regular join: keeps the rows of both sides to match the other side's future rows."""
+
+    KIND = OperatorKind.REGULAR_JOIN
+    stateful = True
     left: Node = field(kw_only=True)
     right: Node = field(kw_only=True)
     join_kind: JoinKind = field(default=JoinKind.INNER, kw_only=True)
@@ -292,30 +452,29 @@ class Join(Node):
     def inputs(self) -> tuple[Node, ...]:
         return (self.left, self.right)
 
-    @property
-    def kind(self) -> str:
-        return "RegularJoin"
-
     def describe(self) -> str:
         s = f"joinType=[{self.join_kind.value}]"
         if self.condition is not None:
             s += f", where=[{sql(self.condition)}]"
         return s
 
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        updating = any(not c.insert_only for c in inputs)
+        if updating or self.join_kind.outer or self.join_kind == JoinKind.ANTI:
+            return RETRACT
+        return INSERT_ONLY
+
 
 @dataclass(frozen=True, eq=False)
 class IntervalJoin(Join):
     """Rows of each side are kept only while the other side's time bound can still match."""
 
+    KIND = OperatorKind.INTERVAL_JOIN
     left_time: str = field(kw_only=True)
     right_time: str = field(kw_only=True)
     # left_time BETWEEN right_time + lower_ms AND right_time + upper_ms
     lower_ms: int = field(kw_only=True)
     upper_ms: int = field(kw_only=True)
-
-    @property
-    def kind(self) -> str:
-        return "IntervalJoin"
 
     def describe(self) -> str:
         return (
@@ -324,6 +483,12 @@ class IntervalJoin(Join):
             f"AND {self.right_time} {_signed(self.upper_ms)}], where=[{sql(self.condition)}]"
         )
 
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return INSERT_ONLY
+
+    def waits_on_watermark(self) -> bool:
+        return True
+
 
 def _signed(ms: int) -> str:
     return f"- {fmt_ms(-ms)}" if ms < 0 else f"+ {fmt_ms(ms)}"
@@ -331,38 +496,51 @@ def _signed(ms: int) -> str:
 
 @dataclass(frozen=True, eq=False)
 class WindowJoin(Join):
+    KIND = OperatorKind.WINDOW_JOIN
     window: WindowSpec = field(kw_only=True)
-
-    @property
-    def kind(self) -> str:
-        return "WindowJoin"
+    # the window of each side (their ids differ; the binder checked that they are alike)
+    left_window: int = field(kw_only=True)
+    right_window: int = field(kw_only=True)
 
     def describe(self) -> str:
         return f"joinType=[{self.join_kind.value}], window=[{self.window}], where=[{sql(self.condition)}]"
+
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return INSERT_ONLY
+
+    def waits_on_watermark(self) -> bool:
+        return True
 
 
 @dataclass(frozen=True, eq=False)
 class TemporalJoin(Join):
     """``FOR SYSTEM_TIME AS OF left.rowtime`` against a versioned table."""
 
+    KIND = OperatorKind.TEMPORAL_JOIN
     left_time: str = field(kw_only=True)
 
-    @property
-    def kind(self) -> str:
-        return "TemporalJoin"
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return inputs[0]
+
+    def waits_on_watermark(self) -> bool:
+        return True
 
 
 @dataclass(frozen=True, eq=False)
 class LookupJoin(Join):
-    """``FOR SYSTEM_TIME AS OF left.proctime``: each row looks up the current right side."""
+    """``FOR SYSTEM_TIME AS OF left.proctime``: each row looks up the current right side. It
+    keeps no state: the right side is read when a row arrives."""
 
-    @property
-    def kind(self) -> str:
-        return "LookupJoin"
+    KIND = OperatorKind.LOOKUP_JOIN
+    stateful = False
+
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return inputs[0]
 
 
 @dataclass(frozen=True, eq=False)
 class Deduplicate(Unary):
+    stateful = True
     keys: tuple[str, ...] = field(kw_only=True)
     order_field: str = field(kw_only=True)
     keep_last: bool = field(kw_only=True)
@@ -370,34 +548,69 @@ class Deduplicate(Unary):
     window: WindowSpec | None = field(default=None, kw_only=True)  # window deduplication
 
     @property
-    def kind(self) -> str:
-        return "WindowDeduplicate" if self.window else "Deduplicate"
+    def kind(self) -> OperatorKind:
+        return OperatorKind.WINDOW_DEDUPLICATE if self.window else OperatorKind.DEDUPLICATE
 
     def describe(self) -> str:
         keep = "LastRow" if self.keep_last else "FirstRow"
         return f"keep=[{keep}], key=[{', '.join(self.keys)}], order=[{self.order_field}]"
 
+    @property
+    def on_proctime(self) -> bool:
+        f = self.input.field(self.order_field)
+        return f is not None and f.time == TimeKind.PROCTIME
+
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        if self.window is not None:
+            return INSERT_ONLY
+        if not self.keep_last and self.on_proctime:
+            return INSERT_ONLY  # the first arrival per key never changes
+        # keep-last, and keep-first on event time (an earlier row may still arrive): the row
+        # kept per key can be replaced, an upsert on the key
+        return Changelog(Mode.UPSERT, self.keys)
+
+    def waits_on_watermark(self) -> bool:
+        return self.window is not None
+
 
 @dataclass(frozen=True, eq=False)
 class TopN(Unary):
+    stateful = True
     partition_keys: tuple[str, ...] = field(kw_only=True)
     order: tuple[tuple[str, bool], ...] = field(kw_only=True)  # (field, descending)
     n: int = field(kw_only=True)
     rank_field: str | None = field(default=None, kw_only=True)
-    rank_func: str = field(default="ROW_NUMBER", kw_only=True)
+    rank_func: AggFunc = field(default=AggFunc.ROW_NUMBER, kw_only=True)
     window: WindowSpec | None = field(default=None, kw_only=True)  # window Top-N
 
     @property
-    def kind(self) -> str:
-        return "WindowTopN" if self.window else "TopN"
+    def kind(self) -> OperatorKind:
+        return OperatorKind.WINDOW_TOP_N if self.window else OperatorKind.TOP_N
 
     def describe(self) -> str:
         order = ", ".join(f"{f} {'DESC' if d else 'ASC'}" for f, d in self.order)
         return f"rankRange=[1..{self.n}], partitionBy=[{', '.join(self.partition_keys)}], orderBy=[{order}]"
 
+    @property
+    def top1(self) -> bool:
+        """A ROW_NUMBER Top-1: one row per key, replaced (an upsert on the key)."""
+        return self.n == 1 and self.rank_func == AggFunc.ROW_NUMBER
+
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        if self.window is not None:
+            return INSERT_ONLY
+        if self.top1:
+            return Changelog(Mode.UPSERT, self.partition_keys)
+        return RETRACT
+
+    def waits_on_watermark(self) -> bool:
+        return self.window is not None
+
 
 @dataclass(frozen=True, eq=False)
 class OverAggregate(Unary):
+    KIND = OperatorKind.OVER_AGGREGATE
+    stateful = True
     partition_keys: tuple[str, ...] = field(kw_only=True)
     order_field: str = field(kw_only=True)
     order: tuple[tuple[str, bool], ...] = field(default=(), kw_only=True)  # full ORDER BY
@@ -413,9 +626,18 @@ class OverAggregate(Unary):
             f"{unit}=[{pre} PRECEDING], select=[{', '.join(str(a) for a in self.aggs)}]"
         )
 
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return INSERT_ONLY
+
+    def waits_on_watermark(self) -> bool:
+        f = self.input.field(self.order_field)
+        return f is not None and f.time == TimeKind.ROWTIME
+
 
 @dataclass(frozen=True, eq=False)
 class MatchRecognize(Unary):
+    KIND = OperatorKind.MATCH_RECOGNIZE
+    stateful = True
     partition_keys: tuple[str, ...] = field(kw_only=True)
     order_field: str = field(kw_only=True)
     within_ms: int | None = field(default=None, kw_only=True)
@@ -425,9 +647,18 @@ class MatchRecognize(Unary):
         w = f", within={fmt_ms(self.within_ms)}" if self.within_ms else ""
         return f"partitionBy=[{', '.join(self.partition_keys)}], orderBy=[{self.order_field}], pattern=[{self.pattern}]{w}"
 
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return INSERT_ONLY
+
+    def waits_on_watermark(self) -> bool:
+        f = self.input.field(self.order_field)
+        return f is not None and f.time == TimeKind.ROWTIME
+
 
 @dataclass(frozen=True, eq=False)
 class Sort(Unary):
+    KIND = OperatorKind.SORT
+    stateful = True
     order: tuple[tuple[str, bool], ...] = field(kw_only=True)
     limit: int | None = field(default=None, kw_only=True)
 
@@ -436,27 +667,13 @@ class Sort(Unary):
         lim = f", limit={self.limit}" if self.limit is not None else ""
         return f"orderBy=[{order}]{lim}"
 
+    @property
+    def first_key(self) -> Field | None:
+        return self.input.field(self.order[0][0]) if self.order else None
 
-STATEFUL = (
-    GroupAggregate,
-    WindowAggregate,
-    Join,
-    Deduplicate,
-    TopN,
-    OverAggregate,
-    MatchRecognize,
-    Sort,
-)
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return RETRACT if self.limit is not None and self.order else inputs[0]
 
-
-def is_stateful(node: Node) -> bool:
-    return isinstance(node, STATEFUL)
-
-
-def waits_on_watermark(node: Node) -> bool:
-    """Whether the operator holds rows back until the watermark passes a bound (a window's end,
-    an interval join's bound, a session gap); group aggregation, keep-first deduplication and
-    regular joins emit at once."""
-    if isinstance(node, (WindowAggregate, IntervalJoin, WindowJoin)):
-        return True
-    return isinstance(node, (Deduplicate, TopN)) and node.window is not None
+    def waits_on_watermark(self) -> bool:
+        first = self.first_key
+        return self.limit is None and first is not None and first.time == TimeKind.ROWTIME

@@ -11,10 +11,9 @@ from sqlglot import exp
 
 from planner.binder.joins import and_all, conjuncts
 from planner.logical.fields import WindowRole
-from planner.logical.operators import Calc, Deduplicate, Node, OverAggregate, TopN, WindowSpec
+from planner.logical.operators import RANKING, AggFunc, Calc, Deduplicate, Node, OverAggregate, TopN, WindowSpec
 from planner.logical.visit import transform
 
-RANK_FUNCS = ("ROW_NUMBER", "RANK", "DENSE_RANK")
 
 
 def _rank_limit(cond: exp.Expr, rank: str) -> int | None:
@@ -62,7 +61,7 @@ def _rank_field_through(node: Node, name: str) -> tuple[OverAggregate, str, list
         name = expr.name
         chain.append(node)
         node = node.input
-    if isinstance(node, OverAggregate) and len(node.aggs) == 1 and node.aggs[0].func in RANK_FUNCS:
+    if isinstance(node, OverAggregate) and len(node.aggs) == 1 and node.aggs[0].func in RANKING:
         if node.aggs[0].name == name:
             return node, name, chain
     return None
@@ -87,7 +86,7 @@ def _ranked(over: OverAggregate, n: int, windows: dict[int, WindowSpec]) -> Node
     order = over.order or ((over.order_field, False),)
     first_field = over.input.field(order[0][0])
     time_ordered = len(order) == 1 and first_field is not None and first_field.time is not None
-    if n == 1 and func == "ROW_NUMBER" and time_ordered:
+    if n == 1 and func == AggFunc.ROW_NUMBER and time_ordered:
         return Deduplicate(
             over.fields,
             input=over.input,

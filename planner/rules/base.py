@@ -1,16 +1,20 @@
-"""What a rule is, and what a rule sees: the plan, its properties, state and estimates."""
+"""What a rule is, and what a rule sees: the plan, its properties, state, estimates and the
+checker's problems. A rule yields ``Finding``s; ``Rule.run`` makes them diagnostics."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from sqlglot import exp
 
+from planner.check import Problem
 from planner.diagnostics import Category, Diagnostic, Severity
 from planner.lineage import Lineage
 from planner.logical.operators import Node
+from planner.logical.visit import distinct_nodes
 from planner.problems import node_span
 from planner.properties import NodeProps
 from planner.source import SourceText, Span
@@ -26,24 +30,20 @@ class RuleContext:
     settings: dict[str, str]
     source: SourceText | None
     statement_span: Span | None
-    # id(StateInfo.node) -> (estimate of the operator, estimates of its parts); None: no statistics
+    # node id -> (estimate of the operator, estimates of its parts); None: no statistics
     estimates: dict[int, tuple[str | None, tuple[str | None, ...]]] = field(default_factory=dict)
+    problems: Sequence[Problem] = ()  # what Spark cannot run, for the analysis's runtime mode
+    streaming: bool = True
 
     def estimate(self, node: Node, part_index: int | None = None) -> str | None:
-        total, parts = self.estimates.get(id(node), (None, ()))
+        total, parts = self.estimates.get(node.node_id, (None, ()))
         if part_index is None:
             return total
         return parts[part_index] if part_index < len(parts) else None
 
     @cached_property
     def _nodes(self) -> tuple[Node, ...]:
-        seen: set[int] = set()
-        out = []
-        for n in self.plan.walk():
-            if id(n) not in seen:
-                seen.add(id(n))
-                out.append(n)
-        return tuple(out)
+        return tuple(distinct_nodes([self.plan]))
 
     def nodes(self) -> Iterable[Node]:
         """Every distinct node of the plan, pre-order (computed once for all rules)."""
@@ -51,28 +51,33 @@ class RuleContext:
 
     @cached_property
     def _state_by_node(self) -> dict[int, StateInfo]:
-        return {id(s.node): s for s in self.state}
+        return {s.node_id: s for s in self.state}
 
     def state_of(self, node: Node) -> StateInfo | None:
-        return self._state_by_node.get(id(node))
+        return self._state_by_node.get(node.node_id)
 
     @cached_property
     def _parents(self) -> dict[int, Node]:
         parents: dict[int, Node] = {}
         for n in self.nodes():
             for child in n.inputs:
-                parents.setdefault(id(child), n)
+                parents.setdefault(child.node_id, n)
         return parents
 
     @cached_property
-    def memo(self) -> dict:
+    def memo(self) -> dict[Any, Any]:
         """Results rules share within one analysis (a rewrite two rules suggest)."""
         return {}
 
     def parent(self, node: Node) -> Node | None:
-        return self._parents.get(id(node))
+        return self._parents.get(node.node_id)
 
-    def written(self, expr) -> bool:  # type: ignore[no-untyped-def]
+    def plan_problems(self) -> list[Problem]:
+        """The checker's problems with an operator of this plan."""
+        ids = {n.node_id for n in self.nodes()}
+        return [p for p in self.problems if p.node_id in ids]
+
+    def written(self, expr: exp.Expr | None) -> bool:
         """Whether ``expr`` was parsed from this statement's text, not from an expanded view's.
         Binding may detach copies of subtrees, so this checks that the positions sqlglot kept
         point at the same identifiers in this text."""
@@ -96,7 +101,7 @@ class RuleContext:
         inside = self.statement_span.start <= start and end <= self.statement_span.end
         return inside and self.source.text[start:end].strip("`\"").lower() == call.name.lower()
 
-    def span(self, node: Node | None, at: exp.Expr | None = None) -> Span | None:
+    def span(self, node: Node | None, at: exp.Expr | None = None) -> Span:
         """Where ``node`` is in the statement's text. An operator from an expanded view has its
         origin in the view's own text: it is placed at the nearest enclosing operator written here
         (the view reference, the join, ...), never at offsets of another text. ``at`` is a more
@@ -107,8 +112,24 @@ class RuleContext:
         while node is not None:
             if self.written(node.origin):
                 return node_span(node.origin, default)
-            node = self._parents.get(id(node))
+            node = self._parents.get(node.node_id)
         return default
+
+
+Rewrite = str | Callable[[], str | None] | None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule found about one operator: the message, a hint, a rewrite (concrete SQL, or a
+    function that makes it: printing a large SELECT costs more than the analysis) and, where
+    there is one, the exact place inside the operator (a function call)."""
+
+    node: Node | None
+    message: str
+    hint: str | None = None
+    rewrite: Rewrite = None
+    at: exp.Expr | None = None
 
 
 # Rewrites are concrete SQL, and printing a large SELECT costs more than the analysis: a rule
@@ -120,33 +141,37 @@ REWRITES_SETTING = "sqlengine.lint.rewrites"
 @dataclass(frozen=True)
 class Rule:
     code: str
-    name: str  # kebab-case, the docs page is docs/rules/<code>-<name>.md
+    name: str  # kebab-case, the docs page is docs/rules/<code>.md
     severity: Severity
     category: Category
     summary: str
-    check: Callable[[RuleContext], Iterable[tuple[Node | None, str, str | None, str | Callable[[], str | None] | None]]]
+    check: Callable[[RuleContext], Iterable[Finding]]
+    # state that grows forever and processing time are questions of a streaming job; in batch
+    # mode every input is finite and runs to its end (what Spark can run is asked in both)
+    streaming_only: bool = True
 
     def run(self, ctx: RuleContext) -> list[Diagnostic]:
-        # state that grows forever, processing time and Spark Structured Streaming are questions
-        # of a streaming job; in batch mode every input is finite and runs to its end
-        if ctx.settings.get("execution.runtime-mode", "streaming").lower() == "batch":
+        if self.streaming_only and not ctx.streaming:
             return []
         out = []
         want_rewrites = ctx.settings.get(REWRITES_SETTING, "on") != "off"
-        for node, message, hint, rewrite, *at in self.check(ctx):  # an optional 5th: the exact place
+        for finding in self.check(ctx):
+            rewrite = finding.rewrite
             if callable(rewrite):
                 rewrite = rewrite() if want_rewrites else None
+            node = finding.node
             out.append(
                 Diagnostic(
                     code=self.code,
                     severity=self.severity,
                     category=self.category,
-                    message=message,
-                    hint=hint,
+                    message=finding.message,
+                    hint=finding.hint,
                     rewrite=rewrite,
                     source=ctx.source,
-                    span=ctx.span(node, at[0] if at else None),
+                    span=ctx.span(node, finding.at),
                     operator=node.kind if node is not None else None,
+                    node_id=node.node_id if node is not None else None,
                 )
             )
         return out

@@ -56,7 +56,7 @@ def tvf(table: str, time: str, interval: str, alias: str | None) -> exp.Expr:
 
 
 def window_rewrite(ctx: RuleContext, node: Node, interval: str) -> str | None:
-    key = ("window", id(node), interval)
+    key = ("window", node.node_id, interval)
     if key not in ctx.memo:
         ctx.memo[key] = _window_rewrite(ctx, node, interval)
     return ctx.memo[key]

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import GroupAggregate
-from planner.rules.base import Rule, RuleContext
+from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import from_relation, keys_text
 from planner.rules.rewrites import bucket_interval, ttl_rewrite, window_rewrite
 from planner.state import Growth, Verdict
 
 
-def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
         if not isinstance(node, GroupAggregate) or node.distinct_only:
             continue
@@ -42,7 +44,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                 "or set a state TTL if keys idle that long may be forgotten"
             )
             rewrite = lambda node=node: _keyed_rewrite(ctx, node)  # noqa: E731
-        yield node, message, hint, rewrite
+        yield Finding(node, message, hint, rewrite)
 
 
 def _keyed_rewrite(ctx: RuleContext, node: GroupAggregate) -> str:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import Join
-from planner.rules.base import Rule, RuleContext
+from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, on_condition, side_label
 from planner.rules.rewrites import interval_join_rewrite
-from planner.state import Verdict
+from planner.state import StoredKind, Verdict
 
 
-def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
         if type(node) is not Join:
             continue
@@ -27,7 +29,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
             size = f" ({estimate})" if estimate else ""
             label = side_label(ctx, sides[part.input_index], node.inputs[part.input_index])
             other = side_label(ctx, sides[1 - part.input_index], node.inputs[1 - part.input_index])
-            kept = "the current row per key" if "upsert key" in part.stores else "every row"
+            kept = "the current row per key" if part.stored.kind == StoredKind.UPSERT_ROWS else "every row"
             message = (
                 f"Regular join{cond} keeps {kept} of {label} ({part.label}) forever, "
                 f"to match rows of {other} that may still come{size}"
@@ -36,7 +38,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                 "bound the join in time: an interval join (both sides' event times within an interval) "
                 "releases rows once the watermark passes the bound; or set a state TTL if old rows may stop matching"
             )
-            yield node, message, hint, lambda node=node: interval_join_rewrite(ctx, node)
+            yield Finding(node, message, hint, lambda node=node: interval_join_rewrite(ctx, node))
 
 
 RULE = Rule(

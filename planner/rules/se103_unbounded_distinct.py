@@ -3,18 +3,20 @@ distinct value they have seen, forever."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from sqlglot import exp
 
 from planner.diagnostics import Category, Severity
 from planner.dialect import Flink
 from planner.logical.operators import GroupAggregate
-from planner.rules.base import Rule, RuleContext
+from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import enclosing_select, from_relation, keys_text, source_rowtime
 from planner.rules.rewrites import tvf, ttl_rewrite, window_rewrite
-from planner.state import Verdict
+from planner.state import PartRole, Verdict
 
 
-def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
         if not isinstance(node, GroupAggregate):
             continue
@@ -35,11 +37,10 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                     f"to drop later duplicates{size}"
                 )
                 hint = "deduplicate per window (add window_start, window_end of a TUMBLE window to the columns), or set a state TTL"
-                yield node, message, hint, lambda node=node: distinct_window_rewrite(ctx, node) or ttl_rewrite(ctx, node, what="row")
-            elif part.label == "distinct values":
-                values = part.stores.removeprefix("every distinct value of ").removesuffix(" seen")
+                yield Finding(node, message, hint, lambda node=node: distinct_window_rewrite(ctx, node) or ttl_rewrite(ctx, node, what="row"))
+            elif part.role == PartRole.DISTINCT_VALUES:
                 groups = ", ".join(info.parts[0].key_labels) or "the whole input"
-                columns = " and of ".join(values.split(", "))
+                columns = " and of ".join(part.stored.columns)
                 message = (
                     f"COUNT(DISTINCT ...){source} keeps every distinct value of {columns} seen per group "
                     f"({groups}) forever{size}"
@@ -49,7 +50,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                     "with the window; an approximate count needs far less state"
                 )
                 interval = "INTERVAL '1' DAY" if info.parts[0].time_derived_key else "INTERVAL '1' HOUR"
-                yield node, message, hint, lambda node=node, interval=interval: window_rewrite(ctx, node, interval) or ttl_rewrite(ctx, node)
+                yield Finding(node, message, hint, lambda node=node, interval=interval: window_rewrite(ctx, node, interval) or ttl_rewrite(ctx, node))
 
 
 def distinct_window_rewrite(ctx: RuleContext, node: GroupAggregate) -> str | None:

@@ -3,15 +3,17 @@ one entry per key, forever."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import Deduplicate
-from planner.rules.base import Rule, RuleContext
+from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import from_relation, keys_text, sql, written_origin
 from planner.rules.rewrites import ttl_rewrite, window_rank_rewrite
 from planner.state import Verdict
 
 
-def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
         if not isinstance(node, Deduplicate) or node.window is not None:
             continue
@@ -36,7 +38,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
             "each window's keys are released when it closes; or set a state TTL (a key idle longer comes through again)"
         )
         time = ctx.lineage.display(node.input, node.order_field)
-        yield node, message, hint, lambda node=node, time=time: _rewrite(ctx, node, time)
+        yield Finding(node, message, hint, lambda node=node, time=time: _rewrite(ctx, node, time))
 
 
 def _rewrite(ctx: RuleContext, node: Deduplicate, time: str) -> str:

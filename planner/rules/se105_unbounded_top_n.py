@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from planner.diagnostics import Category, Severity
 from planner.logical.fields import TimeKind
 from planner.logical.operators import TopN
-from planner.rules.base import Rule, RuleContext
+from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import from_relation, keys_text, rowtime_column, sql, written_origin
 from planner.rules.rewrites import ttl_rewrite, window_rank_rewrite
 from planner.state import Verdict
 
 
-def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
         if not isinstance(node, TopN) or node.window is not None:
             continue
@@ -35,7 +37,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
             "rank per window (PARTITION BY window_start, window_end, ... over a TUMBLE window): each window's "
             "ranking is released when it closes, and results are final instead of retracted"
         )
-        yield node, message, hint, lambda node=node: _rewrite(ctx, node)
+        yield Finding(node, message, hint, lambda node=node: _rewrite(ctx, node))
 
 
 def _rewrite(ctx: RuleContext, node: TopN) -> str:

@@ -4,15 +4,18 @@ until a state TTL removes it)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import OverAggregate
-from planner.rules.base import Rule, RuleContext
+from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import from_relation, keys_text, sql, written_origin
 from planner.rules.rewrites import ttl_rewrite
 from planner.state import Verdict
+from planner.state.text import stored_text
 
 
-def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
         if not isinstance(node, OverAggregate):
             continue
@@ -27,22 +30,21 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
         source = f" of {rel.label}" if rel is not None else ""
         estimate = ctx.estimate(node, 0)
         size = f" ({estimate})" if estimate else ""
-        stores = part.stores.split(",")[0]
         if node.preceding is None:
             message = (
-                f"OVER aggregation{source}{what} with UNBOUNDED PRECEDING keeps {stores.replace(' (UNBOUNDED PRECEDING)', '')} "
+                f"OVER aggregation{source}{what} with UNBOUNDED PRECEDING keeps one accumulator per partition "
                 f"for every partition ({keys}) ever seen, forever{size}"
             )
         else:
             message = (
-                f"OVER aggregation{source}{what} keeps {stores} for every partition ({keys}) ever seen, "
+                f"OVER aggregation{source}{what} keeps {stored_text(part, extras=False)} for every partition ({keys}) ever seen, "
                 f"forever: the frame bounds the rows per partition, not the number of partitions{size}"
             )
         hint = (
             "if per-window results will do, aggregate per window (TUMBLE over the event time); otherwise set a "
             "state TTL so that partitions idle that long are forgotten (their aggregates restart)"
         )
-        yield node, message, hint, lambda node=node: ttl_rewrite(ctx, node, what="partition")
+        yield Finding(node, message, hint, lambda node=node: ttl_rewrite(ctx, node, what="partition"))
 
 
 RULE = Rule(

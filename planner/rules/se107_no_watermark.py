@@ -8,6 +8,8 @@ or an ORDER BY on a plain column."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from planner.diagnostics import Category, Severity
 from planner.logical.fields import TimeKind
 from planner.logical.operators import (
@@ -19,7 +21,7 @@ from planner.logical.operators import (
     TemporalJoin,
     WindowAggregate,
 )
-from planner.rules.base import Rule, RuleContext
+from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import side_label, join_sides
 from planner.state import Verdict
 
@@ -39,16 +41,16 @@ def _order_kind(node: Node, name: str) -> TimeKind | None:
     return f.time if f is not None else None
 
 
-def check(ctx: RuleContext):  # type: ignore[no-untyped-def]  # noqa: C901
+def check(ctx: RuleContext) -> Iterator[Finding]:  # noqa: C901
     for node in ctx.nodes():
         info = ctx.state_of(node)
         if info is None or info.verdict != Verdict.UNBOUNDED:
             continue
-        if isinstance(node, TemporalJoin) and not ctx.props[id(node.right)].watermark.present and not info.parts[0].bounded:
+        if isinstance(node, TemporalJoin) and not ctx.props[node.right.node_id].watermark.present and not info.parts[0].bounded:
             _, right = join_sides(ctx, node)
             label = side_label(ctx, right, node.right)
             missing = _no_watermark_tables(ctx, node.right)
-            yield (
+            yield Finding(
                 node,
                 f"Temporal join against {label}, which has no watermark: the join emits a row only when both inputs' "
                 f"watermarks pass it, so every row of the left side waits forever",
@@ -58,21 +60,21 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]  # noqa: C901
         elif isinstance(node, IntervalJoin):
             for i, part in enumerate(info.parts):
                 side = node.inputs[part.input_index]
-                if part.bounded or ctx.props[id(side)].watermark.present:
+                if part.bounded or ctx.props[side.node_id].watermark.present:
                     continue
                 sides = join_sides(ctx, node)
                 label = side_label(ctx, sides[part.input_index], side)
                 missing = _no_watermark_tables(ctx, side)
-                yield (
+                yield Finding(
                     node,
                     f"Interval join: {label} has no watermark, so the interval bound never passes and every row "
                     f"of the {part.label} is kept forever",
                     "both inputs of an interval join need a watermark; the join's time advances with the slower one",
                     _declare(missing),
                 )
-        elif isinstance(node, WindowAggregate) and not ctx.props[id(node.input)].watermark.present and not info.parts[0].bounded:
+        elif isinstance(node, WindowAggregate) and not ctx.props[node.input.node_id].watermark.present and not info.parts[0].bounded:
             missing = _no_watermark_tables(ctx, node.input)
-            yield (
+            yield Finding(
                 node,
                 f"Window aggregation over {', '.join(f'`{t}`' for t in missing) or 'an input'} without a watermark: "
                 "no window ever closes, so every window's state is kept forever and nothing is emitted",
@@ -87,16 +89,16 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]  # noqa: C901
             col = ctx.lineage.display(node.inputs[0], order)
             what = {OverAggregate: "OVER aggregation ordered by", Sort: "ORDER BY", MatchRecognize: "MATCH_RECOGNIZE ordered by"}[type(node)]
             if kind is None:
-                yield (
+                yield Finding(
                     node,
                     f"{what} `{col}`, which is not a time attribute: a stream can only be released in "
                     "event-time order, so its rows are kept forever (Flink rejects this query)",
                     "order by the table's event-time attribute (the column of its WATERMARK FOR clause), ascending",
                     None,
                 )
-            elif kind == TimeKind.ROWTIME and not ctx.props[id(node.inputs[0])].watermark.present:
+            elif kind == TimeKind.ROWTIME and not ctx.props[node.inputs[0].node_id].watermark.present:
                 missing = _no_watermark_tables(ctx, node.inputs[0])
-                yield (
+                yield Finding(
                     node,
                     f"{what} `{col}` waits for a watermark that never comes (no watermark on "
                     f"{', '.join(f'`{t}`' for t in missing) or 'an input'}): rows are buffered forever",

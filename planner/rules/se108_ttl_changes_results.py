@@ -3,10 +3,12 @@ changes for the operator it applies to."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from planner.diagnostics import Category, Severity
 from planner.durations import format_duration
 from planner.logical.operators import Deduplicate, GroupAggregate, Join, Node, OverAggregate, TemporalJoin, TopN
-from planner.rules.base import Rule, RuleContext
+from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, keys_text, side_label
 
 SETTING = "table.exec.state.ttl"
@@ -36,12 +38,12 @@ def _effect(ctx: RuleContext, node: Node, keys: str, ttl: str) -> str | None:
     return None
 
 
-def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
         info = ctx.state_of(node)
         if info is None:
             continue
-        ttl_parts = [(i, p) for i, p in enumerate(info.parts) if p.bounded and "TTL" in p.bound and p.retention_ms]
+        ttl_parts = [(i, p) for i, p in enumerate(info.parts) if p.by_ttl and p.retention_ms]
         if not ttl_parts:
             continue
         if type(node) is Join:
@@ -57,7 +59,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                     f"matches them{' (and an outer join emits it unmatched, with NULLs)' if node.join_kind.value != 'INNER' else ''}"
                 )
                 hint = "if matching rows always arrive within a bounded time of each other, an interval join says so exactly and keeps the result correct"
-                yield node, message, hint, None
+                yield Finding(node, message, hint, None)
             continue
         if isinstance(node, TemporalJoin):
             left_rel, right_rel = join_sides(ctx, node)
@@ -76,7 +78,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
                     "keep the TTL only if keys idle that long no longer matter; if the versioned table's keys are a "
                     "fixed set, declare its size ('stats.distinct.<column>') instead and keep every key"
                 )
-                yield node, message, hint, None
+                yield Finding(node, message, hint, None)
             continue
         if isinstance(node, Join):
             continue
@@ -88,7 +90,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
             continue
         message = f"State TTL of {ttl} ({_origin(node, 0, part.retention_ms)}) changes the results of {node.kind}: {effect}"
         hint = "keep the TTL only if keys idle that long are really finished; a window states the same bound in the query and keeps results exact"
-        yield node, message, hint, None
+        yield Finding(node, message, hint, None)
 
 
 RULE = Rule(

@@ -3,10 +3,12 @@ for the delay (and results are that late)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from planner.diagnostics import Category, Severity
 from planner.durations import format_duration
 from planner.logical.operators import Deduplicate, IntervalJoin, Node, TopN, WindowAggregate, WindowJoin, WindowKind
-from planner.rules.base import Rule, RuleContext
+from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.rewrites import watermark_rewrite
 from planner.state import Verdict
 
@@ -24,13 +26,13 @@ def _span(node: Node) -> tuple[str, int] | None:
     return None
 
 
-def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
         span = _span(node)
         info = ctx.state_of(node)
         if span is None or info is None or info.verdict != Verdict.BOUNDED:
             continue
-        wm = ctx.props[id(node)].watermark
+        wm = ctx.props[node.node_id].watermark
         if not wm.present or wm.delay_ms is None:
             continue
         what, own = span
@@ -46,7 +48,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
             f"{kept}, mostly waiting for late rows, and every result is emitted {delay} late"
         )
         hint = "a delay is the lateness you accept, not a buffer: set it to the lateness your sources really have"
-        yield node, message, hint, watermark_rewrite(table, column, max(own, 1000))
+        yield Finding(node, message, hint, watermark_rewrite(table, column, max(own, 1000)))
 
 
 RULE = Rule(

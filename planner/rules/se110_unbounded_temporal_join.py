@@ -8,19 +8,21 @@ versioned table without a watermark is SE107's finding (nothing is ever dropped)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import TemporalJoin
-from planner.rules.base import Rule, RuleContext
+from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, keys_text, on_condition, side_label
 from planner.state import StatePart, Verdict
 
 
-def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
+def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
         if not isinstance(node, TemporalJoin):
             continue
         info = ctx.state_of(node)
-        if info is None or info.verdict != Verdict.UNBOUNDED or not ctx.props[id(node.right)].watermark.present:
+        if info is None or info.verdict != Verdict.UNBOUNDED or not ctx.props[node.right.node_id].watermark.present:
             continue
         index, part = next(((i, p) for i, p in enumerate(info.parts) if p.input_index == 1), (None, None))
         if part is None or part.bounded:
@@ -45,7 +47,7 @@ def check(ctx: RuleContext):  # type: ignore[no-untyped-def]
             "for it finds no version (an inner join drops the row, a LEFT JOIN pads it with NULLs)"
         )
         left_q = left_rel.qualifier if left_rel is not None and left_rel.qualifier else "the left side"
-        yield node, message, hint, lambda part=part, left_q=left_q: _rewrite(part, left_q)
+        yield Finding(node, message, hint, lambda part=part, left_q=left_q: _rewrite(part, left_q))
 
 
 def _rewrite(part: StatePart, left_q: str) -> str:

@@ -3,10 +3,16 @@
 
 from __future__ import annotations
 
+from planner.logical.changelog import RowKind
 from repl.views.columns import Columns
 from repl.views.live import Lines
 
-STYLE_OF = {"+I": "change.insert", "-U": "change.update-before", "+U": "change.update-after", "-D": "change.delete"}
+STYLE_OF = {
+    RowKind.INSERT: "change.insert",
+    RowKind.UPDATE_BEFORE: "change.update-before",
+    RowKind.UPDATE_AFTER: "change.update-after",
+    RowKind.DELETE: "change.delete",
+}
 MAX_LINES_PER_POLL = 5000
 
 

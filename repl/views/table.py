@@ -55,7 +55,7 @@ class TableView:
         changes, self._seen, _dropped = self.result.changes_since(self._seen)
         now = time.time()
         for ch in changes:
-            if ch.kind in ("+I", "+U"):
+            if ch.kind.adds:
                 self._fresh[repr(ch.row)] = now
         if len(self._fresh) > 10_000 or changes:
             self._fresh = {k: t for k, t in self._fresh.items() if now - t < FRESH_FOR}

@@ -14,6 +14,7 @@ import datetime as dt
 import decimal
 from typing import TYPE_CHECKING
 
+from catalog.connectors import CONNECTORS
 from sqlengine.connectors.base import Connector, SourceRequest, SourceResult
 from sqlengine.connectors.generated import (
     ALNUM,
@@ -59,9 +60,7 @@ class Datagen(Connector):
                 raise opts.error(str(err)) from None
             builder.max_length[col.name] = _declared_length(col.type or "")
             columns.append(builder.value(col.name, dtype, nullable=col.nullable).alias(col.name))
-        total = opts.int("number-of-rows")
-        for limit in builder.sequence_limits:
-            total = limit if total is None else min(total, limit)
+        total = CONNECTORS["datagen"].rows(table)  # number-of-rows, or where a sequence ends
         if total is None and not request.streaming:
             raise opts.error(
                 "the source is unbounded; batch mode needs 'number-of-rows' (or a sequence).",
@@ -97,7 +96,6 @@ class _Builder:
 
     def __init__(self, opts: TableOptions, draws: Draws, seed: int):
         self.opts, self.draws, self.seed = opts, draws, seed
-        self.sequence_limits: list[int] = []
         self.max_length: dict[str, int | None] = {}  # top-level column -> declared length
         self._pool = letter_pool(seed, 1024, ALNUM)
 
@@ -131,9 +129,7 @@ class _Builder:
             start = self._timestamp(start_text, start_key)
             step_ms = int(round((self.opts.seconds(self._key(path, "step")) or 1.0) * 1000))
             if end_text is not None:
-                end = self._timestamp(end_text, end_key)
-                span_ms = int((end - start).total_seconds() * 1000)
-                self.sequence_limits.append(max(0, span_ms // step_ms + 1))
+                self._timestamp(end_text, end_key)  # validated; its row count is the spec's
             literal = "TIMESTAMP_NTZ" if name == "timestamp_ntz" else "TIMESTAMP_LTZ"
             base = F.expr(f"{literal} '{start.isoformat(sep=' ')}'")
             return base + F.col(ROW) * F.expr(f"INTERVAL '{step_ms / 1000}' SECOND")
@@ -142,7 +138,6 @@ class _Builder:
         start, end = self._integer(start_text, start_key), self._integer(end_text, end_key)
         if end < start:
             raise self.opts.error(f"the sequence ends ({end}) before it starts ({start}).", end_key)
-        self.sequence_limits.append(end - start + 1)
         return F.lit(start) + F.col(ROW)
 
     def _integer(self, text: str | None, key: str) -> int:

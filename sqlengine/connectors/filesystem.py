@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
+from catalog.connectors import CONNECTORS
 from sqlengine.connectors.base import Connector, SinkRequest, SourceRequest, SourceResult
 from sqlengine.connectors.malformed import (
     CORRUPT_COLUMN,
@@ -93,8 +94,9 @@ class Filesystem(Connector):
         except UnsupportedType as err:
             raise opts.error(str(err)) from None
         mode = errors_mode(opts)
-        monitor = opts.seconds("source.monitor-interval")
-        bounded = monitor is None
+        spec = CONNECTORS["filesystem"]
+        monitor = spec.poll_seconds(table)
+        bounded = spec.bounded(table)
         reader_opts: dict[str, str] = {}
         if fmt == "csv":
             reader_opts.update(_csv_options(opts))
@@ -194,13 +196,8 @@ class Filesystem(Connector):
         table = request.table
         opts = TableOptions(table)
         opts.validate()
-        if request.output_mode != "append":
-            key = ", ".join(request.upsert_key) or "no key"
-            raise opts.error(
-                "the filesystem connector only appends rows, but the query updates rows "
-                f"(upsert key: {key}). Write the result to an upsert table, or make the query "
-                "insert-only (e.g. a window aggregate instead of a group aggregate)."
-            )
+        # an updating result never gets here: the checker refuses it (SINK_TAKES_APPENDS)
+        assert request.output_mode == "append", "the filesystem sink takes appended rows only"
         path = opts.string("path") or ""
         if _is_local(path) and _local(path).is_file():
             raise opts.error(f"the sink path '{path}' is a file; it must be a directory.", "path")

@@ -13,6 +13,8 @@ from typing import Any
 
 from pyspark.sql import types as T
 
+from planner.logical.changelog import RowKind
+
 
 def _java_double(value: float, single: bool = False) -> str:
     if math.isnan(value):
@@ -113,11 +115,11 @@ def format_value(value: Any, dtype: T.DataType) -> str:
         )
         return "{" + ", ".join(items) + "}"
     if isinstance(dtype, T.StructType):
-        return format_row(value, dtype, "+I")
+        return format_row(value, dtype, RowKind.INSERT)
     return str(value)
 
 
-def format_row(row: Any, schema: T.StructType, kind: str) -> str:
+def format_row(row: Any, schema: T.StructType, kind: RowKind) -> str:
     """``+I[1, foo]``: a row kind and the row's values."""
     values = ", ".join(format_value(row[i], f.dataType) for i, f in enumerate(schema.fields))
     return f"{kind}[{values}]"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
+from catalog.connectors import CONNECTORS
 from sqlengine.connectors.base import Connector, SourceRequest, SourceResult
 from sqlengine.connectors.generated import ROW, row_numbers
 from sqlengine.connectors.nexmark_events import NexmarkConfig, NexmarkEvents
@@ -119,13 +120,9 @@ class Nexmark(Connector):
                 f"(as in the benchmark's DDL), not {', '.join(physical) or 'none'}."
             )
         cfg = config(opts)
-        events_num = opts.int("events.num") or 0
-        stop_at = opts.int("stop-at")
-        total = events_num if events_num > 0 else None
-        if stop_at is not None and stop_at >= 0:
-            total = stop_at if total is None else min(total, stop_at)
-        keep_alive = opts.bool("keep-alive")
-        bounded = total is not None and not keep_alive
+        spec = CONNECTORS["nexmark"]
+        total = spec.rows(table)  # 'events.num', cut at 'stop-at'
+        bounded = spec.bounded(table)  # ... and not kept alive
         if not request.streaming and total is None:
             raise opts.error("batch mode needs a bounded source: set 'events.num'.", "events.num")
         declared = _declared_types(opts, table)
@@ -146,7 +143,7 @@ class Nexmark(Connector):
                 # each kind at its share of the rate, so that all three cover the same events
                 rows_per_second=None if max_speed else max(1, round(cfg.rate * share)),
                 rows_per_batch=-(-rows_per_batch // cfg.total) * proportion,
-                end_of_input=not keep_alive,
+                end_of_input=bounded,
             )
             i = F.col(ROW)  # the i-th event of this kind is event number n:
             epoch = F.floor(i / proportion).cast("long")

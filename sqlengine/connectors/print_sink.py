@@ -15,6 +15,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from planner.logical.changelog import RowKind
 from sqlengine.connectors.base import Connector, SinkRequest, SourceRequest, SourceResult
 from sqlengine.connectors.flink_format import format_row
 from sqlengine.connectors.options import TableOptions
@@ -38,10 +39,10 @@ class RowPrinter:
         out = []
         positions = [schema.fieldNames().index(k) for k in self.upsert_key or ()]
         for row in rows:
-            kind = "+I"
+            kind = RowKind.INSERT
             if self.upsert_key is not None:
                 key = tuple(row[i] for i in positions) if positions else tuple(row)
-                kind = "+U" if key in self.seen else "+I"
+                kind = RowKind.UPDATE_AFTER if key in self.seen else RowKind.INSERT
                 self.seen.add(key)
             out.append(self.prefix + format_row(row, schema, kind))
         return out

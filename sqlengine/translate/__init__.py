@@ -1,31 +1,37 @@
-"""Logical plan -> PySpark DataFrame. ``translate()`` refuses, before any job starts, what
-``planner.spark_support`` says cannot run, naming the operator and why."""
+"""Logical plan -> PySpark DataFrame. ``translate()`` asks the checker's verdict (the analysis's
+problems) and refuses, before any job starts, what ``planner.check`` says cannot run, naming
+the operator and why; the handlers themselves decide nothing of the sort."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.lineage import Lineage
-from planner.logical.operators import Node, Sink, waits_on_watermark
-from planner.properties import Mode, NodeProps
-from planner.spark_support import stateful_chain_problem, unsupported
-from sqlengine.translate.core import SourceInfo, Translator, visible
+from planner.logical.operators import Node, Sink
+from planner.properties import Mode
+from sqlengine.translate.core import SourceInfo, TranslationBug, Translator
 from sqlengine.translate.errors import TranslationError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+    from planner.analysis import Analysis
+    from sqlengine.connectors.malformed import DeadLetterQuery
+
+
+class OutputMode:
+    APPEND = "append"
+    UPDATE = "update"
+
 
 @dataclass
 class Translated:
     df: DataFrame
-    output_mode: str  # append | update
+    output_mode: str  # OutputMode.APPEND | OutputMode.UPDATE
     upsert_key: tuple[str, ...]
     sources: list[SourceInfo]
-    side_queries: list = field(default_factory=list)
+    side_queries: list[DeadLetterQuery] = field(default_factory=list)
 
     @property
     def bounded(self) -> bool:
@@ -36,41 +42,25 @@ class Translated:
         return tuple(m for s in self.sources for m in s.metric_names)
 
 
-def check_supported(plan: Node, props: dict[int, NodeProps]) -> None:
-    lineage = Lineage()
-    problems = unsupported(plan, props, lineage.bounded_input)
+def translate(plan: Node, analysis: Analysis, spark: SparkSession, *, job_dir: Path, end_markers: bool = True) -> Translated:
+    """The DataFrame of one plan of ``analysis`` (streaming or batch, as the analysis was made).
+
+    ``end_markers``: a bounded streaming job may carry end-of-input markers (only where an
+    operator waits on the watermark; see ``sqlengine.end_of_input``)."""
+    problems = analysis.problems_of(plan)
     if problems:
-        p = problems[0]
-        raise TranslationError(f"{p.node.kind}: {p.reason}", p.at if p.at is not None else p.node.origin)
-    chain = stateful_chain_problem(plan, props)
-    if chain is not None:
-        raise TranslationError(chain.reason, chain.node.origin)
-
-
-def translate(
-    plan: Node,
-    props: dict[int, NodeProps],
-    spark: SparkSession,
-    *,
-    streaming: bool,
-    job_dir: Path,
-    functions: Callable | None = None,
-    flush_at_end: bool = True,
-) -> Translated:
-    if streaming:
-        check_supported(plan, props)
+        raise TranslationError.of(problems[0])
+    streaming = analysis.streaming
     root = plan.input if isinstance(plan, Sink) else plan
-    changelog = props[id(root)].changelog
+    changelog = analysis.props[root.node_id].changelog
     if streaming and changelog.mode == Mode.RETRACT:
-        raise TranslationError("This query produces retractions, which Spark Structured Streaming cannot represent", root.origin)
-    # the end-of-input marker closes what waits on the watermark; a plan where nothing does
-    # (stateless, or keyed operators that emit at once) skips the marker's second phase
-    flush_at_end = flush_at_end and any(waits_on_watermark(n) for n in root.walk())
-    t = Translator(spark, props, streaming, job_dir, functions, flush_at_end)
-    df = t.translate(root)
-    df = df.select(*[df[c] for c in visible(df)])
-    mode = "append" if changelog.insert_only else "update"
-    return Translated(df, mode, changelog.key, t.sources, t.side_queries)
+        raise TranslationBug(f"internal error: a retracting result ({root.kind} {root.label}) the checker let through")
+    markers = end_markers and streaming and any(n.waits_on_watermark() for n in root.walk())
+    t = Translator(spark, analysis.props, streaming, job_dir, end_markers=markers)
+    t.claim_names(plan)
+    rel = t.translate(root)
+    mode = OutputMode.APPEND if changelog.insert_only else OutputMode.UPDATE
+    return Translated(rel.visible(), mode, changelog.key, t.sources, t.side_queries)
 
 
-__all__ = ["Translated", "TranslationError", "translate", "check_supported"]
+__all__ = ["OutputMode", "Translated", "TranslationError", "translate"]

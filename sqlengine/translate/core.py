@@ -1,72 +1,85 @@
 """The translator: a logical plan becomes a PySpark DataFrame, node by node.
 
-Columns are named exactly as the plan's fields. Columns whose names start with ``__`` are hidden
-bookkeeping (a window's struct ``__w<id>`` that later window operators group on); projections
-carry them along and outputs drop them.
+Each node becomes a ``Rel``: a DataFrame whose columns named in ``columns`` are the node's fields,
+exactly as the plan names them (any name a user gives a column is fine), plus the hidden columns
+the translator itself tracks by window id: Spark's window struct of a window TVF or window
+operator, which window operators above group on, and the time column of a SESSION table
+function. Every other column a handler needs on the way gets a fresh name (``Translator.fresh``)
+that no column of the plan has, and is gone from the Rel it returns.
+
+The translator refuses nothing on its own: what Spark cannot run is the checker's decision
+(``planner.check``); a handler that meets a plan the checker let through but it cannot translate
+has a bug, and says so with an internal error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from planner.logical.operators import Node
+from planner.check import Windows, carried_windows
+from planner.logical.operators import Node, Scan
 from planner.properties import NodeProps
-from sqlengine.translate.errors import TranslationError
 from sqlengine.translate.expressions import SparkExpressions, quote
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
-HIDDEN = "__"
-
-
-def hidden(df: DataFrame) -> list[str]:
-    return [c for c in df.columns if c.startswith(HIDDEN)]
+    from sqlengine.connectors.malformed import DeadLetterQuery
 
 
-def visible(df: DataFrame) -> list[str]:
-    return [c for c in df.columns if not c.startswith(HIDDEN)]
+class TranslationBug(AssertionError):
+    """A plan the checker let through that a handler cannot translate: a bug in sqlengine."""
 
 
-WATERMARK_KEY = "spark.watermarkDelayMs"  # the column metadata withWatermark() sets
+def unreachable(node: Node, what: str) -> TranslationBug:
+    return TranslationBug(f"internal error: {what} ({node.kind} {node.label}); the checker should have refused it")
 
 
-def without_event_time(df: DataFrame, names: list[str] | tuple[str, ...] | None = None) -> DataFrame:
-    """``df`` with the watermark mark taken off the columns ``names`` (all by default).
+@dataclass(frozen=True)
+class Rel:
+    """A node's DataFrame: its fields as ``columns``, and the hidden columns of the windows it
+    carries (window id -> column)."""
 
-    Spark treats a watermarked column among the keys of an aggregation or dropDuplicates as an
-    event-time key: it drops input rows at or behind the watermark and evicts their keys. Flink's
-    group aggregation, SELECT DISTINCT and deduplication keep every row (a bounded run ends in the
-    batch result); so their keys are plain columns here."""
-    from pyspark.sql import functions as F
+    df: DataFrame
+    columns: tuple[str, ...]
+    windows: Mapping[int, str] = field(default_factory=dict)  # window id -> Spark's window struct
+    session_times: Mapping[int, str] = field(default_factory=dict)  # SESSION TVF id -> its time column
 
-    wanted = set(df.columns if names is None else names)
-    cols = []
-    changed = False
-    for f in df.schema.fields:
-        if f.name in wanted and WATERMARK_KEY in f.metadata:
-            meta = {k: v for k, v in f.metadata.items() if k != WATERMARK_KEY}
-            cols.append(F.col(quote(f.name)).alias(f.name, metadata=meta))
-            changed = True
-        else:
-            cols.append(F.col(quote(f.name)))
-    return df.select(*cols) if changed else df
+    @property
+    def hidden(self) -> list[str]:
+        return [*self.windows.values(), *self.session_times.values()]
+
+    def col(self, name: str) -> Column:
+        from pyspark.sql import functions as F
+
+        return F.col(quote(name))
+
+    def visible(self) -> DataFrame:
+        """Only the node's fields, in order (no select when that is what the DataFrame has: each
+        costs Spark an analysis of the whole plan)."""
+        if tuple(self.df.columns) == self.columns:
+            return self.df
+        return self.df.select(*[quote(c) for c in self.columns])
 
 
 @dataclass
 class SourceInfo:
+    """What a job needs to know of one source it reads."""
+
     table: str
     bounded: bool
-    sentinel_dir: Path | None  # where the end-of-input marker is written (bounded streaming)
     metric_names: tuple[str, ...] = ()
-    time_column: str | None = None  # the watermarked column the marker carries
-    # the whole input arrives in the first micro-batch (no per-batch limit): the end-of-input
-    # marker can then be there from the start, and the job needs no second phase
+    # the end-of-input marker of a bounded, watermarked source: where it is written, and the
+    # columns of its one row (the watermarked column, and the flag that tells it from data)
+    marker_dir: Path | None = None
+    time_column: str | None = None
+    marker_column: str | None = None
+    # the whole input arrives in the first micro-batch (catalog.connectors: ConnectorSpec.one_batch)
     one_batch: bool = False
-    poll_seconds: float | None = None  # SourceResult.poll_seconds
+    poll_seconds: float | None = None  # ConnectorSpec.poll_seconds
 
 
 @dataclass
@@ -75,16 +88,35 @@ class Translator:
     props: dict[int, NodeProps]
     streaming: bool
     job_dir: Path
-    functions: Callable | None = None  # catalog function lookup (user functions are refused)
     # bounded streaming runs end with a marker row that moves each watermark to the end of time
-    flush_at_end: bool = True
+    end_markers: bool = True
     sources: list[SourceInfo] = field(default_factory=list)
-    side_queries: list = field(default_factory=list)
-    # id(Scan) -> conjuncts of the filter right above it, offered to its connector (streaming: each
-    # use of a scan is translated anew, so a filter never reaches another use's source)
-    pushed: dict[int, tuple] = field(default_factory=dict)
-    _cache: dict[int, DataFrame] = field(default_factory=dict)
-    _scan_ids: int = 0
+    side_queries: list[DeadLetterQuery] = field(default_factory=list)
+    _cache: dict[int, Rel] = field(default_factory=dict)
+    _taken: set[str] = field(default_factory=set)  # lower-case names of the plan's columns, and fresh ones
+    _scans: int = 0
+    _windows: dict[int, Windows] = field(default_factory=dict)  # the checker's view, to assert against
+
+    def claim_names(self, plan: Node) -> None:
+        """Remember every column name of the plan, so that fresh names avoid them (Spark
+        resolves names ignoring case)."""
+        for node in plan.walk():
+            self._taken.update(f.name.lower() for f in node.fields)
+            if isinstance(node, Scan):
+                self._taken.update(c.name.lower() for c in node.table.columns)
+
+    def fresh(self, what: str) -> str:
+        """A column name no column of the plan has, nor any other fresh name."""
+        k = len(self._taken)
+        while f"__{what}{k}" in self._taken:
+            k += 1
+        name = f"__{what}{k}"
+        self._taken.add(name)
+        return name
+
+    def next_scan_id(self) -> int:
+        self._scans += 1
+        return self._scans
 
     def exprs(self, node: Node) -> SparkExpressions:
         """Expression translation over the fields a node's expressions refer to."""
@@ -92,34 +124,40 @@ class Translator:
         for child in node.inputs:
             for f in child.fields:
                 fields.setdefault(f.name, f)
-        return SparkExpressions(fields, self.functions)
+        return SparkExpressions(fields)
 
     def join_exprs(self, node: Node) -> SparkExpressions:
-        return SparkExpressions({f.name: f for f in node.fields}, self.functions)
+        return SparkExpressions({f.name: f for f in node.fields})
 
-    def translate(self, node: Node) -> DataFrame:
+    def translate(self, node: Node) -> Rel:
         # A subtree used twice (a view or CTE read by both sides of a join; the binder shares its
         # plan) is translated once per use in streaming mode, so that each use reads its own
         # source. One streaming source under two stateful branches of a query made Spark evict
         # one branch's windows a batch late: Nexmark q5 ended with no rows instead of the batch
         # result (test_streaming_equals_batch.py::test_a_view_read_twice_in_one_streaming_query).
-        key = id(node)
-        if self.streaming or key not in self._cache:
-            from sqlengine.translate import dispatch
+        if not self.streaming and node.node_id in self._cache:
+            return self._cache[node.node_id]
+        from sqlengine.translate.dispatch import handler_for
 
-            handler = None
-            if not self.streaming:
-                handler = dispatch.BATCH_HANDLERS.get(type(node))
-            handler = handler or dispatch.HANDLERS.get(type(node))
-            if handler is None:
-                raise TranslationError(f"{node.kind} cannot run on Spark yet", node.origin)
-            self._cache[key] = handler(self, node)
-        return self._cache[key]
+        handler = handler_for(node, self.streaming)
+        if handler is None:
+            raise unreachable(node, "no translation for this operator")
+        rel = handler(self, node)
+        expected = carried_windows(node, self._windows)
+        if (set(rel.windows), set(rel.session_times)) != (set(expected.structs), set(expected.session_times)):
+            raise unreachable(node, f"windows carried {dict(rel.windows)}/{dict(rel.session_times)}, planned {expected}")
+        self._cache[node.node_id] = rel
+        return rel
 
-    def project(self, df: DataFrame, names: list[str], keep_hidden: bool = True) -> DataFrame:
-        cols = [quote(n) for n in names] + ([quote(h) for h in hidden(df)] if keep_hidden else [])
-        return df.select(*cols)
+    def with_columns(self, rel: Rel, cols: list[Column], names: tuple[str, ...], keep_hidden: bool = True) -> Rel:
+        """``rel`` projected to ``cols`` (named ``names``), its hidden columns kept."""
+        from pyspark.sql import functions as F
 
-    def next_scan_id(self) -> int:
-        self._scan_ids += 1
-        return self._scan_ids
+        hidden = [F.col(quote(h)) for h in rel.hidden] if keep_hidden else []
+        df = rel.df.select(*cols, *hidden)
+        if keep_hidden:
+            return Rel(df, names, rel.windows, rel.session_times)
+        return Rel(df, names)
+
+
+Handler = Callable[[Translator, Any], Rel]

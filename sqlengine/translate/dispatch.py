@@ -10,7 +10,11 @@ from planner.logical.operators import (
     IntervalJoin,
     Join,
     LookupJoin,
+    Node,
+    OverAggregate,
     Scan,
+    Sink,
+    Sort,
     TopN,
     Union,
     Values,
@@ -20,12 +24,18 @@ from planner.logical.operators import (
 )
 from sqlengine.translate.aggregates import translate_deduplicate, translate_group_aggregate, translate_topn
 from sqlengine.translate.batch_only import translate_over, translate_rank_batch, translate_sort
+from sqlengine.translate.core import Handler, Rel, Translator
 from sqlengine.translate.joins import translate_join
 from sqlengine.translate.relational import translate_calc, translate_correlate, translate_union, translate_values
 from sqlengine.translate.scan import translate_scan
 from sqlengine.translate.windows import translate_tvf, translate_window_aggregate
 
-HANDLERS = {
+
+def translate_sink(t: Translator, node: Sink) -> Rel:
+    return t.translate(node.input)
+
+
+HANDLERS: dict[type[Node], Handler] = {
     Scan: translate_scan,
     Values: translate_values,
     Calc: translate_calc,
@@ -40,14 +50,21 @@ HANDLERS = {
     IntervalJoin: translate_join,
     WindowJoin: translate_join,
     LookupJoin: translate_join,
+    Sink: translate_sink,
 }
 
 # in batch mode (execution.runtime-mode = batch) Spark's window functions run what streams cannot
-from planner.logical.operators import OverAggregate, Sort  # noqa: E402
-
-BATCH_HANDLERS = {
+BATCH_HANDLERS: dict[type[Node], Handler] = {
     OverAggregate: translate_over,
     Sort: translate_sort,
     TopN: translate_rank_batch,
     Deduplicate: translate_rank_batch,
 }
+
+
+def handler_for(node: Node, streaming: bool) -> Handler | None:
+    if not streaming:
+        batch = BATCH_HANDLERS.get(type(node))
+        if batch is not None:
+            return batch
+    return HANDLERS.get(type(node))

@@ -1,16 +1,17 @@
-"""Why a plan cannot become a Spark job, attached to the syntax node it came from."""
+"""A plan Spark cannot run, as the positioned error a user sees: the checker's problem
+(``planner.check``) attached to the syntax it came from."""
 
 from __future__ import annotations
 
-from sqlglot import exp
-
+from planner.check import Problem
 from planner.problems import PlanningError
 
 
 class TranslationError(PlanningError):
-    """The plan (or an expression in it) has no translation to Spark; ``message`` says why."""
+    """What the checker found Spark cannot run; ``message`` says which operator and why."""
 
     code = "SE301"
 
-    def __init__(self, message: str, node: exp.Expr | None = None, hint: str | None = None):
-        super().__init__(message, node, hint)
+    @classmethod
+    def of(cls, problem: Problem) -> TranslationError:
+        return cls(problem.message, problem.position, problem.hint)

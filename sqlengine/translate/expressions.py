@@ -13,16 +13,15 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from planner.binder.expressions import func_name, type_of
+from planner.binder.expressions import type_of
 from planner.binder.joins import column_literal
 from planner.logical import typing as T
 from planner.logical.fields import Field
-from sqlengine.translate.errors import TranslationError
+from planner.logical.operators import AggCall, AggFunc
 
-UNSUPPORTED_FUNCTIONS = {
-    "CURRENT_WATERMARK": "CURRENT_WATERMARK() has no counterpart in Spark",
-    "CURRENT_ROW_TIMESTAMP": "CURRENT_ROW_TIMESTAMP() has no counterpart in Spark",
-}
+
+class Untranslatable(AssertionError):
+    """An expression the checker (planner.check) should have refused: a bug in sqlengine."""
 
 
 def _lit(text: str) -> exp.Literal:
@@ -58,9 +57,8 @@ def _or_as_in(n: exp.Or) -> exp.Expr:
 
 
 class SparkExpressions:
-    def __init__(self, fields: dict[str, Field], functions=None):  # type: ignore[no-untyped-def]
+    def __init__(self, fields: dict[str, Field]):
         self.fields = fields
-        self.functions = functions  # catalog lookup for user functions
 
     def type(self, e: exp.Expr) -> exp.DataType:
         return type_of(e, self.fields)
@@ -68,7 +66,7 @@ class SparkExpressions:
     def integral(self, e: exp.Expr) -> bool:
         return T.is_type(self.type(e), *T.INTEGERS)
 
-    def rewrite(self, node: exp.Expr) -> exp.Expr:  # noqa: C901
+    def rewrite(self, node: exp.Expr) -> exp.Expr:
         node = node.copy()
 
         def fix(n: exp.Expr) -> exp.Expr:
@@ -103,23 +101,21 @@ class SparkExpressions:
         and with an empty delimiter splits into characters."""
         sep = n.expression
         if not (isinstance(sep, exp.Literal) and sep.is_string):
-            raise TranslationError("SPLIT needs a literal delimiter to run on Spark", n)
+            raise Untranslatable("SPLIT with a delimiter that is not a literal")
         pattern = _java_quote(sep.this) if sep.this else "(?!$)"
         return exp.Anonymous(this="split", expressions=[n.this.copy(), _lit(pattern), exp.Literal.number(-1)])
 
     def _anonymous(self, n: exp.Anonymous) -> exp.Expr:
         name = n.name.upper()
         args = list(n.expressions)
-        if name in UNSUPPORTED_FUNCTIONS:
-            raise TranslationError(UNSUPPORTED_FUNCTIONS[name], n)
+        if "user_function" in n.meta:
+            raise Untranslatable(f"user-defined function {n.name}")
         if name == "PROCTIME":
             return exp.CurrentTimestamp()
         if name == "SPLIT_INDEX":
-            if len(args) != 3:
-                raise TranslationError("SPLIT_INDEX takes (string, separator, index)", n)
             s, sep, idx = args
             if not (isinstance(sep, exp.Literal) and sep.is_string):
-                raise TranslationError("SPLIT_INDEX needs a literal separator to run on Spark", n)
+                raise Untranslatable("SPLIT_INDEX with a separator that is not a literal")
             parts = exp.Anonymous(this="split", expressions=[s, _lit(_java_quote(sep.this)), exp.Literal.number(-1)])
             element = exp.Anonymous(this="try_element_at", expressions=[parts, exp.Add(this=idx.copy(), expression=exp.Literal.number(1))])
             return exp.Case(ifs=[exp.If(this=exp.GTE(this=idx.copy(), expression=exp.Literal.number(0)), true=element)])
@@ -129,14 +125,6 @@ class SparkExpressions:
             # Flink parses a string argument with the default format first
             ts = exp.Anonymous(this="to_timestamp", expressions=[args[0], _lit("yyyy-MM-dd HH:mm:ss")])
             return exp.Anonymous(this="date_format", expressions=[ts, *args[1:]])
-        if self.functions is not None and self.functions(n.name) is not None:
-            raise TranslationError(
-                f"User-defined function `{n.name}` cannot run on Spark yet (it is declared as "
-                f"'{self.functions(n.name).class_name}', a JVM class sqlengine does not load)",
-                n,
-            )
-        if name.startswith(("TUMBLE_", "HOP_", "SESSION_", "CUMULATE_")):
-            raise TranslationError(f"{name} is only allowed with GROUP BY {name.split('_')[0]}(...)", n)
         return n
 
     def sql(self, node: exp.Expr) -> str:
@@ -152,7 +140,7 @@ def is_plain_column(e: exp.Expr) -> bool:
     return isinstance(e, exp.Column) and not e.table
 
 
-def _distinct_sql(exprs: SparkExpressions, f: str, args: tuple[exp.Expr, ...], filter_: exp.Expr | None) -> str:
+def _distinct_sql(exprs: SparkExpressions, f: AggFunc, args: tuple[exp.Expr, ...], filter_: exp.Expr | None) -> str:
     """COUNT/SUM/AVG(DISTINCT x) on a stream: the set of values seen (collect_set, which skips
     NULLs as DISTINCT does), then counted or summed. Spark refuses DISTINCT aggregates on
     streams; a set is a plain aggregate, kept per group (and per window) like Flink's state."""
@@ -163,47 +151,45 @@ def _distinct_sql(exprs: SparkExpressions, f: str, args: tuple[exp.Expr, ...], f
         filter_ = cond if filter_ is None else exp.and_(filter_.copy(), cond)
     agg: exp.Expr = values if filter_ is None else exp.Filter(this=values, expression=exp.Where(this=exprs.rewrite(filter_)))
     text = agg.sql(dialect="spark", identify=True)
-    if f == "COUNT":
+    if f == AggFunc.COUNT:
         return f"CAST(size({text}) AS BIGINT)"
     total = f"aggregate({text}, CAST(0 AS {_sum_type(exprs, args[0])}), (acc, v) -> acc + v)"
-    if f == "SUM":
+    if f == AggFunc.SUM:
         return f"CASE WHEN size({text}) = 0 THEN NULL ELSE {total} END"
-    if f == "AVG":
+    if f == AggFunc.AVG:
         op = "DIV" if exprs.integral(args[0]) else "/"
         return f"CASE WHEN size({text}) = 0 THEN NULL ELSE {total} {op} size({text}) END"
-    raise TranslationError(f"{f}(DISTINCT ...) cannot run on Spark yet")
+    raise Untranslatable(f"{f}(DISTINCT ...)")
 
 
 def _sum_type(exprs: SparkExpressions, arg: exp.Expr) -> str:
-    from planner.logical import typing as T
-
     t = exprs.type(arg)
     if T.is_type(t, *T.INTEGERS):
         return "BIGINT"
     if T.is_type(t, exp.DType.DECIMAL):
-        p, sc = T.decimal_ps(t)
-        return f"DECIMAL(38, {sc})"
+        _, scale = T.decimal_ps(t)
+        return f"DECIMAL(38, {scale})"
     return "DOUBLE"
 
 
-def agg_sql(exprs: SparkExpressions, func: str, args: tuple[exp.Expr, ...], distinct: bool, star: bool, filter_: exp.Expr | None) -> str:
+def agg_sql(exprs: SparkExpressions, agg: AggCall) -> str:
     """An aggregate call with Flink's semantics, e.g. AVG(int) as sum DIV count."""
-    f = func.upper()
-    if distinct and f in ("MIN", "MAX"):
+    f, args, distinct, star, filter_ = agg.func, agg.args, agg.distinct, agg.star, agg.filter
+    if distinct and f in (AggFunc.MIN, AggFunc.MAX):
         distinct = False  # the same result either way
-    if distinct and f in ("COUNT", "SUM", "AVG") and args:
+    if distinct and f in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG) and args:
         return _distinct_sql(exprs, f, args, filter_)
-    if f == "COUNT" and star:
+    if f == AggFunc.COUNT and star:
         call: exp.Expr = exp.Count(this=exp.Star())
     else:
         arg_nodes = [a.copy() for a in args]
         inner: exp.Expr = exp.Distinct(expressions=arg_nodes) if distinct else (arg_nodes[0] if arg_nodes else exp.Star())
-        cls = {"COUNT": exp.Count, "SUM": exp.Sum, "MIN": exp.Min, "MAX": exp.Max, "AVG": exp.Avg}.get(f)
+        cls = _SQLGLOT_AGG.get(f)
         if cls is not None:
             call = cls(this=inner)
         else:
-            call = exp.Anonymous(this=_SPARK_AGG.get(f, f.lower()), expressions=[inner, *arg_nodes[1:]])
-    if f == "AVG" and args and exprs.integral(args[0]):
+            call = exp.Anonymous(this=_SPARK_AGG.get(f, f.value.lower()), expressions=[inner, *arg_nodes[1:]])
+    if f == AggFunc.AVG and args and exprs.integral(args[0]):
         s_expr: exp.Expr = exp.Sum(this=args[0].copy())
         c_expr: exp.Expr = exp.Count(this=args[0].copy())
         if filter_ is not None:
@@ -212,20 +198,27 @@ def agg_sql(exprs: SparkExpressions, func: str, args: tuple[exp.Expr, ...], dist
         return exp.IntDiv(this=s_expr, expression=c_expr).sql(dialect="spark", identify=True)
     if filter_ is not None:
         call = exp.Filter(this=call, expression=exp.Where(this=filter_.copy()))
-    rewritten = exprs.rewrite(call) if f != "AVG" else call
+    rewritten = exprs.rewrite(call) if f != AggFunc.AVG else call
     return rewritten.sql(dialect="spark", identify=True)
 
 
+_SQLGLOT_AGG: dict[AggFunc, type[exp.AggFunc]] = {
+    AggFunc.COUNT: exp.Count,
+    AggFunc.SUM: exp.Sum,
+    AggFunc.MIN: exp.Min,
+    AggFunc.MAX: exp.Max,
+    AggFunc.AVG: exp.Avg,
+}
 _SPARK_AGG = {
-    "FIRST_VALUE": "first",
-    "LAST_VALUE": "last",
-    "LISTAGG": "listagg",
-    "COLLECT": "collect_list",
-    "STDDEV_POP": "stddev_pop",
-    "STDDEV_SAMP": "stddev_samp",
-    "VAR_POP": "var_pop",
-    "VAR_SAMP": "var_samp",
-    "APPROX_COUNT_DISTINCT": "approx_count_distinct",
-    "ARRAY_AGG": "collect_list",
-    "ANY_VALUE": "any_value",
+    AggFunc.FIRST_VALUE: "first",
+    AggFunc.LAST_VALUE: "last",
+    AggFunc.LISTAGG: "listagg",
+    AggFunc.COLLECT: "collect_list",
+    AggFunc.STDDEV_POP: "stddev_pop",
+    AggFunc.STDDEV_SAMP: "stddev_samp",
+    AggFunc.VAR_POP: "var_pop",
+    AggFunc.VAR_SAMP: "var_samp",
+    AggFunc.APPROX_COUNT_DISTINCT: "approx_count_distinct",
+    AggFunc.ARRAY_AGG: "collect_list",
+    AggFunc.ANY_VALUE: "any_value",
 }

@@ -4,13 +4,17 @@ keys), a stream-static join for a lookup join (the right table read once, as a b
 
 from __future__ import annotations
 
-from pyspark.sql import functions as F
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
 
 from planner.binder.joins import conjuncts
 from planner.logical.operators import Join, JoinKind, LookupJoin, WindowJoin
-from sqlengine.translate.core import Translator, hidden
-from sqlengine.translate.errors import TranslationError
-from sqlengine.translate.expressions import quote
+from sqlengine.translate.core import Rel, Translator, unreachable
+from sqlengine.translate.expressions import SparkExpressions, quote
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 HOW = {
     JoinKind.INNER: "inner",
@@ -22,50 +26,60 @@ HOW = {
 }
 
 
-def _side(df, names: list[str], suffix: str):  # type: ignore[no-untyped-def]
-    """A join input with the join's column names; hidden columns made unique per side."""
-    vis = [c for c in df.columns if not c.startswith("__")]
-    cols = [F.col(quote(c)).alias(n) for c, n in zip(vis, names)]
-    cols += [F.col(quote(h)).alias(h + suffix) for h in hidden(df)]
-    return df.select(*cols)
+def _side(t: Translator, rel: Rel, names: list[str], rename_hidden: bool) -> Rel:
+    """A join input with the join's column names for its fields; its hidden columns under fresh
+    names on the right side (both sides may carry the same ones: a subtree used twice)."""
+    from pyspark.sql import functions as F
+
+    cols = [F.col(quote(c)).alias(n) for c, n in zip(rel.columns, names, strict=True)]
+    windows, times = dict(rel.windows), dict(rel.session_times)
+    if rename_hidden:
+        windows = {w: t.fresh("w") for w in rel.windows}
+        times = {w: t.fresh("t") for w in rel.session_times}
+    cols += [F.col(quote(rel.windows[w])).alias(windows[w]) for w in rel.windows]
+    cols += [F.col(quote(rel.session_times[w])).alias(times[w]) for w in rel.session_times]
+    return Rel(rel.df.select(*cols), tuple(names), windows, times)
 
 
-def translate_join(t: Translator, node: Join):  # type: ignore[no-untyped-def]
+def translate_join(t: Translator, node: Join) -> Rel:
+    from pyspark.sql import functions as F
+
     n_left = len(node.left.fields)
     names = node.field_names()
-    left = _side(t.translate(node.left), names[:n_left], "")
-    if isinstance(node, LookupJoin):
-        right_df = _static(t, node)
-    else:
-        right_df = t.translate(node.right)
-    right = _side(right_df, names[n_left:], "_r")
+    left = _side(t, t.translate(node.left), names[:n_left], rename_hidden=False)
+    right_rel = _static(t, node) if isinstance(node, LookupJoin) else t.translate(node.right)
+    right = _side(t, right_rel, names[n_left:], rename_hidden=True)
     exprs = t.join_exprs(node)
     cond = F.expr(exprs.sql(node.condition)) if node.condition is not None else F.lit(True)
     if isinstance(node, WindowJoin):
-        lw = [h for h in hidden(left) if h.startswith("__w")]
-        rw = [h for h in hidden(right) if h.startswith("__w")]
-        if not lw or not rw:
-            raise TranslationError("A window join needs window aggregations or window TVFs on both sides", node.origin)
+        lw, rw = left.windows.get(node.left_window), right.windows.get(node.right_window)
+        if lw is None or rw is None:
+            raise unreachable(node, "a window join without the windows of both sides")
         # equal windows as a key: Spark then drops a window's rows once the watermark passes its end
-        cond = cond & (F.col(lw[0]) == F.col(rw[0]))
+        cond = cond & (F.col(quote(lw)) == F.col(quote(rw)))
     how = HOW[node.join_kind]
-    if isinstance(node, LookupJoin) and how not in ("inner", "left_outer"):
-        raise TranslationError("A lookup join is an inner or LEFT join", node.origin)
+    left_df, right_df = left.df, right.df
     if t.streaming and not isinstance(node, LookupJoin) and node.condition is not None:
-        left, right = _without_null_keys(exprs, node.condition, left, right, names[:n_left], how)
-    return left.join(right, on=cond, how=how)
+        left_df, right_df = _without_null_keys(exprs, node.condition, left_df, right_df, set(names[:n_left]), how)
+    df = left_df.join(right_df, on=cond, how=how)
+    windows = {**{w: c for w, c in right.windows.items() if w not in left.windows}, **left.windows}
+    times = {**{w: c for w, c in right.session_times.items() if w not in left.session_times}, **left.session_times}
+    if node.join_kind in (JoinKind.SEMI, JoinKind.ANTI):
+        return Rel(df, tuple(names[:n_left]), left.windows, left.session_times)
+    return Rel(df, tuple(names), windows, times)
 
 
-def _without_null_keys(exprs, condition, left, right, left_names: list[str], how: str):  # type: ignore[no-untyped-def]
+def _without_null_keys(
+    exprs: SparkExpressions, condition: exp.Expr, left: DataFrame, right: DataFrame, left_set: set[str], how: str
+) -> tuple[DataFrame, DataFrame]:
     """Drop rows whose equi-join key is NULL from the sides whose unmatched rows are not kept.
 
     `a = b` is never true when a or b is NULL, so this changes no result; but Spark's
     stream-stream join matches NULL keys with each other, and leaves excluding them to the
     optimizer's inferred IS NOT NULL filters, which do not always reach the join's inputs (found
     by hypothesis in bounded runs): NULL = NULL rows came out of inner and LEFT joins."""
-    from sqlglot import exp
+    from pyspark.sql import functions as F
 
-    left_set = set(left_names)
     for c in conjuncts(condition):
         if not isinstance(c, exp.EQ):
             continue
@@ -75,7 +89,7 @@ def _without_null_keys(exprs, condition, left, right, left_names: list[str], how
             sides.append("left" if cols and cols <= left_set else "right" if cols and not cols & left_set else None)
         if set(sides) != {"left", "right"}:
             continue
-        for e, side in zip((c.this, c.expression), sides):
+        for e, side in zip((c.this, c.expression), sides, strict=True):
             keep = F.expr(exprs.sql(e)).isNotNull()
             if side == "left" and how in ("inner", "right_outer", "left_semi"):
                 left = left.filter(keep)
@@ -84,11 +98,9 @@ def _without_null_keys(exprs, condition, left, right, left_names: list[str], how
     return left, right
 
 
-def _static(t: Translator, node: LookupJoin):  # type: ignore[no-untyped-def]
+def _static(t: Translator, node: LookupJoin) -> Rel:
     """The right side of a lookup join, read once as a static DataFrame."""
-    from sqlengine.translate.core import Translator as Tr
-
-    sub = Tr(t.spark, t.props, streaming=False, job_dir=t.job_dir, functions=t.functions, flush_at_end=False)
-    df = sub.translate(node.right)
+    sub = Translator(t.spark, t.props, streaming=False, job_dir=t.job_dir, end_markers=False, _taken=t._taken)
+    rel = sub.translate(node.right)
     t.sources.extend(sub.sources)
-    return df
+    return rel

@@ -13,7 +13,7 @@ from repl.views.changelog import ChangelogFeed
 from repl.views.columns import Columns
 from repl.views.live import watermark_text
 from repl.views.tableau import TableauFeed
-from sqlengine.jobs import Job
+from sqlengine.jobs import Job, JobKind
 from sqlengine.progress import OperatorState, Snapshot
 from sqlengine.results import ResultTable
 
@@ -64,7 +64,7 @@ def test_a_bounded_query_prints_its_final_table_once():
 
 
 def test_watermark_text():
-    job = Job(id="j", name="n", sql="SELECT 1", kind="select", checkpoint=Path("/tmp/x"), pipelines=[], bounded=False)
+    job = Job(id="j", name="n", sql="SELECT 1", kind=JobKind.SELECT, checkpoint=Path("/tmp/x"), pipelines=[], bounded=False)
     assert watermark_text(job) == "-"
 
     def snap(batch: int, wm: str) -> Snapshot:

@@ -209,11 +209,24 @@ def test_streaming_sink_partitions_and_is_exactly_once(spark, tmp_path):
     assert sorted((r.id, r.day) for r in back) == [(1, "x"), (2, "y"), (3, "x")]
 
 
-def test_sink_rejects_updating_input_naming_the_table(spark, tmp_path):
-    df = spark.range(1)
-    with pytest.raises(ConnectorError) as info:
-        _sink(fs_table(tmp_path / "out", columns=[("id", "BIGINT")]), df, mode="update")
-    assert "`events`" in str(info.value) and "updates rows" in str(info.value)
+def test_an_updating_query_into_a_filesystem_table_is_refused_when_planned(tmp_path):
+    """The filesystem sink appends rows only (catalog.connectors: accepts_updates): the checker
+    refuses a group aggregation written to it, so lint and EXPLAIN say it before any job."""
+    from catalog import Catalog
+    from planner.check import Code
+    from planner.script import parse_script
+    from planner.session import PlannerSession
+
+    session = PlannerSession(Catalog.in_memory())
+    sql = f"""CREATE TABLE src (k STRING, v INT) WITH ('connector' = 'datagen');
+              CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', 'format' = 'json');
+              INSERT INTO out SELECT k, COUNT(*) FROM src GROUP BY k;"""
+    *_, outcome = [session.execute(s) for s in parse_script(sql).statements]
+    (problem,) = outcome.analysis.problems
+    assert problem.code == Code.SINK_TAKES_APPENDS
+    assert "filesystem connector only appends rows" in problem.reason and "upsert key: k" in problem.reason
+    (diagnostic,) = [d for d in outcome.analysis.diagnostics if d.code == "SE301"]
+    assert diagnostic.operator == "Sink"
 
 
 def test_batch_sink_writes_flink_sql_timestamps_and_parquet_round_trip(spark, tmp_path):

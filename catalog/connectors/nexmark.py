@@ -1,0 +1,94 @@
+"""The nexmark connector: the Nexmark benchmark's person/auction/bid events, generated inside
+Spark. Bounded by 'events.num' or 'stop-at' unless 'keep-alive' keeps it open."""
+
+from __future__ import annotations
+
+from catalog.connectors.base import CONNECTOR, ConnectorSpec, Rate
+from catalog.model import TableDef
+from catalog.option_types import opt
+
+# Columns with a fixed, small set of values (the generator draws them from fixed lists or
+# ranges); every id column grows without bound.
+DOMAINS = {
+    "event_type": 3,
+    "auction.category": 5,
+    "person.state": 6,
+    "person.city": 10,
+    "bid.channel": 10_004,  # 4 hot channels + 10,000 others
+}
+
+
+class Nexmark(ConnectorSpec):
+    name = "nexmark"
+    options = (
+        CONNECTOR,
+        opt("first-event.rate", "int", "10000", "Events per second of event time: event i happens at base-time + i / rate."),
+        opt("next-event.rate", "int", "10000", "Accepted; like Nexmark's generator, only "
+            "'first-event.rate' sets the event-time spacing."),
+        opt("events.num", "long", "0", "Total events; 0 means unbounded."),
+        opt("keep-alive", "boolean", "false", "After the last event the source stays open (the job does not end)."),
+        opt("stop-at", "long", "-1", "Stop generating after this many events (-1: no stop)."),
+        opt("max-emit-speed", "boolean", "true",
+            "Emit as fast as possible; false: emit 'first-event.rate' events per wall-clock second."),
+        opt("person.proportion", "int", "1", "Share of person events."),
+        opt("auction.proportion", "int", "3", "Share of auction events."),
+        opt("bid.proportion", "int", "46", "Share of bid events."),
+        opt("person.avg-size", "memory", "200b", "Average person size (pads 'extra')."),
+        opt("auction.avg-size", "memory", "500b", "Average auction size (pads 'extra')."),
+        opt("bid.avg-size", "memory", "100b", "Average bid size (pads 'extra')."),
+        opt("bid.hot-ratio.auctions", "int", "2", "A bid is for a hot auction with probability 1 - 1/ratio."),
+        opt("bid.hot-ratio.bidders", "int", "4", "A bid is by a hot bidder with probability 1 - 1/ratio."),
+        opt("auction.hot-ratio.sellers", "int", "4", "An auction is by a hot seller with probability 1 - 1/ratio."),
+        opt("rate.shape", "enum", "SQUARE", "Not modelled: the rate is constant.", choices=("SQUARE", "SINE"), ignored=True),
+        opt("rate.period", "duration", "600 s", "Not modelled: the rate is constant.", ignored=True),
+        opt("rate.limited", "boolean", "false", "Not modelled.", ignored=True),
+        opt("base-time", "string", "2020-01-01 00:00:00", "Event time of event 0: a UTC timestamp or epoch milliseconds.",
+            flink_name=False),
+        opt("seed", "long", "0", "Seed of the generator: same seed, same events.", flink_name=False),
+        opt("rows-per-batch", "long", "1000000", "Events per micro-batch of an unbounded source at max emit speed.",
+            flink_name=False),
+    )
+    source = True
+    sink = False
+    description = "The Nexmark benchmark's person/auction/bid event stream, deterministic and computed inside Spark."
+
+    def rows(self, table: TableDef) -> int | None:
+        """Events generated: 'events.num' (0: no end), cut at 'stop-at' (-1: no stop)."""
+        values = self.values(table)
+        events, stop_at = values.int("events.num") or 0, values.int("stop-at")
+        total = events if events > 0 else None
+        if stop_at is not None and stop_at >= 0:
+            total = stop_at if total is None else min(total, stop_at)
+        return total
+
+    def bounded(self, table: TableDef) -> bool:
+        return self.rows(table) is not None and not self.values(table).bool("keep-alive")
+
+    def one_batch(self, table: TableDef) -> bool:
+        return self.bounded(table)
+
+    def rate(self, table: TableDef) -> Rate | None:
+        value = self.values(table).float("first-event.rate")
+        if value is None:
+            return None
+        shown = table.options.get("first-event.rate", "10000")
+        return Rate(value, f"nexmark 'first-event.rate' = {shown} events/s for `{table.name}` (all event types)")
+
+    def column_domain(self, table: TableDef, path: str) -> int | None:
+        return DOMAINS.get(path)
+
+    def proportions(self, table: TableDef) -> tuple[float, float, float]:
+        """The shares of person, auction and bid events (default 1 : 3 : 46)."""
+        values = self.values(table)
+        shares = [values.float(f"{kind}.proportion") for kind in ("person", "auction", "bid")]
+        person, auction, bid = (d if v is None else v for v, d in zip(shares, (1.0, 3.0, 46.0), strict=True))
+        return person, auction, bid
+
+    def selectivity(self, table: TableDef, column: str, value: str) -> float | None:
+        if column != "event_type":
+            return None
+        weights = self.proportions(table)
+        try:
+            return weights[int(value)] / sum(weights)
+        except (ValueError, IndexError, ZeroDivisionError):
+            return None

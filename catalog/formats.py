@@ -1,0 +1,32 @@
+"""The file formats' own WITH options ('json.*', 'csv.*', 'parquet.*'), allowed on a table whose
+'format' is that format."""
+
+from __future__ import annotations
+
+from catalog.option_types import OptionSpec, opt
+
+FORMATS: dict[str, tuple[OptionSpec, ...]] = {
+    "json": (
+        opt("json.ignore-parse-errors", "boolean", "false",
+            "Skip malformed records instead of failing (same as 'errors.mode' = 'skip')."),
+        opt("json.fail-on-missing-field", "boolean", "false",
+            "Only 'false' is supported: a missing field reads as NULL."),
+        opt("json.timestamp-format.standard", "enum", "SQL",
+            "How TIMESTAMP values are written: SQL ('2024-01-01 12:00:00.123') or ISO-8601 "
+            "('2024-01-01T12:00:00.123'). Reading accepts both.", choices=("SQL", "ISO-8601")),
+    ),
+    "csv": (
+        opt("csv.field-delimiter", "string", ",", "The field separator (one character, or '\\t')."),
+        opt("csv.ignore-parse-errors", "boolean", "false",
+            "Skip malformed records instead of failing (same as 'errors.mode' = 'skip')."),
+        opt("csv.quote-character", "string", '"', "The quote character around fields."),
+        opt("csv.disable-quote-character", "boolean", "false", "Fields are never quoted."),
+        opt("csv.allow-comments", "boolean", "false", "Lines starting with '#' are skipped."),
+        opt("csv.escape-character", "string", None, "The escape character inside quoted fields."),
+        opt("csv.null-literal", "string", None, "A field equal to this string reads as NULL."),
+    ),
+    "parquet": (
+        opt("parquet.compression", "enum", "snappy", "Compression of written files.",
+            choices=("none", "uncompressed", "snappy", "gzip", "lz4", "zstd")),
+    ),
+}

@@ -1,0 +1,50 @@
+"""One checker: what of a plan Spark can run, decided once, from the plan alone (no JVM).
+
+``check_plans`` returns every ``Problem`` (a code, the operator, the exact expression where
+there is one, the message from one table). Lint's SE301, EXPLAIN's advice, the shell's warning,
+``engine.start`` and the translator all ask it; the translator refuses nothing on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from planner.check.chains import chain_problem, retracting_root, ttl_problem
+from planner.check.codes import HINTS, MESSAGES, Code
+from planner.check.expressions import check_expressions
+from planner.check.operators import CHECKS, Context, Windows, carried_windows
+from planner.check.problem import Problem, problem
+from planner.lineage import Lineage
+from planner.logical.operators import Node, Scan
+from planner.logical.visit import distinct_nodes
+from planner.properties import NodeProps
+from planner.state import StateInfo
+
+__all__ = ["HINTS", "MESSAGES", "Code", "Problem", "Windows", "carried_windows", "check_plans", "problem"]
+
+
+def check_plans(
+    plans: Sequence[Node],
+    props: dict[int, NodeProps],
+    state: Sequence[StateInfo],
+    lineage: Lineage,
+    *,
+    streaming: bool,
+) -> tuple[Problem, ...]:
+    """Everything in ``plans`` Spark cannot run, in plan order (pre-order per plan)."""
+    memo: dict[int, Windows] = {}
+    ctx = Context(props, lineage, streaming, lambda node: carried_windows(node, memo))
+    out: list[Problem] = []
+    for node in distinct_nodes(plans):
+        check = CHECKS.get(type(node))
+        if check is not None:
+            out += check(node, ctx)
+        out += check_expressions(node)
+        if streaming and isinstance(node, Scan) and node.watermark_field is not None and node.watermark_delay_ms is None:
+            out.append(problem(Code.WATERMARK_NOT_CONSTANT, node))
+    if streaming:
+        for found in (ttl_problem(state), chain_problem(plans, props)):
+            if found is not None:
+                out.append(found)
+        if not out:
+            out += [p for p in (retracting_root(plan, props) for plan in plans) if p is not None]
+    return tuple(out)

@@ -1,0 +1,78 @@
+"""What Spark can run, expression by expression: the calls in a node's expressions (projections,
+conditions, computed columns, aggregate arguments) that have no translation to Spark."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+from sqlglot import exp
+
+from planner.check.codes import Code
+from planner.check.problem import Problem, problem
+from planner.logical.operators import AggCall, AggFunc, GroupAggregate, Node, OverAggregate, WindowAggregate
+
+NO_COUNTERPART = ("CURRENT_WATERMARK", "CURRENT_ROW_TIMESTAMP")
+_DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX)
+
+
+def expressions(value: Any) -> Iterator[exp.Expr]:
+    """The bound expressions a node holds (projections, conditions, aggregate arguments, computed
+    columns, ...), not its inputs nor the syntax it came from."""
+    if isinstance(value, exp.Expr):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from expressions(v)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, (Node, type)):
+        for f in dataclasses.fields(value):
+            if f.name not in ("origin", "filters"):
+                yield from expressions(getattr(value, f.name))
+
+
+def node_expressions(node: Node) -> Iterator[exp.Expr]:
+    for f in dataclasses.fields(node):
+        if f.name not in ("origin", "filters", "fields"):
+            yield from expressions(getattr(node, f.name))
+
+
+def check_expressions(node: Node) -> list[Problem]:
+    """The first call of each problem kind in the node's expressions (one is enough to refuse)."""
+    out: list[Problem] = []
+    for e in node_expressions(node):
+        for call in e.find_all(exp.Anonymous, exp.Split):
+            found = _call(node, call)
+            if found is not None and all(p.code != found.code for p in out):
+                out.append(found)
+    if isinstance(node, (GroupAggregate, WindowAggregate, OverAggregate)):
+        out += _distinct(node, node.aggs)
+    return out
+
+
+def _call(node: Node, call: exp.Expr) -> Problem | None:
+    if isinstance(call, exp.Split):  # Flink's SPLIT(s, delimiter): a literal delimiter
+        sep = call.expression
+        if not (isinstance(sep, exp.Literal) and sep.is_string):
+            return problem(Code.LITERAL_SEPARATOR, node, call, function="SPLIT")
+        return None
+    assert isinstance(call, exp.Anonymous)
+    name = call.name.upper()
+    if "user_function" in call.meta:
+        return problem(Code.USER_FUNCTION, node, call, name=call.name, class_name=str(call.meta["user_function"]))
+    if name in NO_COUNTERPART:
+        return problem(Code.NO_COUNTERPART, node, call, function=name)
+    if name == "SPLIT_INDEX":
+        args = call.expressions
+        sep = args[1] if len(args) > 1 else None
+        if not (isinstance(sep, exp.Literal) and sep.is_string):
+            return problem(Code.LITERAL_SEPARATOR, node, call, function="SPLIT_INDEX")
+    return None
+
+
+def _distinct(node: Node, aggs: tuple[AggCall, ...]) -> list[Problem]:
+    """DISTINCT aggregates run as sets of values (COUNT, SUM, AVG; MIN/MAX ignore DISTINCT)."""
+    for a in aggs:
+        if a.distinct and a.func not in _DISTINCT_OK:
+            return [problem(Code.DISTINCT_AGGREGATE, node, function=a.func.value)]
+    return []

@@ -1,0 +1,314 @@
+"""What Spark can run, operator by operator: each check looks at one node (and its inputs'
+properties) and returns the problems it has, with their codes. Streaming and batch mode differ:
+Spark's batch engine runs OVER, ORDER BY and any Top-N with its window functions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlglot import exp
+
+from catalog.connectors import spec_of
+from planner.check.codes import Code
+from planner.check.problem import Problem, problem
+from planner.lineage import Lineage
+from planner.logical import typing as T
+from planner.logical.fields import TimeKind
+from planner.logical.operators import (
+    AggFunc,
+    Calc,
+    Correlate,
+    Deduplicate,
+    GroupAggregate,
+    IntervalJoin,
+    Join,
+    JoinKind,
+    LookupJoin,
+    MatchRecognize,
+    Node,
+    OverAggregate,
+    Sink,
+    Sort,
+    TemporalJoin,
+    TopN,
+    Union,
+    WindowAggregate,
+    WindowJoin,
+    WindowKind,
+    WindowSpec,
+    WindowTVF,
+)
+from planner.properties import NodeProps
+
+_DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX)
+
+
+@dataclass(frozen=True)
+class Windows:
+    """What translation carries to a node's output of the windows below it, by window id:
+    Spark's window struct (made by a window TVF or window operator, grouped on by the window
+    operators above), and the time column of a SESSION table function (its sessions are made by
+    the aggregation above it)."""
+
+    structs: frozenset[int] = frozenset()
+    session_times: frozenset[int] = frozenset()
+
+    def __or__(self, other: Windows) -> Windows:
+        return Windows(self.structs | other.structs, self.session_times | other.session_times)
+
+
+@dataclass(frozen=True)
+class Context:
+    props: dict[int, NodeProps]
+    lineage: Lineage
+    streaming: bool
+    windows: Callable[[Node], Windows]
+
+    def updating_input(self, node: Node) -> bool:
+        return any(not self.props[c.node_id].changelog.insert_only for c in node.inputs)
+
+
+# each check takes its own operator class
+Check = Callable[[Any, Context], list[Problem]]
+
+
+def _unorderable(node: Node, order: tuple[tuple[str, bool], ...]) -> Problem | None:
+    """The best row per key is found with max_by: a key sorted against its natural direction
+    must be a number, a date or a time (which can be negated)."""
+    for name, desc in order:
+        if desc:
+            continue
+        f = node.inputs[0].field(name)
+        if f is None or not T.is_type(f.type, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL, *T.TIMESTAMPS, exp.DType.DATE):
+            return problem(Code.UNORDERABLE, node, column=name)
+    return None
+
+
+def _proctime_window(node: Node, window: WindowSpec | None) -> Problem | None:
+    source = node.inputs[0].field(window.time_field) if window is not None else None
+    if source is not None and source.time == TimeKind.PROCTIME:
+        return problem(Code.PROCTIME_WINDOW, node)
+    return None
+
+
+def _carried(node: Node, ctx: Context, window: WindowSpec, what: str, child: Node | None = None) -> Problem | None:
+    """The window struct a window operator groups on must reach it from the window TVF or window
+    operator that made it."""
+    child = child if child is not None else node.inputs[0]
+    if window.id in ctx.windows(child).structs:
+        return None
+    if window.id in ctx.windows(child).session_times:
+        through = "a SESSION window table function (its sessions are made by an aggregation)"
+    else:
+        ender = next((n for n in child.walk() if type(n) not in CARRIES), None)
+        through = f"a {ender.kind if ender is not None else 'plan'} step that does not keep it"
+    return problem(Code.WINDOW_NOT_CARRIED, node, what=what, window=f"{window.kind.value}({window.time_field})", through=through)
+
+
+def _first(*found: Problem | None) -> list[Problem]:
+    return [p for p in found if p is not None][:1]
+
+
+# -- per operator ------------------------------------------------------------------------------
+
+
+def check_sink(node: Sink, ctx: Context) -> list[Problem]:
+    if not ctx.streaming:
+        return []
+    if node.overwrite:
+        return [problem(Code.INSERT_OVERWRITE_STREAMING, node)]
+    changelog = ctx.props[node.input.node_id].changelog
+    spec = spec_of(node.table)
+    if not changelog.insert_only and spec is not None and not spec.accepts_updates:
+        key = ", ".join(changelog.key) or "no key"
+        return [problem(Code.SINK_TAKES_APPENDS, node, connector=spec.name, key=key)]
+    return []
+
+
+def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
+    return [problem(Code.OVER_STREAMING, node)] if ctx.streaming else []
+
+
+def check_match(node: MatchRecognize, ctx: Context) -> list[Problem]:
+    return [problem(Code.MATCH_RECOGNIZE, node)]
+
+
+def check_topn(node: TopN, ctx: Context) -> list[Problem]:
+    if node.window is not None:
+        found = _first(
+            _carried(node, ctx, node.window, "window Top-N"),
+            problem(Code.WINDOW_RANK_FUNCTION, node, function=node.rank_func.value) if node.rank_func != AggFunc.ROW_NUMBER else None,
+            _proctime_window(node, node.window) if ctx.streaming else None,
+        )
+        return found
+    if not ctx.streaming:
+        return []
+    if not node.top1:
+        return [problem(Code.TOP_N_RETRACTS, node)]
+    return _first(_unorderable(node, node.order))
+
+
+def check_dedup(node: Deduplicate, ctx: Context) -> list[Problem]:
+    if node.window is not None:
+        return _first(
+            _carried(node, ctx, node.window, "window deduplication"),
+            _proctime_window(node, node.window) if ctx.streaming else None,
+        )
+    if ctx.streaming and node.keep_last:
+        return _first(_unorderable(node, ((node.order_field, True),)))
+    return []
+
+
+def check_sort(node: Sort, ctx: Context) -> list[Problem]:
+    if not ctx.streaming:
+        return []
+    if node.limit is not None:
+        return [problem(Code.SORT_LIMIT_STREAMING, node)]
+    first = node.first_key
+    if first is None or first.time is None or node.order[0][1]:
+        return [problem(Code.SORT_NOT_TIME, node)]
+    return [problem(Code.SORT_STREAMING, node)]
+
+
+def check_correlate(node: Correlate, ctx: Context) -> list[Problem]:
+    if node.call.key != "unnest":
+        return [problem(Code.TABLE_FUNCTION, node)]
+    if len(node.call.expressions) != 1:
+        return [problem(Code.UNNEST_SEVERAL, node)]
+    return []
+
+
+def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]:
+    w = node.window
+    carried = ctx.windows(node.input)
+    out: list[Problem] = []
+    if node.legacy:
+        if w.kind == WindowKind.CUMULATE:
+            out.append(problem(Code.LEGACY_CUMULATE, node))
+    elif w.id in carried.session_times and w.id not in carried.structs:
+        # Spark's session_window makes sessions per group key; a SESSION table function makes them
+        # per PARTITION BY key (without one, over all rows): the two must be the same keys
+        if set(w.partition_keys) != set(node.keys):
+            out.append(problem(Code.SESSION_KEYS, node))
+    else:
+        out += _first(_carried(node, ctx, w, "window aggregation"))
+    if ctx.streaming:
+        out += _first(
+            _proctime_window(node, w),
+            problem(Code.WINDOW_AGG_UPDATING_INPUT, node) if ctx.updating_input(node) else None,
+        )
+    return out[:1]
+
+
+def check_group_aggregate(node: GroupAggregate, ctx: Context) -> list[Problem]:
+    if not ctx.streaming:
+        return []
+    if ctx.updating_input(node):
+        return [problem(Code.GROUP_AGG_UPDATING_INPUT, node)]
+    return []
+
+
+def check_temporal_join(node: TemporalJoin, ctx: Context) -> list[Problem]:
+    return [problem(Code.TEMPORAL_JOIN, node)]
+
+
+def check_lookup_join(node: LookupJoin, ctx: Context) -> list[Problem]:
+    if node.join_kind not in (JoinKind.INNER, JoinKind.LEFT):
+        return [problem(Code.LOOKUP_JOIN_KIND, node)]
+    if ctx.streaming and not ctx.lineage.bounded_input(node.right):
+        return [problem(Code.LOOKUP_JOIN_UNBOUNDED, node)]
+    return []
+
+
+def check_window_join(node: WindowJoin, ctx: Context) -> list[Problem]:
+    found = _first(
+        _carried(node, ctx, node.window, "window join", node.left),
+        _carried(node, ctx, replace(node.window, id=node.right_window), "window join", node.right),
+    )
+    if not found and ctx.streaming and node.join_kind != JoinKind.INNER:
+        found = [problem(Code.WINDOW_JOIN_OUTER, node)]
+    return found
+
+
+def check_interval_join(node: IntervalJoin, ctx: Context) -> list[Problem]:
+    if not ctx.streaming:
+        return []
+    if ctx.updating_input(node):
+        return [problem(Code.INTERVAL_JOIN_UPDATING_INPUT, node)]
+    if node.join_kind in (JoinKind.SEMI, JoinKind.ANTI, JoinKind.FULL):
+        return [problem(Code.INTERVAL_JOIN_KIND, node, join=node.join_kind.value)]
+    left_t = node.field(node.left_time)
+    if left_t is not None and left_t.time == TimeKind.PROCTIME:
+        return [problem(Code.PROCTIME_INTERVAL_JOIN, node)]
+    return []
+
+
+def check_join(node: Join, ctx: Context) -> list[Problem]:
+    if not ctx.streaming:
+        return []
+    if ctx.updating_input(node):
+        return [problem(Code.JOIN_UPDATING_INPUT, node)]
+    if node.join_kind.outer:
+        return [problem(Code.OUTER_JOIN_UNBOUNDED, node)]
+    if node.join_kind == JoinKind.ANTI:
+        return [problem(Code.ANTI_JOIN_STREAMS, node)]
+    return []
+
+
+def check_union(node: Union, ctx: Context) -> list[Problem]:
+    if ctx.streaming and ctx.updating_input(node):
+        return [problem(Code.UNION_UPDATING, node)]
+    return []
+
+
+CHECKS: dict[type[Node], Check] = {
+    Sink: check_sink,
+    OverAggregate: check_over,
+    MatchRecognize: check_match,
+    TopN: check_topn,
+    Deduplicate: check_dedup,
+    Sort: check_sort,
+    Correlate: check_correlate,
+    WindowAggregate: check_window_aggregate,
+    GroupAggregate: check_group_aggregate,
+    TemporalJoin: check_temporal_join,
+    LookupJoin: check_lookup_join,
+    WindowJoin: check_window_join,
+    IntervalJoin: check_interval_join,
+    Join: check_join,
+    Union: check_union,
+}
+
+# operators whose translation passes on what their inputs carry of windows (a window operator
+# above can still group on them); the others end them
+CARRIES: frozenset[type[Node]] = frozenset(
+    {Calc, Correlate, WindowTVF, Join, IntervalJoin, WindowJoin, LookupJoin, TemporalJoin, OverAggregate, Sort, Sink}
+)
+
+
+def carried_windows(node: Node, memo: dict[int, Windows]) -> Windows:
+    """What translation carries of windows to ``node``'s output (see ``Windows``): a window TVF
+    and a window operator make them; stateless steps, joins (both sides), OVER and ORDER BY pass
+    them on; aggregations, rankings and UNION end them. A window operator carries its own."""
+    done = memo.get(node.node_id)
+    if done is not None:
+        return done
+    out = Windows()
+    if type(node) in CARRIES:
+        # a semi or anti join emits the left side's rows only
+        semi = isinstance(node, Join) and node.join_kind in (JoinKind.SEMI, JoinKind.ANTI)
+        for child in node.inputs[:1] if semi else node.inputs:
+            out |= carried_windows(child, memo)
+    if isinstance(node, WindowTVF):
+        if node.window.kind == WindowKind.SESSION:
+            out |= Windows(session_times=frozenset({node.window.id}))
+        else:
+            out |= Windows(structs=frozenset({node.window.id}))
+    elif isinstance(node, WindowAggregate) or (isinstance(node, (TopN, Deduplicate)) and node.window is not None):
+        window = node.window
+        assert window is not None
+        out = Windows(structs=frozenset({window.id}))
+    memo[node.node_id] = out
+    return out

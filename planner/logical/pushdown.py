@@ -1,0 +1,25 @@
+"""Filters offered to sources, as Flink's ``PushFilterIntoTableSourceScanRule`` does: the
+conjuncts of a filter right on a scan become the scan's ``filters``, which its connector may use
+to produce fewer rows (a generator makes only the event kinds a filter lets through). The filter
+itself stays: a connector need not apply it in full.
+
+A scan used twice (a view read on both sides of a join) with a filter above only one use becomes
+two scans: the other use keeps all its rows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from planner.binder.joins import conjuncts
+from planner.logical.operators import Calc, Node, Scan
+from planner.logical.visit import transform
+
+
+def push_filters_into_scans(plan: Node) -> Node:
+    def step(node: Node) -> Node:
+        if isinstance(node, Calc) and node.condition is not None and isinstance(node.input, Scan):
+            scan = replace(node.input, filters=tuple(conjuncts(node.condition)))
+            return replace(node, input=scan)
+        return node
+
+    return transform(plan, step)

@@ -1,0 +1,37 @@
+"""State analysis: what each stateful operator keeps, what releases it and how it grows, as typed
+facts (``facts``), decided per operator (``analyzer``) and put into words in one place (``text``)."""
+
+from planner.state.analyzer import StateAnalyzer, analyze_state
+from planner.state.facts import (
+    Extra,
+    Growth,
+    Grouping,
+    Never,
+    PartRole,
+    Release,
+    ReleaseKind,
+    StateInfo,
+    StatePart,
+    Stored,
+    StoredKind,
+    TtlClock,
+    Verdict,
+)
+
+__all__ = [
+    "Extra",
+    "Growth",
+    "Grouping",
+    "Never",
+    "PartRole",
+    "Release",
+    "ReleaseKind",
+    "StateAnalyzer",
+    "StateInfo",
+    "StatePart",
+    "Stored",
+    "StoredKind",
+    "TtlClock",
+    "Verdict",
+    "analyze_state",
+]
