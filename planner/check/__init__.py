@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from planner.check.chains import chain_problem, retracting_root, ttl_problem
 from planner.check.codes import HINTS, MESSAGES, Code
 from planner.check.expressions import check_expressions
-from planner.check.operators import CHECKS, Context, Windows, carried_windows
+from planner.check.operators import CARRIES, CHECKS, Context, Windows, carried_windows
 from planner.check.problem import Problem, problem
 from planner.lineage import Lineage
-from planner.logical.operators import Node, Scan
+from planner.logical.operators import Node, Scan, WindowAggregate
 from planner.logical.visit import distinct_nodes
 from planner.properties import NodeProps
 from planner.state import StateInfo
@@ -34,7 +34,11 @@ def check_plans(
     memo: dict[int, Windows] = {}
     ctx = Context(props, lineage, streaming, lambda node: carried_windows(node, memo))
     out: list[Problem] = []
+    for plan in plans:
+        if ctx.windows(plan).session_times:  # a SESSION TVF's rows reach the result
+            out.append(problem(Code.SESSION_TVF_USE, plan))
     for node in distinct_nodes(plans):
+        out += _session_tvf_use(node, ctx)
         check = CHECKS.get(type(node))
         if check is not None:
             out += check(node, ctx)
@@ -48,3 +52,16 @@ def check_plans(
         if not out:
             out += [p for p in (retracting_root(plan, props) for plan in plans) if p is not None]
     return tuple(out)
+
+
+def _session_tvf_use(node: Node, ctx: Context) -> list[Problem]:
+    """A SESSION table function's rows may only reach the window aggregation of its window (its
+    window columns exist only there): any other operator that ends what its inputs carry is
+    refused."""
+    if type(node) in CARRIES:
+        return []
+    own = node.window.id if isinstance(node, WindowAggregate) else None
+    for child in node.inputs:
+        if ctx.windows(child).session_times - {own}:
+            return [problem(Code.SESSION_TVF_USE, node)]
+    return []

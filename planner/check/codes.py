@@ -46,6 +46,7 @@ class Code(StrEnum):
     SESSION_KEYS = "session-keys"
     WINDOW_NOT_CARRIED = "window-not-carried"
     LEGACY_CUMULATE = "legacy-cumulate"
+    SESSION_TVF_USE = "session-tvf-use"
     # expressions, both modes
     USER_FUNCTION = "user-function"
     NO_COUNTERPART = "no-counterpart"
@@ -112,6 +113,10 @@ MESSAGES: dict[Code, str] = {
         "`{window}` comes through {through}"
     ),
     Code.LEGACY_CUMULATE: "GROUP BY CUMULATE(...) cannot run on Spark yet; use the CUMULATE window table function",
+    Code.SESSION_TVF_USE: (
+        "a SESSION window table function runs on Spark only under a window aggregation grouped by its "
+        "window_start and window_end (Spark makes sessions while aggregating)"
+    ),
     Code.USER_FUNCTION: (
         "user-defined function `{name}` cannot run on Spark yet (it is declared as '{class_name}', a JVM class "
         "sqlengine does not load)"

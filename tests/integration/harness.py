@@ -5,7 +5,9 @@ Each case runs on N, 2N and 4N input events fed as one file per micro-batch, so 
 advances batch by batch as on a live stream. For every Spark state operator we take the peak
 ``numRowsTotal`` over the batches before the end of input; a bounded operator's peak must stay
 flat as the input grows (peak(4N) < 1.6 × peak(N)), an unbounded one must grow
-(peak(4N) > 2.5 × peak(N)). Anything in between counts as a disagreement.
+(peak(4N) > 2.5 × peak(N)). Anything in between counts as a disagreement. An operator that
+kept no state at any size is no evidence either way (its state lives within one micro-batch):
+it never counts as agreeing, and a case whose every operator is no evidence proves nothing.
 """
 
 from __future__ import annotations
@@ -17,18 +19,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from planner.logical.operators import (
-    Deduplicate,
-    GroupAggregate,
-    Join,
-    LookupJoin,
-    TopN,
-    WindowAggregate,
-)
+from planner.logical.operators import Deduplicate, GroupAggregate, Join, Node, TopN, WindowAggregate
 from planner.script import parse_script
-from planner.state import Verdict
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "nexmark"
+NO_EVIDENCE = "no evidence"
 BOUNDED_MAX = 1.6
 UNBOUNDED_MIN = 2.5
 
@@ -60,6 +55,13 @@ class Measured:
     peaks: dict[int, list[int]] = field(default_factory=dict)  # events -> peak rows per operator
     agree: bool | None = None
     detail: str = ""
+    spark_verdicts: list[str] = field(default_factory=list)  # per Spark operator
+    families: list[str | None] = field(default_factory=list)  # per planned operator
+
+    @property
+    def no_evidence(self) -> list[str]:
+        """The Spark operators that kept no state at any size."""
+        return [op for op, v in zip(self.spark_ops, self.spark_verdicts, strict=True) if v == NO_EVIDENCE]
 
 
 def nexmark_ddl(path: Path) -> str:
@@ -137,17 +139,16 @@ def family(kind: str) -> str:
     }.get(kind, kind)
 
 
-def plan_family(node) -> str | None:  # type: ignore[no-untyped-def]
-    if isinstance(node, LookupJoin):
+def plan_family(node: Node) -> str | None:
+    """Which Spark state operator a planned operator becomes (None: it keeps no Spark state)."""
+    if not node.stateful:
         return None
     if isinstance(node, Join):
         return "join"
     if isinstance(node, GroupAggregate) and node.distinct_only:
         return "dedup"
-    if isinstance(node, Deduplicate) and node.window is None and not node.keep_last:
-        f = node.input.field(node.order_field)
-        if f is not None and f.time is not None and f.time.value == "proctime":
-            return "dedup"
+    if isinstance(node, Deduplicate) and node.window is None and not node.keep_last and node.on_proctime:
+        return "dedup"
     if isinstance(node, (GroupAggregate, WindowAggregate, Deduplicate, TopN)):
         return "agg"
     return None
@@ -175,8 +176,7 @@ def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int,
         if measured is None:
             stateful = [(s.node, s) for s in analysis.state]
             planned = [(s.operator, s.verdict.value) for _, s in stateful]
-            measured = Measured(case, planned)
-            measured._families = [plan_family(n) for n, _ in stateful]  # type: ignore[attr-defined]
+            measured = Measured(case, planned, families=[plan_family(n) for n, _ in stateful])
         job = engine.start(outcome)
         job.wait()
         if job.status != Status.FINISHED:
@@ -198,30 +198,32 @@ def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int,
 
 def judge(m: Measured, sizes: tuple[int, ...]) -> None:
     small, large = m.peaks[sizes[0]], m.peaks[sizes[-1]]
-    spark_verdicts = []
-    for a, b in zip(small, large):
-        ratio = (b / a) if a else (float("inf") if b else 1.0)
-        spark_verdicts.append("bounded" if ratio < BOUNDED_MAX else "unbounded" if ratio > UNBOUNDED_MIN else "unclear")
-    m.spark_verdicts = spark_verdicts  # type: ignore[attr-defined]
-    fams = [f for f in m._families]  # type: ignore[attr-defined]
-    planned = [v for (_, v), f in zip(m.planned, fams) if f is not None]
-    planned_fams = [f for f in fams if f is not None]
+    m.spark_verdicts = []
+    for a, b in zip(small, large, strict=True):
+        if a == 0 and b == 0:
+            m.spark_verdicts.append(NO_EVIDENCE)
+            continue
+        ratio = (b / a) if a else float("inf")
+        m.spark_verdicts.append("bounded" if ratio < BOUNDED_MAX else "unbounded" if ratio > UNBOUNDED_MIN else "unclear")
+    planned = [v for (_, v), f in zip(m.planned, m.families, strict=True) if f is not None]
+    planned_fams = [f for f in m.families if f is not None]
     spark_fams = [family(n) for n in m.spark_ops]
     if sorted(planned_fams) != sorted(spark_fams):
         m.agree = False
         m.detail = f"operators differ: planned {planned_fams}, Spark {spark_fams}"
         return
     # match by family, in order of appearance
-    ok = True
     used = [False] * len(spark_fams)
     pairs = []
-    for fam, verdict in zip(planned_fams, planned):
+    for fam, verdict in zip(planned_fams, planned, strict=True):
         j = next(i for i, f in enumerate(spark_fams) if f == fam and not used[i])
         used[j] = True
-        pairs.append((verdict, spark_verdicts[j]))
-        ok = ok and verdict == spark_verdicts[j]
-    m.agree = ok
+        pairs.append((verdict, m.spark_verdicts[j]))
+    evidence = [(p, s) for p, s in pairs if s != NO_EVIDENCE]
+    m.agree = bool(evidence) and all(p == s for p, s in evidence)
     m.detail = "; ".join(f"planned {p} / measured {s}" for p, s in pairs)
+    if not evidence:
+        m.detail = "no operator kept any state: no evidence; " + m.detail
 
 
 def table(results: list[Measured], sizes: tuple[int, ...]) -> str:
@@ -233,9 +235,19 @@ def table(results: list[Measured], sizes: tuple[int, ...]) -> str:
         ops = ", ".join(f"{k}: {v}" for k, v in m.planned) or "none"
         peaks = "; ".join(" / ".join(str(m.peaks[s][i]) for s in sizes) for i in range(len(m.spark_ops))) or "-"
         name = m.case.name + (f" (after {m.case.warmup:,} events)" if m.case.warmup else "")
-        lines.append(f"| {name} | {ops} | {', '.join(m.spark_ops) or '-'} | {peaks} | {'yes' if m.agree else 'NO: ' + m.detail} |")
+        agree = "yes" if m.agree else "NO: " + m.detail
+        if m.agree and m.no_evidence:
+            agree += f" ({len(m.no_evidence)} operator{'s' if len(m.no_evidence) > 1 else ''} kept no state: no evidence)"
+        lines.append(f"| {name} | {ops} | {', '.join(m.spark_ops) or '-'} | {peaks} | {agree} |")
     return "\n".join(lines) + "\n"
 
 
 def to_json(results: list[Measured]) -> str:
-    return json.dumps([{"case": m.case.name, "planned": m.planned, "spark": m.spark_ops, "peaks": m.peaks, "agree": m.agree} for m in results], indent=2)
+    return json.dumps(
+        [
+            {"case": m.case.name, "planned": m.planned, "spark": m.spark_ops, "peaks": m.peaks, "agree": m.agree,
+             "spark_verdicts": m.spark_verdicts}
+            for m in results
+        ],
+        indent=2,
+    )

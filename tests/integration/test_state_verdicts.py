@@ -8,7 +8,7 @@ import pytest
 
 from sqlengine.engine import Engine
 from tests.integration import harness
-from tests.integration.cases import KNOWN_DISAGREEMENTS, all_cases
+from tests.integration.cases import KNOWN_DISAGREEMENTS, NO_EVIDENCE, all_cases
 
 SIZES = (4000, 8000, 16000)
 PER_FILE = 1000
@@ -38,3 +38,5 @@ def test_planned_verdict_matches_spark_state(spark, workdir, case):
     measured = harness.run_case(lambda home: Engine(home=home, spark=spark), spark, workdir, case, SIZES, PER_FILE, RATE)
     assert measured.planned, f"{case.name} has no stateful operator"
     assert measured.agree, f"{case.name}: {measured.detail}; peaks {measured.peaks}"
+    # an operator without evidence is declared, so that one that stops keeping state is noticed
+    assert sorted(measured.no_evidence) == sorted(NO_EVIDENCE.get(case.name, [])), measured.detail

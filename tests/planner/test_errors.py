@@ -52,15 +52,18 @@ def test_errors_in_one_statement_do_not_hide_the_next():
 
 
 def test_a_missing_closing_parenthesis_is_an_error_everywhere():
-    for sql in (
-        "SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE);",
-        "SELECT CAST(a AS INT FROM t;",
-        "SELECT EXTRACT(HOUR FROM ts;",
-        "SELECT f(1;",
-    ):
+    """At the end of the statement the hint says a parenthesis is open; before another token the
+    message names that token. The column is where the ``)`` was expected."""
+    cases = [
+        ("SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE);", "Expected ) at the end of the statement", 73),
+        ("SELECT CAST(a AS INT FROM t;", "Expected ), found `FROM`", 22),
+        ("SELECT EXTRACT(HOUR FROM ts;", "Expected ) at the end of the statement", 28),
+        ("SELECT f(1;", "Expected ) at the end of the statement", 11),
+    ]
+    for sql, message, column in cases:
         err = first_error(sql)
-        assert err.message.startswith("Expected )"), (sql, err.message)
-        assert err.hint == "a parenthesis is not closed" or "Expected )" in err.message
+        assert (err.message, err.line, err.column) == (message, 1, column), sql
+        assert (err.hint == "a parenthesis is not closed") == message.endswith("end of the statement"), sql
 
 
 def test_session_partition_keys_stop_before_the_next_argument():

@@ -49,9 +49,11 @@ def test_json_nodes_edges_state_and_diagnostics():
     assert all(d["node"] == join["id"] and d["line"] == 5 for d in doc["diagnostics"])
 
 
-def test_json_node_ids_are_stable():
-    a = analysis()
-    assert to_dict(a)["nodes"] == to_dict(a)["nodes"]
+def test_json_node_ids_are_the_binders_and_the_same_for_the_same_statement():
+    first, second = to_dict(analysis()), to_dict(analysis())  # planned twice, in two sessions
+    assert [(n["id"], n["kind"]) for n in first["nodes"]] == [(n["id"], n["kind"]) for n in second["nodes"]]
+    assert [n["id"] for n in first["nodes"]] == [f"n{i}" for i in range(len(first["nodes"]))]  # pre-order
+    assert first["roots"] == ["n0"]
 
 
 def test_mermaid_flowchart():

@@ -7,17 +7,20 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
 from sqlengine.engine import Engine
+from tests.sqlengine import expectations as E
+from tests.sqlengine.expectations import ITEM_IDS as ITEMS
+from tests.sqlengine.expectations import Data, Rows
 from tests.sqlengine.helpers import Sql, ts
 
 
 # -- the input -----------------------------------------------------------------------------------
 
-ITEMS = [f"i{n}" for n in range(6)]
 
 
 def make_bids() -> list[dict]:
@@ -78,179 +81,14 @@ class World:
     items: list[dict]
     root: Path
 
-
-# -- plain-Python expectations ---------------------------------------------------------------------
-
-SEC = dt.timedelta(seconds=1)
-EPOCH = dt.datetime(1970, 1, 1)
-
-
-def floor_to(t: dt.datetime, size_s: int) -> dt.datetime:
-    ms = (t - EPOCH) // dt.timedelta(milliseconds=1)
-    return EPOCH + dt.timedelta(milliseconds=ms - ms % (size_s * 1000))
+    def fork(self) -> Sql:
+        """A runner with an engine of its own over the same catalog and Spark: threads never
+        share an engine (whose settings, the runtime mode among them, are per session)."""
+        return fork(self.engine)
 
 
-def java_div(a: int, b: int) -> int:
-    """Integer division truncating toward zero, as Java (and Flink) does."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
-def split_index(s: str | None, sep: str, i: int) -> str | None:
-    if s is None:
-        return None
-    parts = s.split(sep)
-    return parts[i] if 0 <= i < len(parts) else None
-
-
-def expect_calc(w: World):
-    out = []
-    for b in w.bids:
-        if not (b["price"] is None or b["price"] > 10):
-            continue
-        m = re.search(r"id=(\d+)", b["url"])
-        out.append(
-            (
-                b["item"],
-                None if b["price"] is None else java_div(b["price"], 7),
-                java_div(b["delta"], 2),
-                split_index(b["url"], "/", 3),
-                split_index(b["url"], "/", 9),
-                m.group(1) if m else None,
-                b["ts"].strftime("%Y-%m-%d %H:%M"),
-                b["amount"] * 2,
-                None if b["price"] is None else Decimal("0.908") * b["price"],
-            )
-        )
-    return out
-
-
-def expect_tumble(w: World):
-    groups: dict = {}
-    for b in w.bids:
-        start = floor_to(b["ts"], 10)
-        g = groups.setdefault((b["item"], start), [])
-        g.append(b)
-    out = []
-    for (item, start), rows in groups.items():
-        prices = [r["price"] for r in rows if r["price"] is not None]
-        out.append((item, start, start + 10 * SEC, len(rows), sum(prices) if prices else None, max(prices) if prices else None))
-    return out
-
-
-def expect_cumulate(w: World):
-    """CUMULATE(step 5 s, size 20 s): windows [start, start + 5k) of each 20-second window."""
-    groups: dict = {}
-    for b in w.bids:
-        start = floor_to(b["ts"], 20)
-        for k in range(1, 5):
-            end = start + 5 * k * SEC
-            if b["ts"] < end:
-                groups.setdefault((start, end), []).append(b["price"])
-    return [
-        (start, end, len(ps), sum(p for p in ps if p is not None) if any(p is not None for p in ps) else None)
-        for (start, end), ps in groups.items()
-    ]
-
-
-def expect_group(w: World):
-    groups: dict = {}
-    for b in w.bids:
-        groups.setdefault(b["item"], []).append(b)
-    out = []
-    for item, rows in groups.items():
-        prices = [r["price"] for r in rows if r["price"] is not None]
-        avg = java_div(sum(prices), len(prices)) if prices else None
-        out.append((item, len(rows), len(prices), sum(prices) if prices else None, avg, min(prices) if prices else None))
-    return out
-
-
-def expect_distinct(w: World):
-    return list({(b["item"], b["bidder"]) for b in w.bids})
-
-
-def expect_count_distinct(w: World):
-    groups: dict = {}
-    for b in w.bids:
-        groups.setdefault(b["item"], []).append(b)
-    out = []
-    for item, rows in groups.items():
-        prices = {r["price"] for r in rows if r["price"] is not None}
-        deltas = {r["delta"] for r in rows}
-        rich = {r["bidder"] for r in rows if r["price"] is not None and r["price"] > 50}
-        out.append((item, len({r["bidder"] for r in rows}), sum(prices) if prices else None,
-                    java_div(sum(deltas), len(deltas)), len(rich)))
-    return out
-
-
-def expect_interval_join(w: World):
-    out = []
-    for b in w.bids:
-        for i in w.items:
-            if b["item"] is not None and b["item"] == i["id"] and i["ts"] - 5 * SEC <= b["ts"] <= i["ts"] + 5 * SEC:
-                out.append((b["item"], b["ts"], b["price"], i["cat"]))
-    return out
-
-
-def expect_left_interval_join(w: World):
-    out = []
-    for b in w.bids:
-        matched = [
-            i for i in w.items
-            if b["item"] is not None and b["item"] == i["id"] and i["ts"] - 5 * SEC <= b["ts"] <= i["ts"] + 5 * SEC
-        ]
-        out += [(b["item"], b["ts"], i["cat"]) for i in matched] or [(b["item"], b["ts"], None)]
-    return out
-
-
-def _best(w: World, key, better):  # type: ignore[no-untyped-def]
-    best: dict = {}
-    for b in w.bids:
-        k = key(b)
-        if k not in best or better(b, best[k]):
-            best[k] = b
-    return best
-
-
-def expect_dedup_first(w: World):
-    return [(k, b["ts"], b["price"]) for k, b in _best(w, lambda b: b["item"], lambda x, y: x["ts"] < y["ts"]).items()]
-
-
-def expect_dedup_last(w: World):
-    return [(k, b["ts"], b["price"]) for k, b in _best(w, lambda b: b["item"], lambda x, y: x["ts"] > y["ts"]).items()]
-
-
-def _order_key(b, col, desc):  # type: ignore[no-untyped-def]
-    """Flink's order: NULLs first ascending, last descending; as a key to maximise."""
-    v = b[col]
-    if desc:
-        return (v is not None, v if v is not None else 0)
-    return (v is None, -(v if v is not None else 0))
-
-
-def expect_top1_desc(w: World):
-    def better(x, y):  # price DESC, ts ASC
-        return (_order_key(x, "price", True), -x["ts"].timestamp()) > (_order_key(y, "price", True), -y["ts"].timestamp())
-
-    return [(k, b["price"], b["ts"]) for k, b in _best(w, lambda b: b["item"], better).items()]
-
-
-def expect_top1_nulls_first(w: World):
-    def better(x, y):  # price ASC (NULLs first), ts DESC
-        return (_order_key(x, "price", False), x["ts"]) > (_order_key(y, "price", False), y["ts"])
-
-    return [(k, b["price"], b["ts"]) for k, b in _best(w, lambda b: b["item"], better).items()]
-
-
-def expect_union(w: World):
-    return [(b["item"], b["price"]) for b in w.bids if b["price"] is not None and b["price"] > 90] + [
-        (i["id"], i["cat"]) for i in w.items
-    ]
-
-
-def expect_lookup(w: World):
-    cats = {i: (n % 3, f"L{n}") for n, i in enumerate(ITEMS)}
-    return [(b["item"], b["price"], *cats[b["item"]]) for b in w.bids if b["item"] in cats]
+def fork(engine: Engine) -> Sql:
+    return Sql(Engine(home=engine.home, spark=engine.spark, variables=engine.planner.variables))
 
 
 # -- the corpus ------------------------------------------------------------------------------------
@@ -259,7 +97,7 @@ def expect_lookup(w: World):
 @dataclass(frozen=True)
 class Case:
     sql: str
-    expect: object = None  # World -> rows, an independent expectation
+    expect: Callable[[Data], Rows]  # the rows it must give, computed from the input in plain Python
     min_rows: int = 1  # a case whose result is empty in both modes proves nothing
 
 
@@ -273,135 +111,152 @@ CORPUS: dict[str, Case] = {
                    SPLIT_INDEX(url, '/', 9) AS dir9, REGEXP_EXTRACT(url, 'id=(\d+)', 1) AS id,
                    DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm') AS mnt, amount * 2 AS twice, 0.908 * price AS euro
             FROM bids WHERE price > 10 OR price IS NULL""",
-        expect_calc,
+        E.expect_calc,
     ),
     "calc_case_coalesce": Case(
         """SELECT bidder, CASE WHEN price IS NULL THEN 'none' WHEN price > 50 THEN 'high' ELSE 'low' END AS band,
                   COALESCE(item, 'unknown') AS item, CHAR_LENGTH(url) AS len, UPPER(SUBSTRING(url, 9, 4)) AS host
-           FROM bids"""
+           FROM bids""",
+        E.expect_calc_case_coalesce,
     ),
-    "view_filter": Case("SELECT item, price FROM cheap WHERE bidder > 3"),
+    "view_filter": Case("SELECT item, price FROM cheap WHERE bidder > 3",
+        E.expect_view_filter,
+    ),
     # windows
     "tumble_tvf": Case(
         f"""SELECT item, window_start, window_end, COUNT(*) AS c, SUM(price) AS s, MAX(price) AS mx
             FROM {TUMBLE10} GROUP BY item, window_start, window_end""",
-        expect_tumble,
+        E.expect_tumble,
     ),
     "tumble_tvf_window_time": Case(
         f"""SELECT window_start, window_time, COUNT(*) AS c, MIN(bidder) AS b FROM {TUMBLE10}
-            GROUP BY window_start, window_end, window_time"""
+            GROUP BY window_start, window_end, window_time""",
+        E.expect_tumble_window_time,
     ),
     "hop_tvf": Case(
         f"""SELECT item, window_start, window_end, COUNT(*) AS c, AVG(price) AS a FROM {HOP}
-            GROUP BY item, window_start, window_end"""
+            GROUP BY item, window_start, window_end""",
+        E.expect_hop,
     ),
     "tumble_offset": Case(
         """SELECT window_start, window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts),
-             INTERVAL '20' SECOND, INTERVAL '7' SECOND)) GROUP BY window_start, window_end"""
+             INTERVAL '20' SECOND, INTERVAL '7' SECOND)) GROUP BY window_start, window_end""",
+        E.expect_tumble_offset,
     ),
     "cumulate_tvf": Case(
         """SELECT window_start, window_end, COUNT(*) AS c, SUM(price) AS s FROM TABLE(CUMULATE(TABLE bids,
              DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '20' SECOND)) GROUP BY window_start, window_end""",
-        lambda w: expect_cumulate(w),
+        E.expect_cumulate,
     ),
     "tumble_legacy": Case(
         """SELECT item, TUMBLE_START(ts, INTERVAL '30' SECOND) AS ws, TUMBLE_END(ts, INTERVAL '30' SECOND) AS we,
                   MAX(price) AS m, COUNT(*) AS c
-           FROM bids GROUP BY item, TUMBLE(ts, INTERVAL '30' SECOND)"""
+           FROM bids GROUP BY item, TUMBLE(ts, INTERVAL '30' SECOND)""",
+        E.expect_tumble_legacy,
     ),
     "hop_legacy": Case(
         """SELECT HOP_START(ts, INTERVAL '10' SECOND, INTERVAL '30' SECOND) AS ws, SUM(delta) AS d
-           FROM bids GROUP BY HOP(ts, INTERVAL '10' SECOND, INTERVAL '30' SECOND)"""
+           FROM bids GROUP BY HOP(ts, INTERVAL '10' SECOND, INTERVAL '30' SECOND)""",
+        E.expect_hop_legacy,
     ),
     "session_legacy": Case(
         """SELECT bidder, SESSION_START(ts, INTERVAL '6' SECOND) AS s, SESSION_END(ts, INTERVAL '6' SECOND) AS e,
-                  COUNT(*) AS c FROM bids GROUP BY bidder, SESSION(ts, INTERVAL '6' SECOND)"""
+                  COUNT(*) AS c FROM bids GROUP BY bidder, SESSION(ts, INTERVAL '6' SECOND)""",
+        E.expect_session_legacy,
     ),
     "session_tvf_partitioned": Case(
         """SELECT item, window_start, window_end, COUNT(*) AS c
            FROM TABLE(SESSION(TABLE bids PARTITION BY item, DESCRIPTOR(ts), INTERVAL '4' SECOND))
-           GROUP BY item, window_start, window_end"""
+           GROUP BY item, window_start, window_end""",
+        E.expect_session_tvf,
     ),
     "window_filter_having": Case(
         f"""SELECT item, window_start, COUNT(*) AS c, COUNT(*) FILTER (WHERE price > 50) AS hi
-            FROM {TUMBLE10} WHERE bidder <> 3 GROUP BY item, window_start, window_end HAVING COUNT(*) > 1"""
+            FROM {TUMBLE10} WHERE bidder <> 3 GROUP BY item, window_start, window_end HAVING COUNT(*) > 1""",
+        E.expect_window_filter_having,
     ),
     "cascaded_windows": Case(
         f"""SELECT window_start, window_end, MAX(c) AS mx, SUM(c) AS total FROM (
               SELECT item, window_start, window_end, window_time AS wt, COUNT(*) AS c FROM {TUMBLE10}
               GROUP BY item, window_start, window_end, window_time)
-            GROUP BY window_start, window_end"""
+            GROUP BY window_start, window_end""",
+        E.expect_cascaded_windows,
     ),
     "cascaded_rewindow": Case(
         f"""WITH counts AS (
               SELECT item, window_time AS wt, COUNT(*) AS c FROM {TUMBLE10} GROUP BY item, window_start, window_end, window_time)
             SELECT window_start, window_end, SUM(c) AS total
-            FROM TABLE(TUMBLE(TABLE counts, DESCRIPTOR(wt), INTERVAL '30' SECOND)) GROUP BY window_start, window_end"""
+            FROM TABLE(TUMBLE(TABLE counts, DESCRIPTOR(wt), INTERVAL '30' SECOND)) GROUP BY window_start, window_end""",
+        E.expect_cascaded_rewindow,
     ),
     # unbounded keyed operators (upserts on their key)
     "group_agg": Case(
         """SELECT item, COUNT(*) AS c, COUNT(price) AS cp, SUM(price) AS s, AVG(price) AS a, MIN(price) AS mn
            FROM bids GROUP BY item""",
-        expect_group,
+        E.expect_group,
     ),
     "group_agg_expressions": Case(
         """SELECT MOD(bidder, 3) AS b3, DATE_FORMAT(ts, 'HH:mm') AS mnt, COUNT(*) AS c,
                   SUM(amount) AS total, MAX(url) AS u, COUNT(*) FILTER (WHERE price IS NULL) AS nulls
-           FROM bids GROUP BY MOD(bidder, 3), DATE_FORMAT(ts, 'HH:mm')"""
+           FROM bids GROUP BY MOD(bidder, 3), DATE_FORMAT(ts, 'HH:mm')""",
+        E.expect_group_expressions,
     ),
-    "distinct": Case("SELECT DISTINCT item, bidder FROM bids", expect_distinct),
+    "distinct": Case("SELECT DISTINCT item, bidder FROM bids", E.expect_distinct),
     "count_distinct": Case(
         """SELECT item, COUNT(DISTINCT bidder) AS bidders, SUM(DISTINCT price) AS sp, AVG(DISTINCT delta) AS ad,
                   COUNT(DISTINCT bidder) FILTER (WHERE price > 50) AS rich
            FROM bids GROUP BY item""",
-        lambda w: expect_count_distinct(w),
+        E.expect_count_distinct,
     ),
     "count_distinct_window": Case(
         f"""SELECT window_start, COUNT(DISTINCT item) AS items, COUNT(DISTINCT bidder, item) AS pairs
-            FROM {TUMBLE10} GROUP BY window_start, window_end"""
+            FROM {TUMBLE10} GROUP BY window_start, window_end""",
+        E.expect_count_distinct_window,
     ),
     "dedup_keep_first": Case(
         """SELECT item, ts, price FROM (
              SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY ts ASC) AS rn FROM bids) WHERE rn = 1""",
-        expect_dedup_first,
+        E.expect_dedup_first,
     ),
     "dedup_keep_last": Case(
         """SELECT item, ts, price FROM (
              SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY ts DESC) AS rn FROM bids) WHERE rn = 1""",
-        expect_dedup_last,
+        E.expect_dedup_last,
     ),
     "top1_desc": Case(
         """SELECT item, price, ts FROM (
              SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY price DESC, ts ASC) AS rn FROM bids)
            WHERE rn <= 1""",
-        expect_top1_desc,
+        E.expect_top1_desc,
     ),
     "top1_nulls_first": Case(
         """SELECT item, price, ts FROM (
              SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY price ASC, ts DESC) AS rn FROM bids)
            WHERE rn = 1""",
-        expect_top1_nulls_first,
+        E.expect_top1_nulls_first,
     ),
     # joins
     "interval_join": Case(
         """SELECT b.item, b.ts, b.price, i.cat FROM bids b JOIN items i
              ON b.item = i.id AND b.ts BETWEEN i.ts - INTERVAL '5' SECOND AND i.ts + INTERVAL '5' SECOND""",
-        expect_interval_join,
+        E.expect_interval_join,
     ),
     "interval_left_join": Case(
         """SELECT b.item, b.ts, i.cat FROM bids b LEFT JOIN items i
              ON b.item = i.id AND b.ts BETWEEN i.ts - INTERVAL '5' SECOND AND i.ts + INTERVAL '5' SECOND""",
-        expect_left_interval_join,
+        E.expect_left_interval_join,
     ),
     "interval_join_then_window": Case(
         """WITH j AS (
              SELECT b.ts, b.item, i.cat FROM bids b JOIN items i
                ON b.item = i.id AND b.ts BETWEEN i.ts - INTERVAL '5' SECOND AND i.ts + INTERVAL '5' SECOND)
            SELECT window_start, window_end, COUNT(*) AS c
-           FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '20' SECOND)) GROUP BY window_start, window_end"""
+           FROM TABLE(TUMBLE(TABLE j, DESCRIPTOR(ts), INTERVAL '20' SECOND)) GROUP BY window_start, window_end""",
+        E.expect_interval_join_then_window,
     ),
     "regular_join": Case(
-        "SELECT b.item, b.price, i.cat, i.ts FROM bids b JOIN items i ON b.item = i.id WHERE b.price > 95"
+        "SELECT b.item, b.price, i.cat, i.ts FROM bids b JOIN items i ON b.item = i.id WHERE b.price > 95",
+        E.expect_regular_join,
     ),
     "window_join": Case(
         f"""SELECT L.item, L.window_start, L.c, R.mx FROM (
@@ -409,60 +264,68 @@ CORPUS: dict[str, Case] = {
             JOIN (
               SELECT id, window_start, window_end, MAX(cat) AS mx
               FROM TABLE(TUMBLE(TABLE items, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY id, window_start, window_end) R
-            ON L.item = R.id AND L.window_start = R.window_start AND L.window_end = R.window_end"""
+            ON L.item = R.id AND L.window_start = R.window_start AND L.window_end = R.window_end""",
+        E.expect_window_join,
     ),
     "window_join_tvf": Case(
         """SELECT L.item, L.price, R.cat, L.window_start FROM
              (SELECT * FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '15' SECOND))) L
            JOIN (SELECT * FROM TABLE(TUMBLE(TABLE items, DESCRIPTOR(ts), INTERVAL '15' SECOND))) R
-           ON L.item = R.id AND L.window_start = R.window_start AND L.window_end = R.window_end"""
+           ON L.item = R.id AND L.window_start = R.window_start AND L.window_end = R.window_end""",
+        E.expect_window_join_tvf,
     ),
     # both rowtimes in the output: Spark failed the job (MULTIPLE_EVENT_TIME_COLUMNS: ts and the window)
     "window_join_tvf_rowtimes": Case(
         """SELECT L.item, L.ts, R.ts AS announced, R.cat FROM
              (SELECT * FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '15' SECOND))) L
            JOIN (SELECT * FROM TABLE(TUMBLE(TABLE items, DESCRIPTOR(ts), INTERVAL '15' SECOND))) R
-           ON L.item = R.id AND L.window_start = R.window_start AND L.window_end = R.window_end"""
+           ON L.item = R.id AND L.window_start = R.window_start AND L.window_end = R.window_end""",
+        E.expect_window_join_tvf_rowtimes,
     ),
     "lookup_join": Case(
         """SELECT b.item, b.price, s.cat, s.label FROM (SELECT *, PROCTIME() AS pt FROM bids) b
            JOIN items_static FOR SYSTEM_TIME AS OF b.pt AS s ON b.item = s.id""",
-        expect_lookup,
+        E.expect_lookup,
     ),
     # window ranking
     "window_topn": Case(
         f"""SELECT * FROM (
               SELECT item, price, ts, window_start, window_end,
                      ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC, ts ASC) AS rn
-              FROM {TUMBLE10}) WHERE rn <= 3"""
+              FROM {TUMBLE10}) WHERE rn <= 3""",
+        E.expect_window_topn,
     ),
     "window_topn_per_item": Case(
         """SELECT * FROM (
               SELECT item, bidder, price, window_start, window_end,
                      ROW_NUMBER() OVER (PARTITION BY window_start, window_end, item ORDER BY price ASC, ts DESC) AS rn
-              FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '30' SECOND))) WHERE rn <= 2"""
+              FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '30' SECOND))) WHERE rn <= 2""",
+        E.expect_window_topn_per_item,
     ),
     "window_topn_after_agg": Case(
         f"""SELECT * FROM (
               SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY c DESC, item ASC) AS rn
               FROM (SELECT item, window_start, window_end, COUNT(*) AS c FROM {TUMBLE10}
                     WHERE item IS NOT NULL GROUP BY item, window_start, window_end))
-            WHERE rn <= 2"""
+            WHERE rn <= 2""",
+        E.expect_window_topn_after_agg,
     ),
     "window_dedup": Case(
         f"""SELECT item, ts, price, window_start FROM (
               SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, item ORDER BY ts ASC) AS rn
-              FROM {TUMBLE10}) WHERE rn = 1"""
+              FROM {TUMBLE10}) WHERE rn = 1""",
+        E.expect_window_dedup,
     ),
     # set operations
     "union_all": Case(
-        "SELECT item, price FROM bids WHERE price > 90 UNION ALL SELECT id, cat FROM items", expect_union
+        "SELECT item, price FROM bids WHERE price > 90 UNION ALL SELECT id, cat FROM items", E.expect_union
     ),
     "union_all_windows": Case(
         f"""SELECT window_start, c FROM (
               SELECT window_start, window_end, COUNT(*) AS c FROM {TUMBLE10} GROUP BY window_start, window_end
               UNION ALL
               SELECT window_start, window_end, COUNT(*) AS c
-              FROM TABLE(TUMBLE(TABLE items, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end)"""
+              FROM TABLE(TUMBLE(TABLE items, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end)""",
+        E.expect_union_all_windows,
     ),
 }

@@ -94,7 +94,8 @@ class JobFailed(AssertionError):
 
 class Sql:
     """Runs SQL text through an ``Engine``: DDL and SET statements plan (and so run) at once,
-    queries and INSERTs start a job that is waited for."""
+    queries and INSERTs start a job that is waited for. Each job is planned in the runtime mode
+    asked for, and the job is checked to have run in it."""
 
     def __init__(self, engine):  # type: ignore[no-untyped-def]
         self.engine = engine
@@ -114,10 +115,13 @@ class Sql:
 
     def job(self, sql: str, mode: str):  # type: ignore[no-untyped-def]
         self.mode(mode)
-        job = self.engine.start(self.outcome(sql))
+        outcome = self.outcome(sql)
+        assert outcome.analysis.streaming == (mode == "streaming"), f"planned for the wrong mode: {sql}"
+        job = self.engine.start(outcome)
         job.wait()
         if job.error_detail is not None or job.status.value != "FINISHED":
             raise JobFailed(f"{mode} job {job.status.value}: {job.error_detail!r}\n{sql}")
+        ran_as(job, mode)
         return job
 
     def rows(self, sql: str, mode: str) -> list[tuple]:
@@ -129,6 +133,16 @@ class Sql:
     def both(self, sql: str) -> tuple[Counter, Counter]:
         """(streaming, batch) results of a SELECT as multisets."""
         return multiset(self.rows(sql, "streaming")), multiset(self.rows(sql, "batch"))
+
+
+def ran_as(job, mode: str) -> None:  # type: ignore[no-untyped-def]
+    """The job ran in ``mode``: a streaming job ran Spark streaming queries (they report progress,
+    a batch job has none) over its bounded input; a batch job ran on Spark's batch engine."""
+    if mode == "streaming":
+        assert not job.batch and job.bounded, f"job {job.id} was not a bounded streaming job"
+        assert job.history, f"job {job.id} ran no streaming query (no progress reported)"
+    else:
+        assert job.batch and not job.history, f"job {job.id} did not run in batch mode"
 
 
 def read_json_dir(spark, path: Path, schema: str) -> list[tuple]:  # type: ignore[no-untyped-def]

@@ -36,6 +36,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sqlengine.engine import Engine
+from tests.sqlengine.corpus import fork
 from tests.sqlengine.helpers import Sql, diff, multiset, ts, write_batches
 
 pytestmark = pytest.mark.spark
@@ -194,20 +195,15 @@ class Runner:
     def streaming(self, queries: dict[str, str]) -> dict:
         """Run each query as a streaming job (a few at a time) and return its final tables."""
         with cf.ThreadPoolExecutor(len(queries)) as pool:
-            futures = {name: pool.submit(self.sql.rows, sql, "streaming") for name, sql in queries.items()}
+            # each thread its own engine: an engine's settings are one session's
+            futures = {name: pool.submit(fork(self.sql.engine).rows, sql, "streaming") for name, sql in queries.items()}
             return {name: multiset(f.result()) for name, f in futures.items()}
 
 
 @pytest.fixture(scope="module")
 def runner(spark, tmp_path_factory) -> Runner:
     root = tmp_path_factory.mktemp("streaming-hypothesis")
-    previous = spark.conf.get("spark.sql.ansi.enabled", None)
-    spark.conf.set("spark.sql.ansi.enabled", "false")  # as in the engine's own sessions
-    yield Runner(Engine(home=root / "home", spark=spark), root)
-    if previous is None:
-        spark.conf.unset("spark.sql.ansi.enabled")
-    else:
-        spark.conf.set("spark.sql.ansi.enabled", previous)
+    return Runner(Engine(home=root / "home", spark=spark), root)
 
 
 def check(name: str, got, expected_rows, batches) -> None:  # type: ignore[no-untyped-def]
