@@ -66,16 +66,16 @@ class PeakRSS:
                     pass
             self.peak = max(self.peak, total)
 
-    def __enter__(self):  # type: ignore[no-untyped-def]
+    def __enter__(self):
         self._thread.start()
         return self
 
-    def __exit__(self, *exc) -> None:  # type: ignore[no-untyped-def]
+    def __exit__(self, *exc) -> None:
         self._stop.set()
         self._thread.join()
 
 
-def _session(work: Path):  # type: ignore[no-untyped-def]
+def _session(work: Path):
     from sqlengine.session import create_session
 
     return create_session(conf={"spark.sql.ansi.enabled": "false"}, log_dir=work / "logs")
@@ -87,7 +87,7 @@ def _ddl(events: int, tps: int) -> str:
     return gen + ";\n" + (FIXTURES / "ddl_views.sql").read_text() + ";\n"
 
 
-def sqlengine_runner(spark, query: str, events: int, tps: int, work: Path):  # type: ignore[no-untyped-def]
+def sqlengine_runner(spark, query: str, events: int, tps: int, work: Path):
     """``once(i)``: run the query through sqlengine over a new checkpoint; its wall time."""
     from planner.script import parse_script
     from sqlengine.engine import Engine
@@ -109,12 +109,12 @@ def sqlengine_runner(spark, query: str, events: int, tps: int, work: Path):  # t
     return once
 
 
-def hand_runner(spark, query: str, events: int, tps: int, work: Path):  # type: ignore[no-untyped-def]
+def hand_runner(spark, query: str, events: int, tps: int, work: Path):
     """``once(i)``: run the hand-written job over a new checkpoint; its wall time."""
+    import nexmark_hand
     import sqlglot
     from pyspark.sql import functions as F
 
-    import nexmark_hand
     from catalog import Column, TableDef
     from sqlengine.connectors import get_connector
     from sqlengine.connectors.base import SourceRequest
@@ -131,7 +131,7 @@ def hand_runner(spark, query: str, events: int, tps: int, work: Path):  # type: 
         options={"connector": "nexmark", "events.num": str(events), "first-event.rate": str(tps), "max-emit-speed": "true"},
     )
 
-    def events_df(event_type: int):  # type: ignore[no-untyped-def]
+    def events_df(event_type: int):
         only = (sqlglot.parse_one(f"event_type = {event_type}"),)  # the generator makes just that kind
         src = get_connector("nexmark").source(spark, SourceRequest(table, tuple(c for c, _ in cols), True, work, only))
         ev = src.df.withColumn(
@@ -168,7 +168,7 @@ def speed(query: str, events: int, tps: int, runs: int) -> dict:
     hand = hand_runner(spark, query, events, tps, work)
     jvm = spark.sparkContext._jvm
 
-    def run(once, i: int) -> float:  # type: ignore[no-untyped-def]
+    def run(once, i: int) -> float:
         seconds = once(i)
         # a stopped query's state stays loaded until Spark's next maintenance (a minute): three
         # runs of q20's join state filled the heap. Unload it, so that each run starts alike.
@@ -249,7 +249,7 @@ def _mb(r: dict) -> str:
     return f"{r['peak_rss'] / 1e6:,.0f}" if r.get("peak_rss") else "-"
 
 
-def _write_doc(rows, args) -> None:  # type: ignore[no-untyped-def]
+def _write_doc(rows, args) -> None:
     lines = [
         "# Nexmark on Spark: sqlengine vs hand-written PySpark",
         "",

@@ -15,42 +15,42 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 
-def _bid(ev) -> DataFrame:  # type: ignore[no-untyped-def]
+def _bid(ev) -> DataFrame:
     return ev(2).filter("event_type = 2").select(
         "bid.auction", "bid.bidder", "bid.price", "bid.channel", "bid.url", "dateTime", "bid.extra"
     )
 
 
-def _auction(ev) -> DataFrame:  # type: ignore[no-untyped-def]
+def _auction(ev) -> DataFrame:
     return ev(1).filter("event_type = 1").select(
         "auction.id", "auction.itemName", "auction.description", "auction.initialBid", "auction.reserve",
         "dateTime", "auction.expires", "auction.seller", "auction.category", "auction.extra",
     )
 
 
-def _person(ev) -> DataFrame:  # type: ignore[no-untyped-def]
+def _person(ev) -> DataFrame:
     return ev(0).filter("event_type = 0").select(
         "person.id", "person.name", "person.emailAddress", "person.creditCard", "person.city",
         "person.state", "dateTime", "person.extra",
     )
 
 
-def q0(ev):  # type: ignore[no-untyped-def]
+def q0(ev):
     return _bid(ev).select("auction", "bidder", "price", "dateTime", "extra"), "append"
 
 
-def q1(ev):  # type: ignore[no-untyped-def]
+def q1(ev):
     b = _bid(ev)
     # the sink's type, DECIMAL(23, 3), as Flink computes 0.908 * price (not a double)
     price = F.expr("CAST(0.908 * price AS DECIMAL(23, 3))").alias("price")
     return b.select("auction", "bidder", price, "dateTime", "extra"), "append"
 
 
-def q2(ev):  # type: ignore[no-untyped-def]
+def q2(ev):
     return _bid(ev).filter(F.col("auction") % 123 == 0).select("auction", "price"), "append"
 
 
-def q3(ev):  # type: ignore[no-untyped-def]
+def q3(ev):
     a = _auction(ev).filter("category = 10").select("id", "seller")
     p = _person(ev).filter(F.col("state").isin("OR", "ID", "CA")).select(
         F.col("id").alias("pid"), "name", "city", "state"
@@ -58,8 +58,8 @@ def q3(ev):  # type: ignore[no-untyped-def]
     return a.join(p, a.seller == p.pid).select("name", "city", "state", "id"), "append"
 
 
-def q5(ev):  # type: ignore[no-untyped-def]
-    def counts(b):  # type: ignore[no-untyped-def]
+def q5(ev):
+    def counts(b):
         return b.groupBy(F.window("dateTime", "10 seconds", "2 seconds").alias("w"), "auction").agg(F.count("*").alias("num"))
 
     auction_bids = counts(_bid(ev))
@@ -68,7 +68,7 @@ def q5(ev):  # type: ignore[no-untyped-def]
     return joined.select("auction", "num"), "append"
 
 
-def q7(ev):  # type: ignore[no-untyped-def]
+def q7(ev):
     b = _bid(ev)
     m = _bid(ev).groupBy(F.window("dateTime", "10 seconds").alias("w")).agg(F.max("price").alias("maxprice"))
     m = m.select("maxprice", F.col("w.end").alias("wend"))
@@ -76,14 +76,14 @@ def q7(ev):  # type: ignore[no-untyped-def]
     return j.select("auction", "price", "bidder", "dateTime", "extra"), "append"
 
 
-def q8(ev):  # type: ignore[no-untyped-def]
+def q8(ev):
     p = _person(ev).groupBy("id", "name", F.window("dateTime", "10 seconds").alias("w")).count()
     a = _auction(ev).groupBy("seller", F.window("dateTime", "10 seconds").alias("w2")).count()
     j = p.join(a, (p.id == a.seller) & (p.w == a.w2))
     return j.select("id", "name", F.col("w.start").alias("stime")), "append"
 
 
-def q9(ev):  # type: ignore[no-untyped-def]
+def q9(ev):
     a, b = _auction(ev), _bid(ev)
     b = b.select(*[F.col(c).alias("b_" + c) for c in b.columns])
     j = a.join(b, (a.id == b.b_auction) & (b.b_dateTime >= a.dateTime) & (b.b_dateTime <= a.expires))
@@ -92,13 +92,13 @@ def q9(ev):  # type: ignore[no-untyped-def]
     return best.select("r.*"), "update"
 
 
-def q11(ev):  # type: ignore[no-untyped-def]
+def q11(ev):
     b = _bid(ev)
     s = b.groupBy("bidder", F.session_window("dateTime", "10 seconds").alias("s")).agg(F.count("*").alias("bid_count"))
     return s.select("bidder", "bid_count", F.col("s.start").alias("starttime"), F.col("s.end").alias("endtime")), "append"
 
 
-def q17(ev):  # type: ignore[no-untyped-def]
+def q17(ev):
     b = _bid(ev).withColumn("day", F.date_format("dateTime", "yyyy-MM-dd"))
     out = b.groupBy("auction", "day").agg(
         F.count("*").alias("total_bids"),
@@ -113,21 +113,21 @@ def q17(ev):  # type: ignore[no-untyped-def]
     return out, "update"
 
 
-def q18(ev):  # type: ignore[no-untyped-def]
+def q18(ev):
     b = _bid(ev)
     row = F.struct(*[F.col(c) for c in b.columns])
     best = b.groupBy("bidder", "auction").agg(F.max_by(row, F.col("dateTime")).alias("r"))
     return best.select("r.*"), "update"
 
 
-def q20(ev):  # type: ignore[no-untyped-def]
+def q20(ev):
     b = _bid(ev)
     a = _auction(ev).filter("category = 10")
     a = a.select(*[F.col(c).alias("a_" + c) for c in a.columns])
     return b.join(a, b.auction == a.a_id), "append"
 
 
-def q21(ev):  # type: ignore[no-untyped-def]
+def q21(ev):
     b = _bid(ev)
     pattern = "(&|^)channel_id=([^&]*)"
     extracted = F.when(F.col("url").rlike(pattern), F.regexp_extract("url", pattern, 2))
@@ -139,7 +139,7 @@ def q21(ev):  # type: ignore[no-untyped-def]
     return out.select("auction", "bidder", "price", "channel", channel_id.alias("channel_id")), "append"
 
 
-def q22(ev):  # type: ignore[no-untyped-def]
+def q22(ev):
     b = _bid(ev)
     parts = F.split("url", "/", -1)
     return b.select(
@@ -150,7 +150,7 @@ def q22(ev):  # type: ignore[no-untyped-def]
     ), "append"
 
 
-def q23(ev):  # type: ignore[no-untyped-def]
+def q23(ev):
     b = _bid(ev).withColumnRenamed("extra", "bid_extra")
     p = _person(ev).select(
         F.col("id").alias("person_id"), "name", "emailAddress", "creditCard", "city", "state",

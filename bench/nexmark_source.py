@@ -16,9 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from catalog import Column, TableDef  # noqa: E402
-from sqlengine.connectors import SourceRequest, get_connector  # noqa: E402
-from sqlengine.session import create_session, stop_session  # noqa: E402
+from catalog import Column, TableDef
+from sqlengine.connectors import SourceRequest, get_connector
+from sqlengine.session import create_session, stop_session
 
 COLUMNS = (
     Column("event_type", "INT"),

@@ -148,4 +148,8 @@ class FunctionDef:
 
 CatalogObject = TableDef | ViewDef | FunctionDef
 
-KINDS: dict[str, type] = {"table": TableDef, "view": ViewDef, "function": FunctionDef}
+KINDS: dict[str, type[TableDef] | type[ViewDef] | type[FunctionDef]] = {
+    "table": TableDef,
+    "view": ViewDef,
+    "function": FunctionDef,
+}

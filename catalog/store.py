@@ -139,12 +139,6 @@ class Catalog:
             obj = self._load("function", same[0]) if same else None
         return obj if isinstance(obj, FunctionDef) else None
 
-    def require_relation(self, name: str) -> TableDef | ViewDef:
-        obj = self.get_relation(name)
-        if obj is None:
-            raise ObjectNotFound("table", name, self.suggest("relation", name))
-        return obj
-
     def names(self, kind: str) -> list[str]:
         """Sorted names of all objects of ``kind`` (table, view or function)."""
         ns = _namespace(kind)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from planner.check import Problem, check_plans
-from planner.diagnostics import Diagnostic, Severity
+from planner.diagnostics import Diagnostic
 from planner.durations import parse_duration
 from planner.estimate import Estimate, Estimator
 from planner.lineage import Lineage
@@ -115,7 +115,3 @@ def analyze_plans(
     return Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming)
 
 
-def worst(diagnostics: Sequence[Diagnostic]) -> Severity | None:
-    if not diagnostics:
-        return None
-    return max((d.severity for d in diagnostics), key=lambda s: s.rank)

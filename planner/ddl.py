@@ -3,12 +3,14 @@ SHOW CREATE TABLE prints (which parses back to the same definition)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import sqlglot
 from sqlglot import exp
 
 from catalog import Column, FunctionDef, TableDef, ViewDef, Watermark
+from catalog.model import ColumnKind
 from planner.dialect import Flink, nodes, parse_type
 from planner.dialect.keywords import STRICTLY_RESERVED
 from planner.names import object_name
@@ -25,7 +27,7 @@ def _sql(node: exp.Expr) -> str:
 
 def _column_from_def(coldef: exp.ColumnDef) -> Column:
     name = coldef.this.name
-    kind: str = "physical"
+    kind: ColumnKind = "physical"
     expr = metadata_key = comment = None
     virtual = False
     nullable = True
@@ -48,7 +50,7 @@ def _column_from_def(coldef: exp.ColumnDef) -> Column:
     return Column(
         name=name,
         type=type_text,
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         expr=expr,
         metadata_key=metadata_key,
         virtual=virtual,
@@ -71,7 +73,10 @@ def options_of(props: list[exp.Expr]) -> dict[str, str]:
     return out
 
 
-def table_from_create(create: exp.Create, lookup=None) -> TableDef:  # type: ignore[no-untyped-def]
+Lookup = Callable[[str], "TableDef | ViewDef | None"]
+
+
+def table_from_create(create: exp.Create, lookup: Lookup | None = None) -> TableDef:
     """The TableDef of ``CREATE TABLE``; ``lookup(name)`` resolves a LIKE source table."""
     this = create.this
     table = this.this if isinstance(this, exp.Schema) else this
@@ -143,13 +148,13 @@ def table_from_create(create: exp.Create, lookup=None) -> TableDef:  # type: ign
     return definition
 
 
-def _merge_like(derived: TableDef, like: nodes.LikeClause, lookup) -> TableDef:  # type: ignore[no-untyped-def]
+def _merge_like(derived: TableDef, like: nodes.LikeClause, lookup: Lookup | None) -> TableDef:
     source_name = object_name(like.this)
     source = lookup(source_name) if lookup else None
     if not isinstance(source, TableDef):
         raise DefinitionError(f"LIKE source table `{source_name}` does not exist", like.this)
     # Flink's default: INCLUDING ALL OVERWRITING OPTIONS
-    strategy = {f: "INCLUDING" for f in _LIKE_FEATURES}
+    strategy = dict.fromkeys(_LIKE_FEATURES, "INCLUDING")
     strategy["OPTIONS"] = "OVERWRITING"
     for opt in like.expressions or []:
         kind, feature = opt.text("kind"), opt.name
@@ -253,7 +258,8 @@ def _ident(name: str) -> exp.Identifier:
 
 def _parse_expr(text: str) -> exp.Expr:
     """An expression stored as text in the catalog (computed column, watermark)."""
-    return sqlglot.parse_one(f"SELECT {text}", read=Flink).expressions[0]
+    parsed: exp.Expr = sqlglot.parse_one(f"SELECT {text}", read=Flink).expressions[0]
+    return parsed
 
 
 def create_table_tree(table: TableDef, masked: bool = True) -> exp.Create:
@@ -310,7 +316,7 @@ def show_create_view(view: ViewDef) -> str:
     target: exp.Expr = exp.Table(this=_ident(view.name))
     if view.column_names:
         target = exp.Schema(this=target, expressions=[_ident(c) for c in view.column_names])
-    props = [exp.TemporaryProperty()] if view.temporary else []
+    props: list[exp.Expr] = [exp.TemporaryProperty()] if view.temporary else []
     if view.comment:
         props.append(exp.SchemaCommentProperty(this=exp.Literal.string(view.comment)))
     create = exp.Create(

@@ -32,7 +32,7 @@ def _place(columns: list[Column], col: Column, position: exp.Expr | None) -> lis
     return columns[: i + 1] + [col] + columns[i + 1 :]
 
 
-def alter_table(table: TableDef, alter: nodes.AlterTable) -> TableDef:  # noqa: C901
+def alter_table(table: TableDef, alter: nodes.AlterTable) -> TableDef:
     action = alter.text("action")
     items = alter.expressions
     if action == "SET":

@@ -4,13 +4,13 @@ one, a concrete rewrite. ``str(d)`` is the one-line compiler form ``path:line:co
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 from planner.logical.operators import OperatorKind
 from planner.source import SourceText, Span
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
@@ -20,7 +20,7 @@ class Severity(str, Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
-class Category(str, Enum):
+class Category(StrEnum):
     UNBOUNDED_STATE = "unbounded-state"
     CORRECTNESS = "correctness"
     NONDETERMINISM = "nondeterminism"
@@ -81,7 +81,7 @@ class Diagnostic:
             lines.extend("    " + ln for ln in self.rewrite.splitlines())
         return "\n".join(lines)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "path": self.path,
             "line": self.line,

@@ -23,7 +23,7 @@ def parse_duration(text: str) -> int:
     value, unit = float(m.group(1)), m.group(2).lower()
     if unit and unit not in _UNITS:
         raise ValueError(f"'{text}': unknown time unit '{unit}' (use ms, s, min, h or d)")
-    return int(round(value * _UNITS.get(unit, 1)))
+    return round(value * _UNITS.get(unit, 1))
 
 
 def format_duration(ms: int | None) -> str:

@@ -103,8 +103,8 @@ class Estimator:
         from planner.logical.operators import Calc, Join, Scan, Union, Values
 
         if isinstance(node, Scan):
-            rate, why = self.rate(node.source_table)
-            return rate, [why]
+            rate, source = self.rate(node.source_table)
+            return rate, [source]
         if isinstance(node, Values):
             return 0.0, []
         if isinstance(node, Calc):
@@ -124,9 +124,9 @@ class Estimator:
             return rate, why
         if isinstance(node, (Join, Union)):
             parts = [self.flow(c) for c in node.inputs]
-            if any(r is None for r, _ in parts):
-                return None, [w for _, ws in parts for w in ws]
-            return sum(r for r, _ in parts), [w for _, ws in parts for w in ws]  # type: ignore[misc]
+            notes = [w for _, ws in parts for w in ws]
+            rates = [r for r, _ in parts if r is not None]
+            return (sum(rates) if len(rates) == len(parts) else None), notes
         if node.inputs:
             return self.flow(node.inputs[0])
         return None, []

@@ -8,7 +8,7 @@ the state of each node and the state summary with estimates, ``PLAN_ADVICE`` the
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from planner.durations import format_duration
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 DETAILS = ("CHANGELOG_MODE", "ESTIMATED_COST", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
 
 
-def _annotations(analysis: Analysis, changelog: bool = True, state: bool = True):  # type: ignore[no-untyped-def]
+def _annotations(analysis: Analysis, changelog: bool = True, state: bool = True) -> Callable[[Node], list[str]]:
     def annotate(node: Node) -> list[str]:
         props = analysis.props.get(node.node_id)
         notes = []
@@ -30,7 +30,7 @@ def _annotations(analysis: Analysis, changelog: bool = True, state: bool = True)
         info = analysis.state_of(node) if state else None
         if info is not None:
             notes.append(f"state: {info.verdict.value.upper()}")
-            for part, est in zip(info.parts, analysis.estimates.get(node.node_id, ())):
+            for part, est in zip(info.parts, analysis.estimates.get(node.node_id, ()), strict=False):  # no estimates: no sizes
                 keep = format_duration(part.retention_ms) if part.retention_ms is not None else ("forever" if not part.bounded else "until released")
                 notes.append(f"  {part.label}: {part.stores}, {part.per}; {part.released}")
                 notes.append(f"    kept: {keep}; size: {est}")
@@ -87,7 +87,7 @@ def _state_section(analysis: Analysis, out: list[str]) -> None:
     for info in analysis.state:
         ests = analysis.estimates.get(info.node_id, ())
         out.append(f"{info.operator}: {info.verdict.value.upper()} — {info.reason}")
-        for part, est in zip(info.parts, ests):
+        for part, est in zip(info.parts, ests, strict=True):
             shown = str(est)
             out.append(f"  {part.label}: {shown}" + (f"   [{est.formula}]" if shown != est.formula else ""))
         assumptions = sorted({a for e in ests for a in e.assumptions})

@@ -13,7 +13,8 @@ from planner.script import Statement, parse_script
 
 def _trailing(stmt: Statement) -> tuple[list[str], list[str]]:
     """Comments after a statement's `;`: those on the same line, and those on lines below."""
-    same, below = [], []
+    same: list[str] = []
+    below: list[str] = []
     semi = stmt.terminator
     text = stmt.source.text
     pos = semi.end + 1 if semi is not None else stmt.span.end

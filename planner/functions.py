@@ -5,6 +5,7 @@ built-ins (the dialect's list) and a few compatible names. The shell's completio
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 
 from planner.dialect.functions import FLINK_FUNCTIONS
 from planner.logical import typing as T
@@ -26,7 +27,7 @@ def is_builtin(name: str) -> bool:
     return name.upper() in BUILTIN_FUNCTIONS
 
 
-def suggest_function(name: str, user_functions: list[str] = ()) -> str | None:  # type: ignore[assignment]
+def suggest_function(name: str, user_functions: Sequence[str] = ()) -> str | None:
     """'did you mean' for an unknown function name."""
     candidates = sorted(BUILTIN_FUNCTIONS) + list(user_functions)
     close = difflib.get_close_matches(name.upper(), [c.upper() for c in candidates], n=1, cutoff=0.75)

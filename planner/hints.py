@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from sqlglot.tokens import Token, TokenType
-
-from sqlglot import exp
+from sqlglot import Token, TokenType, exp
 
 from planner.dialect.keywords import RESERVED, STRICTLY_RESERVED
 from planner.errors import SqlError

@@ -49,7 +49,7 @@ class Lineage:
             self._cache[key] = self._origin(node, name)
         return self._cache[key]
 
-    def _origin(self, node: Node, name: str) -> Origin:  # noqa: C901
+    def _origin(self, node: Node, name: str) -> Origin:
         if isinstance(node, Scan):
             computed = dict(node.computed)
             if name in computed:

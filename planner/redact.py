@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
+from sqlglot import TokenType
 from sqlglot.errors import TokenError
-from sqlglot.tokens import TokenType
 
 from catalog.secrets import MASK, is_secret_key
 from planner.dialect import Flink

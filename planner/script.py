@@ -9,9 +9,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from sqlglot import exp
+from sqlglot import Token, TokenType, exp
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import Token, TokenType
 
 from planner.dialect import Flink, nodes
 from planner.errors import SqlError
@@ -150,7 +149,7 @@ def _parse_tokens(source: SourceText, tokens: list[Token]) -> exp.Expr:
         tok: Token | None = getattr(err, "token", None)
         desc = err.errors[0]["description"] if err.errors else str(err)
         at_end = tok is None or tok.token_type == TokenType.SENTINEL or "TokenType.SENTINEL" in desc
-        if at_end:
+        if at_end or tok is None:
             last = tokens[-1]
             span = Span(last.end + 1, last.end + 2)
             message = _describe(desc, None)
@@ -177,9 +176,9 @@ def _parse_tokens(source: SourceText, tokens: list[Token]) -> exp.Expr:
 
 def _describe(desc: str, tok: Token | None) -> str:
     """sqlglot's description, reworded to name the token found (or the end of the statement)."""
-    desc = desc.split(" but got <Token")[0].replace("Expecting", "Expected")
+    desc = desc.split(" but got <Token", maxsplit=1)[0].replace("Expecting", "Expected")
     found = "at the end of the statement" if tok is None else f"`{tok.text}`"
-    if desc.startswith("Invalid expression / Unexpected token") or desc.startswith("Unexpected"):
+    if desc.startswith(("Invalid expression / Unexpected token", "Unexpected")):
         return f"Unexpected {found}" if tok is not None else "Unexpected end of the statement"
     if desc.startswith("Required keyword: "):
         where = f"after `{tok.text}`" if tok is not None else "at the end of the statement"
@@ -190,7 +189,7 @@ def _describe(desc: str, tok: Token | None) -> str:
 
 
 def _end_hint(desc: str) -> str | None:
-    if desc.startswith("Expect") and ")" in desc.split()[1:2][0:1] or "Expecting )" in desc:
+    if (desc.startswith("Expect") and ")" in desc.split()[1:2][0:1]) or "Expecting )" in desc:
         return "a parenthesis is not closed"
     return None
 
@@ -203,7 +202,7 @@ def parse_statement_tokens(
     else:
         parsed = [_parse_tokens(source, t) for t in inner]
         client = any(t.text.upper() == "BEGIN" for t in tokens[:2]) or (
-            tokens[0].text.upper() == "EXPLAIN" and "BEGIN" == _first_set_word(tokens)
+            tokens[0].text.upper() == "EXPLAIN" and _first_set_word(tokens) == "BEGIN"
         )
         tree = nodes.StatementSet(expressions=parsed, client_form=client or None)
         if tokens[0].text.upper() == "EXPLAIN":

@@ -8,10 +8,9 @@ only the engine then turns an INSERT's or query's plan into a Spark job.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 
-from sqlglot import exp
-from sqlglot.tokens import TokenType
+from sqlglot import TokenType, exp
 
 from catalog import Catalog, CatalogError, ObjectNotFound, TableDef, ViewDef
 from catalog.secrets import mask_value
@@ -29,7 +28,7 @@ from planner.show import BUILTIN_FUNCTIONS, like_filter
 from planner.variables import substitute
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     QUERY = "query"
     INSERT = "insert"
     STATEMENT_SET = "statement-set"
@@ -53,7 +52,7 @@ class Outcome:
     tree: exp.Expr = field(repr=False)  # the statement after variable substitution
     message: str | None = None
     columns: tuple[str, ...] = ()
-    rows: tuple[tuple, ...] = ()
+    rows: tuple[tuple[object, ...], ...] = ()
     plans: tuple[Node, ...] = ()
     analysis: Analysis | None = None
     text: str | None = None  # EXPLAIN output, SHOW CREATE output
@@ -110,7 +109,7 @@ class PlannerSession:
         except CatalogError as err:
             raise SqlError(str(err), stmt.source, stmt.span, code="E003") from None
 
-    def _dispatch(self, stmt: Statement, tree: exp.Expr) -> Outcome:  # noqa: C901
+    def _dispatch(self, stmt: Statement, tree: exp.Expr) -> Outcome:
         if isinstance(tree, (exp.Select, exp.Union, exp.Subquery, exp.Values, exp.Intersect, exp.Except)):
             plan = Binder(self.catalog).plan_query(tree)
             return Outcome(Kind.QUERY, stmt, tree, plans=(plan,), analysis=self.analyze([plan], stmt))
@@ -222,7 +221,7 @@ class PlannerSession:
         created = self.catalog.create(table, if_not_exists=bool(tree.args.get("exists")), or_replace=bool(tree.args.get("replace")))
         return self._info(stmt, tree, "Table has been created." if created else "Table already exists; kept.")
 
-    def _same_definition(self, obj) -> bool:  # type: ignore[no-untyped-def]
+    def _same_definition(self, obj: TableDef | ViewDef) -> bool:
         existing = self.catalog.get_relation(obj.name)
         return existing is not None and existing == obj
 
@@ -342,7 +341,7 @@ class PlannerSession:
             return Outcome(Kind.SHOW, stmt, tree, text=text)
         if what == "COLUMNS":
             outcome = self._describe(stmt, nodes.DescribeStatement(this=tree.args["target"]))
-            rows = tuple(r for r in outcome.rows if keep(r[0]))
+            rows = tuple(r for r in outcome.rows if keep(str(r[0])))
             return replace(outcome, kind=Kind.SHOW, tree=tree, rows=rows)
         if what == "JOBS":
             return Outcome(Kind.JOBS, stmt, tree)
@@ -367,7 +366,7 @@ class PlannerSession:
         rows = []
         if isinstance(obj, ViewDef):
             plan = Binder(self.catalog).plan_query(exp.maybe_parse(obj.query, dialect=Flink))
-            for f, name in zip(plan.fields, obj.column_names or [f.name for f in plan.fields]):
+            for f, name in zip(plan.fields, obj.column_names or [f.name for f in plan.fields], strict=True):
                 f = f.renamed(name)
                 attr = f" *{f.time.value.upper()}*" if f.time else ""
                 rows.append((f.name, f.type_sql + attr, str(f.nullable).upper(), "", "", ""))

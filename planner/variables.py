@@ -34,7 +34,8 @@ def substitute(tree: exp.Expr, variables: dict[str, str]) -> exp.Expr:
             if isinstance(node.parent, exp.Table):
                 return exp.to_identifier(value)
             try:
-                return sqlglot.parse_one(f"SELECT {value}", read=Flink).expressions[0]
+                parsed: exp.Expr = sqlglot.parse_one(f"SELECT {value}", read=Flink).expressions[0]
+                return parsed
             except ParseError:
                 return exp.Literal.string(value)
         if isinstance(node, exp.Literal) and node.is_string and "${" in node.this:
@@ -45,11 +46,3 @@ def substitute(tree: exp.Expr, variables: dict[str, str]) -> exp.Expr:
     return tree.copy().transform(repl, copy=False)
 
 
-def undefined_in_strings(tree: exp.Expr) -> list[tuple[str, exp.Literal]]:
-    """``${X}`` left inside string literals after substitution (for a lint warning)."""
-    out = []
-    for lit in tree.find_all(exp.Literal):
-        if lit.is_string:
-            for m in _IN_STRING.finditer(lit.this):
-                out.append((m.group(1), lit))
-    return out

@@ -16,7 +16,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from planner.analysis import Analysis
+    from planner.script import ParsedScript, Statement
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -47,7 +53,7 @@ def _codes(values: list[str] | None) -> tuple[str, ...]:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from planner.lint import ConfigError, Linter, LintConfig, collect_files, find_config, load_config, render
+    from planner.lint import ConfigError, LintConfig, Linter, collect_files, find_config, load_config, render
 
     try:
         if args.config:
@@ -105,19 +111,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
         for stmt in script.statements:
             try:
                 session.execute(stmt)
-            except SqlError as e:
-                print(e.render(), file=sys.stderr)
+            except SqlError as err:
+                print(err.render(), file=sys.stderr)
                 status = EXIT_USAGE
     script = _read_script(args.file, parse_script)
     for e in script.errors:
         print(e.render(), file=sys.stderr)
         status = EXIT_USAGE
-    explained = []
+    explained: list[tuple[Statement, Analysis, str | None]] = []
     for stmt in script.statements:
         try:
             outcome = session.execute(stmt)
-        except SqlError as e:
-            print(e.render(), file=sys.stderr)
+        except SqlError as err:
+            print(err.render(), file=sys.stderr)
             status = EXIT_USAGE
             continue
         if outcome.analysis is not None and outcome.kind in (Kind.QUERY, Kind.INSERT, Kind.STATEMENT_SET, Kind.EXPLAIN):
@@ -129,7 +135,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return status
 
 
-def _read_script(path: str, parse_script):  # type: ignore[no-untyped-def]
+def _read_script(path: str, parse_script: Callable[[str, str], ParsedScript]) -> ParsedScript:
     try:
         text = Path(path).read_text()
     except (OSError, UnicodeDecodeError) as err:
@@ -137,7 +143,7 @@ def _read_script(path: str, parse_script):  # type: ignore[no-untyped-def]
     return parse_script(text, path)
 
 
-def _render_explained(explained, fmt: str) -> str:  # type: ignore[no-untyped-def]
+def _render_explained(explained: list[tuple[Statement, Analysis, str | None]], fmt: str) -> str:
     if fmt == "json":
         import json
 
@@ -228,7 +234,7 @@ def cmd_shell(args: argparse.Namespace) -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         raise UsageError(message)
 
@@ -306,7 +312,7 @@ def _log_crash(args: argparse.Namespace | None) -> Path | None:
         trace = mask_secrets(trace)  # a trace may quote a statement with its password
     except Exception:  # the planner itself failed to import: keep the trace as it is
         pass
-    candidates = []
+    candidates: list[Callable[[], Path]] = []
     try:
         from catalog.home import resolve_home
 

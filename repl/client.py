@@ -8,12 +8,18 @@ import datetime
 import decimal
 import time
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
 from planner.estimate import human_bytes
 from planner.session import KNOWN_SETTINGS, Kind, Outcome
 from repl.state_prompt import measured_vs_estimate
+
+if TYPE_CHECKING:
+    from catalog import Catalog
+    from planner.analysis import Analysis
+    from sqlengine.jobs import Job
 
 
 class ClientError(Exception):
@@ -39,7 +45,7 @@ def format_value(v: object, width: int | None = None) -> str:
     elif isinstance(v, float):
         text = repr(v)
     elif hasattr(v, "asDict"):
-        text = "(" + ", ".join(f"{k}={format_value(x)}" for k, x in v.asDict().items()) + ")"  # type: ignore[attr-defined]
+        text = "(" + ", ".join(f"{k}={format_value(x)}" for k, x in v.asDict().items()) + ")"
     elif isinstance(v, (list, tuple)):
         text = "[" + ", ".join(format_value(x) for x in v) + "]"
     elif isinstance(v, dict):
@@ -65,7 +71,7 @@ def render_table(columns: Sequence[str], rows: Iterable[Sequence[object]], *, co
 # -- outcomes of planner-level statements ------------------------------------------------------
 
 
-def render_outcome(outcome: Outcome, catalog=None) -> str:  # type: ignore[no-untyped-def]
+def render_outcome(outcome: Outcome, catalog: Catalog | None = None) -> str:
     """The text of a statement the planner answered (DDL, SET, SHOW, DESCRIBE, EXPLAIN, USE)."""
     if outcome.kind == Kind.HELP:
         return HELP
@@ -78,7 +84,7 @@ def render_outcome(outcome: Outcome, catalog=None) -> str:  # type: ignore[no-un
     return outcome.message or "OK"
 
 
-def render_settings(rows: Sequence[tuple]) -> str:
+def render_settings(rows: Sequence[tuple[object, ...]]) -> str:
     """SET alone: every setting in force, and the known ones still at their default (unset)."""
     shown = list(rows)
     present = {k for k, _v in shown}
@@ -96,7 +102,7 @@ def _clock(ts: float | None) -> str:
     return time.strftime("%H:%M:%S", time.localtime(ts)) if ts else "-"
 
 
-def jobs_table(jobs: Sequence) -> str:  # type: ignore[type-arg]
+def jobs_table(jobs: Sequence[Job]) -> str:
     if not jobs:
         return "No jobs. INSERT INTO and statement sets run as jobs; SHOW JOBS lists them."
     rows = []
@@ -115,7 +121,7 @@ def jobs_table(jobs: Sequence) -> str:  # type: ignore[type-arg]
     return render_table(("job id", "name", "kind", "status", "started", "rows/s", "state"), rows, count=False)
 
 
-def find_job(jobs: Sequence, ref: str):  # type: ignore[no-untyped-def,type-arg]
+def find_job(jobs: Sequence[Job], ref: str) -> Job:
     """The job whose id (or a unique prefix of it, or its name) is ``ref``."""
     ref = ref.strip()
     exact = [j for j in jobs if j.id == ref or j.name == ref]
@@ -136,7 +142,7 @@ def job_ref(outcome: Outcome) -> str:
     return target.name if target is not None else ""
 
 
-def describe_job(job, analysis=None) -> str:  # type: ignore[no-untyped-def]
+def describe_job(job: Job, analysis: Analysis | None = None) -> str:
     from sqlengine.errors import describe
 
     lines = [

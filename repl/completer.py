@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
-from sqlglot.tokens import Token, TokenType
+from sqlglot import Token, TokenType
 
+from catalog import Catalog
 from catalog.options import CONNECTORS, FORMATS, find_spec, option_keys
 from planner.errors import SqlError
 from planner.script import tokenize
@@ -336,7 +337,7 @@ def _tables_from_parse(statement: str) -> dict[str, str]:
 class SqlCompleter(Completer):
     def __init__(
         self,
-        catalog,  # type: ignore[no-untyped-def]
+        catalog: Catalog,
         settings: Callable[[], dict[str, tuple[str, ...] | None]],
         job_ids: Callable[[], list[str]] = list,
     ):

@@ -16,18 +16,18 @@ from __future__ import annotations
 from prompt_toolkit.buffer import CompletionState
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.filters import completion_is_selected, has_selection
-from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 
 def prompt_bindings() -> KeyBindings:
     kb = KeyBindings()
 
     @kb.add("escape", "enter")
-    def _newline(event) -> None:  # type: ignore[no-untyped-def]
+    def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.newline(copy_margin=False)
 
     @kb.add("tab", filter=~has_selection)
-    def _complete(event) -> None:  # type: ignore[no-untyped-def]
+    def _complete(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
         if buffer.complete_state:
             buffer.complete_next()
@@ -42,7 +42,7 @@ def prompt_bindings() -> KeyBindings:
             buffer.go_to_completion(0)
 
     @kb.add("enter", filter=completion_is_selected)
-    def _take_completion(event) -> None:  # type: ignore[no-untyped-def]
+    def _take_completion(event: KeyPressEvent) -> None:
         event.current_buffer.complete_state = None
 
     return kb

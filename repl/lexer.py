@@ -33,7 +33,7 @@ class FlinkSqlLexer(RegexLexer):
             (words(BUILTIN_FUNCTIONS, prefix=r"(?<![\w.`])", suffix=r"(?=\s*\()"), Name.Builtin),
             (words(TYPES, prefix=r"(?<![\w.`])", suffix=r"\b"), Keyword.Type),
             (words(tuple(sorted(KEYWORDS, key=len, reverse=True)), prefix=r"(?<![\w.`])", suffix=r"\b"), Keyword),
-            (r"([a-z_][\w$]*)(\s*)(?=\()", bygroups(Name.Function, Whitespace)),
+            (r"([a-z_][\w$]*)(\s*)(?=\()", bygroups(Name.Function, Whitespace)),  # type: ignore[no-untyped-call]  # types-Pygments leaves bygroups unannotated
             (r"[a-z_][\w$]*", Name),
             (r"<>|!=|>=|<=|\|\||[-+*/%=<>]", Operator),
             (r"[;,.()\[\]{}]", Punctuation),

@@ -5,16 +5,23 @@ Enter runs the buffer only once its statement is complete (``repl.buffer.is_comp
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from planner.session import KNOWN_SETTINGS
 from repl.buffer import is_complete
 from repl.toolbar import toolbar_text
 
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+    from repl.shell import Shell
+
 log = logging.getLogger("sqlengine.shell")
 PROMPT = "sqlengine> "
 
 
-def prompt_session(shell):  # type: ignore[no-untyped-def]
+def prompt_session(shell: Shell) -> PromptSession[str]:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
     from prompt_toolkit.filters import Condition
@@ -34,7 +41,7 @@ def prompt_session(shell):  # type: ignore[no-untyped-def]
     )
     tick = {"n": 0}
 
-    def toolbar():  # type: ignore[no-untyped-def]
+    def toolbar() -> StyleAndTextTuples | str:
         tick["n"] += 1
         try:
             return toolbar_text(shell.spark, shell.engine.job_list, lambda: shell.engine.planner.settings, tick["n"])
@@ -42,7 +49,8 @@ def prompt_session(shell):  # type: ignore[no-untyped-def]
             log.debug("toolbar", exc_info=True)
             return ""
 
-    def continuation(width: int, line_number: int, is_soft_wrap: bool):  # type: ignore[no-untyped-def]
+    # prompt_toolkit passes the line's wrap count as ``is_soft_wrap`` (0: not a soft-wrapped line)
+    def continuation(width: int, line_number: int, is_soft_wrap: int) -> StyleAndTextTuples:
         return [("class:continuation", " " * width if is_soft_wrap else " " * max(0, width - 2) + "> ")]
 
     return PromptSession(

@@ -18,12 +18,18 @@ import io
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from planner.errors import SqlError
-from planner.script import parse_script
-from planner.session import Kind
+from planner.script import Statement, parse_script
+from planner.session import Kind, Outcome
 from repl.pipes import OutputClosed, is_closed_output
+
+if TYPE_CHECKING:
+    from sqlengine.engine import Engine
+    from sqlengine.jobs import Job
 
 EXIT_OK, EXIT_FAILED, EXIT_SQL, EXIT_INTERRUPTED = 0, 1, 2, 130
 PROGRESS_EVERY = 5.0  # seconds between progress lines on stderr
@@ -50,7 +56,7 @@ def _pairs(values: list[str] | None, flag: str) -> dict[str, str]:
 # -- result printing -----------------------------------------------------------------------------
 
 
-def _plain(v):  # type: ignore[no-untyped-def]
+def _plain(v: object) -> object:
     if isinstance(v, datetime.datetime):
         return v.isoformat(sep=" ", timespec="milliseconds")
     if isinstance(v, (datetime.date, datetime.time)):
@@ -68,10 +74,10 @@ def _plain(v):  # type: ignore[no-untyped-def]
     return v
 
 
-def print_rows(columns: tuple[str, ...], rows: list[tuple], fmt: str, out=sys.stdout) -> None:  # type: ignore[no-untyped-def]
+def print_rows(columns: tuple[str, ...], rows: Sequence[tuple[object, ...]], fmt: str, out: TextIO = sys.stdout) -> None:
     if fmt == "json":
         for row in rows:
-            out.write(json.dumps({c: _plain(v) for c, v in zip(columns, row)}, ensure_ascii=False) + "\n")
+            out.write(json.dumps({c: _plain(v) for c, v in zip(columns, row, strict=True)}, ensure_ascii=False) + "\n")
     elif fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -92,12 +98,12 @@ def print_rows(columns: tuple[str, ...], rows: list[tuple], fmt: str, out=sys.st
 
 
 class Runner:
-    def __init__(self, engine, fmt: str):  # type: ignore[no-untyped-def]
+    def __init__(self, engine: Engine, fmt: str) -> None:
         self.engine = engine
         self.fmt = fmt
         self.failed = False
-        self.background: list = []  # unbounded jobs left running
-        self.interrupted: list = []  # jobs Ctrl-C stopped while we waited on them
+        self.background: list[Job] = []  # unbounded jobs left running
+        self.interrupted: list[Job] = []  # jobs Ctrl-C stopped while we waited on them
 
     def run_script(self, text: str, path: str) -> int:
         script = parse_script(text, path)
@@ -112,7 +118,7 @@ class Runner:
                 return code
         return EXIT_OK
 
-    def run_statement(self, stmt) -> int:  # type: ignore[no-untyped-def]
+    def run_statement(self, stmt: Statement) -> int:
         try:
             outcome = self.engine.plan(stmt)
         except SqlError as e:
@@ -136,7 +142,7 @@ class Runner:
             info(outcome.message)
         return EXIT_OK
 
-    def run_job(self, outcome) -> int:  # type: ignore[no-untyped-def]
+    def run_job(self, outcome: Outcome) -> int:
         for state in outcome.analysis.state if outcome.analysis else ():
             info(f"State: {state}")  # what each stateful operator keeps, before the job starts
         for d in outcome.analysis.diagnostics if outcome.analysis else ():
@@ -168,30 +174,32 @@ class Runner:
             raise
         return self.finish(job)
 
-    def watch_startup(self, job) -> int:  # type: ignore[no-untyped-def]
+    def watch_startup(self, job: Job) -> int:
         """An unbounded INSERT keeps running; report right away if it fails to start."""
         job.wait(3)
         if job.error_detail is not None:
             return self.finish(job)
         return EXIT_OK
 
-    def wait(self, job) -> None:  # type: ignore[no-untyped-def]
+    def wait(self, job: Job) -> None:
         last = 0.0
         while not job.wait(0.5):
             if time.time() - last >= PROGRESS_EVERY:
                 last = time.time()
                 self.progress(job)
 
-    def progress(self, job) -> None:  # type: ignore[no-untyped-def]
+    def progress(self, job: Job) -> None:
         for snap in job.latest.values():
             print(f"[{job.id}] {snap.line()}", file=sys.stderr, flush=True)
 
-    def finish(self, job) -> int:  # type: ignore[no-untyped-def]
+    def finish(self, job: Job) -> int:
         from sqlengine.errors import describe
         from sqlengine.jobs import Status
 
         if job.status == Status.FAILED:
-            error(f"Job {job.id} failed: {describe(job.error_detail)}")
+            # a failed job has its error_detail (sqlengine.jobs); the fallback is the shell's
+            why = describe(job.error_detail) if job.error_detail is not None else job.error or "unknown error"
+            error(f"Job {job.id} failed: {why}")
             self.failed = True
             return EXIT_FAILED
         if job.already_complete:

@@ -25,7 +25,9 @@ import asyncio
 import logging
 import sys
 import threading
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planner.dialect import nodes
 from planner.errors import SqlError
@@ -38,13 +40,21 @@ from repl.state_prompt import decide
 from repl.terminal import Terminal
 from repl.toolbar import SparkStatus
 
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.output import Output
+
+    from planner.analysis import Analysis
+    from sqlengine.engine import Engine
+    from sqlengine.jobs import Job
+
 log = logging.getLogger("sqlengine.shell")
 
 EXIT_OK, EXIT_FAILED, EXIT_SQL, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 class Shell:
-    def __init__(self, engine, term: Terminal, *, history: Path | None = None, start_spark: bool = True):  # type: ignore[no-untyped-def]
+    def __init__(self, engine: Engine, term: Terminal, *, history: Path | None = None, start_spark: bool = True) -> None:
         self.engine = engine
         self.term = term
         self.history = history
@@ -52,10 +62,10 @@ class Shell:
         self.spark = SparkStatus()
         if engine.spark_ready:
             self.spark.state = "ready"
-        self.analyses: dict[str, object] = {}  # job id -> the analysis it started with
+        self.analyses: dict[str, Analysis | None] = {}  # job id -> the analysis it started with
         self._announced: dict[str, str] = {}  # job id -> last status announced
         self.quit_requested = False
-        self.session = None
+        self.session: PromptSession[str] | None = None
         self.prompts = 0  # prompts shown so far (tests wait for the next one)
         self.job_failed = False  # the last failure was Spark's (exit 1 for -f), not the SQL's (2)
 
@@ -98,7 +108,7 @@ class Shell:
 
     # -- the prompt --------------------------------------------------------------------------
 
-    def _prompt_session(self):  # type: ignore[no-untyped-def]
+    def _prompt_session(self) -> PromptSession[str]:
         from repl.prompt import prompt_session
 
         return prompt_session(self)
@@ -107,7 +117,8 @@ class Shell:
         """Runs once the prompt is on screen: start Spark, watch the jobs."""
         if self.start_spark:
             self.ensure_spark_starting()
-        app = self.session.app  # type: ignore[union-attr]
+        assert self.session is not None  # the pre_run of the session's own prompt (run)
+        app = self.session.app
         app.create_background_task(self._announce_jobs_while_waiting())
 
     async def _announce_jobs_while_waiting(self) -> None:
@@ -118,7 +129,7 @@ class Shell:
                 await asyncio.sleep(0.5)
                 notes = self.job_notes()
                 if notes:
-                    await run_in_terminal(lambda: self.term.lines(notes))
+                    await run_in_terminal(partial(self.term.lines, notes))
         except asyncio.CancelledError:
             raise
         except Exception:  # never a trace on the user's screen
@@ -126,7 +137,7 @@ class Shell:
 
     def run(self) -> int:
         """The interactive loop; returns the exit status."""
-        self.session = self._prompt_session()
+        session = self.session = self._prompt_session()
         self.term.print("sqlengine shell — statements end with `;`. HELP; lists what you can do, QUIT; leaves.", "dim")
         failures = 0
         while True:
@@ -134,7 +145,7 @@ class Shell:
             self.prompts += 1
             try:
                 # no prompt_toolkit handler: it would print a traceback and wait for Enter
-                text = self.session.prompt(pre_run=self._on_prompt, set_exception_handler=False)  # type: ignore[attr-defined]
+                text = session.prompt(pre_run=self._on_prompt, set_exception_handler=False)
                 failures = 0
             except KeyboardInterrupt:
                 continue  # Ctrl-C clears the line
@@ -267,8 +278,8 @@ class Shell:
         self.term.error(f"[ERROR] {describe(err)}")
         return False
 
-    def show_query(self, job, outcome: Outcome) -> bool:  # type: ignore[no-untyped-def]
-        from repl.views import show_result
+    def show_query(self, job: Job, outcome: Outcome) -> bool:
+        from repl.views import result_of, show_result
 
         fields = outcome.plans[0].fields if outcome.plans else ()
         try:
@@ -286,7 +297,8 @@ class Shell:
         mode = self.engine.planner.settings.get("sql-client.execution.result-mode", "table")
         if mode == "table" and self.term.interactive:
             how = "stopped" if stopped else job.status.value.lower()
-            self.term.print(f"[INFO] Query {how}: {len(job.result)} row{'s' if len(job.result) != 1 else ''} in its result (job {job.id}).", "info")
+            rows = len(result_of(job))
+            self.term.print(f"[INFO] Query {how}: {rows} row{'s' if rows != 1 else ''} in its result (job {job.id}).", "info")
         return True
 
     def job_statement(self, outcome: Outcome) -> bool:
@@ -328,7 +340,7 @@ class Shell:
 
     # -- leaving -----------------------------------------------------------------------------
 
-    def running_jobs(self) -> list:
+    def running_jobs(self) -> list[Job]:
         return [j for j in self.engine.job_list() if not j.done]
 
     def confirm_exit(self) -> bool:
@@ -393,7 +405,7 @@ class Shell:
         return EXIT_FAILED if any(cls == "error" for cls, _t in notes) else EXIT_OK
 
 
-def _isatty(output) -> bool:  # type: ignore[no-untyped-def]
+def _isatty(output: Output) -> bool:
     stream = getattr(output, "stdout", None)
     try:
         return bool(stream is not None and stream.isatty())
@@ -453,7 +465,7 @@ def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark:
             _stop_spark(engine)
 
 
-def _stop_spark(engine) -> None:  # type: ignore[no-untyped-def]
+def _stop_spark(engine: Engine) -> None:
     """Leaving: the jobs are stopped; shut Spark down before the interpreter does, so that no
     Py4J thread is left running while Python finalizes."""
     if not engine.spark_ready:
@@ -466,7 +478,7 @@ def _stop_spark(engine) -> None:  # type: ignore[no-untyped-def]
         log.debug("stopping Spark", exc_info=True)
 
 
-def _run_script(engine, inits: list[str], script: str | None) -> int:  # type: ignore[no-untyped-def]
+def _run_script(engine: Engine, inits: list[str], script: str | None) -> int:
     """``-f file.sql`` (or statements piped on stdin): no prompt, stop at the first error."""
     from prompt_toolkit.output import create_output
 
@@ -478,10 +490,9 @@ def _run_script(engine, inits: list[str], script: str | None) -> int:  # type: i
             if code != EXIT_OK:
                 shell.shutdown()
                 return code
-        if script is None:
-            if not shell.execute_text(sys.stdin.read(), "<stdin>"):
-                shell.shutdown()
-                return EXIT_SQL
+        if script is None and not shell.execute_text(sys.stdin.read(), "<stdin>"):
+            shell.shutdown()
+            return EXIT_SQL
         code = shell.wait_for_jobs()
         shell.shutdown()
         return code

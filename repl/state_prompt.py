@@ -14,12 +14,16 @@ analysis, for the table view's status line and DESCRIBE JOB.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from planner.analysis import Analysis
 from planner.estimate import human_bytes
 from planner.state import StateInfo, Verdict
+
+if TYPE_CHECKING:
+    from sqlengine.progress import Snapshot
 
 SETTING = "sql-client.state-warnings"
 
@@ -35,11 +39,12 @@ def estimate_text(analysis: Analysis, info: StateInfo) -> str:
     ests = analysis.estimates.get(info.node_id, ())
     if not ests:
         return "no estimate"
-    if all(e.plateau_bytes is not None for e in ests):
-        return f"plateaus at ≈ {human_bytes(sum(e.plateau_bytes for e in ests))}"  # type: ignore[misc]
+    plateaus = [e.plateau_bytes for e in ests if e.plateau_bytes is not None]
+    if len(plateaus) == len(ests):
+        return f"plateaus at ≈ {human_bytes(sum(plateaus))}"
     if len(ests) == 1:
         return str(ests[0])
-    return "; ".join(f"{p.label}: {e}" for p, e in zip(info.parts, ests))
+    return "; ".join(f"{p.label}: {e}" for p, e in zip(info.parts, ests, strict=True))
 
 
 def state_report(analysis: Analysis) -> list[tuple[str, str]]:
@@ -101,7 +106,7 @@ def _query_index(query_name: str) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
-def measured_vs_estimate(snapshots: dict, analysis: Analysis | None) -> list[str]:
+def measured_vs_estimate(snapshots: Mapping[str, Snapshot], analysis: Analysis | None) -> list[str]:
     """One line per stateful operator of each query: Spark's rows and bytes, and the estimate.
 
     Spark lists a query's state operators top-down, as the analysis walks each plan, so they are
@@ -109,21 +114,21 @@ def measured_vs_estimate(snapshots: dict, analysis: Analysis | None) -> list[str
     """
     lines = []
     for query, snap in sorted(snapshots.items()):
-        infos: list[StateInfo] = []
+        infos: list[tuple[StateInfo, str]] = []  # each with its estimate
         idx = _query_index(query)
         if analysis is not None and idx is not None and idx < len(analysis.plans):
             nodes = {n.node_id for n in analysis.plans[idx].walk()}
-            infos = [s for s in analysis.state if s.node_id in nodes]
+            infos = [(s, estimate_text(analysis, s)) for s in analysis.state if s.node_id in nodes]
         ops = list(snap.operators)
         if ops and len(ops) == len(infos):
-            for op, info in zip(ops, infos):
+            for op, (info, est) in zip(ops, infos, strict=True):
                 lines.append(
                     f"{info.operator} ({op.name}): {op.rows} rows, {human_bytes(op.bytes)} — "
-                    f"{info.verdict.value}, est. {estimate_text(analysis, info)}"  # type: ignore[arg-type]
+                    f"{info.verdict.value}, est. {est}"
                 )
         else:
             for op in ops:
                 lines.append(f"{op.name}: {op.rows} rows, {human_bytes(op.bytes)}")
-            for info in infos:
-                lines.append(f"{info.operator}: {info.verdict.value}, est. {estimate_text(analysis, info)}")  # type: ignore[arg-type]
+            for info, est in infos:
+                lines.append(f"{info.operator}: {info.verdict.value}, est. {est}")
     return lines

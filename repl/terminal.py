@@ -16,12 +16,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output, create_output
@@ -30,6 +30,9 @@ from prompt_toolkit.shortcuts import PromptSession, print_formatted_text
 from repl.pipes import OutputClosed
 from repl.style import STYLE
 from repl.toolbar import SPINNER
+
+if TYPE_CHECKING:
+    from repl.views.table import TableView
 
 
 @contextmanager
@@ -64,7 +67,7 @@ class Terminal:
         self.output = output or create_output()
         self.err_output = err_output or self.output
         self.interactive = interactive
-        self.current_view = None  # the result view on screen (tests look at it)
+        self.current_view: TableView | None = None  # the result view on screen (tests look at it)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -167,7 +170,7 @@ class Terminal:
         @kb.add("c-c")
         @kb.add("<sigint>")
         @kb.add("q")
-        def _cancel(event) -> None:  # type: ignore[no-untyped-def]
+        def _cancel(event: KeyPressEvent) -> None:
             event.app.exit(result=True)
 
         app: Application[bool] = Application(
@@ -183,8 +186,11 @@ class Terminal:
             while not finished.is_set():
                 app.invalidate()
                 await asyncio.sleep(0.1)
-            if app.is_running and not app.future.done():  # type: ignore[union-attr]
+            if app.is_running and not app.is_done:
                 app.exit(result=False)
 
-        result = app.run(pre_run=lambda: app.create_background_task(tick()), set_exception_handler=False)
+        def start_ticking() -> None:
+            app.create_background_task(tick())
+
+        result = app.run(pre_run=start_ticking, set_exception_handler=False)
         return bool(result)

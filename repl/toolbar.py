@@ -3,9 +3,13 @@ and the state-warning setting, and the keys that matter. Redrawn every half seco
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+if TYPE_CHECKING:
+    from sqlengine.jobs import Job
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -25,7 +29,7 @@ class SparkStatus:
 
 def toolbar_text(
     spark: SparkStatus,
-    jobs: Callable[[], list],
+    jobs: Callable[[], Sequence[Job]],
     settings: Callable[[], dict[str, str]],
     tick: int = 0,
 ) -> StyleAndTextTuples:

@@ -83,8 +83,10 @@ class EndOfInput:
         return bool(self.markers)
 
     def write(self) -> bool:
-        """Write every marker not yet written; whether any was."""
-        return any([m.write() for m in self.markers])
+        """Write every marker not yet written; whether any was. (Every one: ``any()`` over a
+        generator would stop at the first, and a join's other side would never end.)"""
+        wrote = [m.write() for m in self.markers]
+        return any(wrote)
 
     def written(self) -> bool:
         return any(m.written for m in self.markers)

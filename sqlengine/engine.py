@@ -23,12 +23,12 @@ from planner.script import Statement
 from planner.session import Kind, Outcome, PlannerSession
 from sqlengine.connectors.errors import ConnectorError
 from sqlengine.end_of_input import EndOfInput
-from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status
+from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status, Trigger
 from sqlengine.session import session_overrides
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import StreamingQuery
+    from pyspark.sql.streaming.query import StreamingQuery
 
     from sqlengine.results import ResultTable
     from sqlengine.translate import Translated
@@ -52,7 +52,7 @@ class Result:
     outcome: Outcome
     job: Job | None = None
     columns: tuple[str, ...] = ()
-    rows: tuple[tuple, ...] = ()
+    rows: tuple[tuple[object, ...], ...] = ()
     message: str | None = None
 
 
@@ -220,11 +220,11 @@ class Engine:
             overwrite=plan.overwrite,
         )
 
-        def start(trigger: dict[str, object], ck: Path) -> StreamingQuery | None:
+        def start(trigger: Trigger, ck: Path) -> StreamingQuery | None:
             writer = connector.sink(df, request)
             if writer is None:  # batch: written already
                 return None
-            return writer.option("checkpointLocation", str(ck)).queryName(name).trigger(**trigger).start()
+            return trigger.apply(writer.option("checkpointLocation", str(ck)).queryName(name)).start()
 
         return Pipeline(name, translated, _once(start) if not streaming else start)
 
@@ -245,12 +245,12 @@ def _result_pipeline(translated: Translated, result: ResultTable, name: str, str
     def collect(batch_df: DataFrame, batch_id: int) -> None:
         result.apply(batch_id, [tuple(r) for r in batch_df.collect()])
 
-    def start(trigger: dict[str, object], ck: Path) -> StreamingQuery | None:
+    def start(trigger: Trigger, ck: Path) -> StreamingQuery | None:
         if not streaming:
             result.apply(0, [tuple(r) for r in df.collect()])
             return None
         writer = df.writeStream.outputMode(translated.output_mode).foreachBatch(collect)
-        return writer.option("checkpointLocation", str(ck)).queryName(name).trigger(**trigger).start()
+        return trigger.apply(writer.option("checkpointLocation", str(ck)).queryName(name)).start()
 
     return Pipeline(name, translated, _once(start) if not streaming else start)
 
@@ -277,7 +277,7 @@ def _once(start: Start) -> Start:
     """A batch pipeline runs once, synchronously, inside the job's thread."""
     ran = False
 
-    def run(trigger: dict[str, object], ck: Path) -> StreamingQuery | None:
+    def run(trigger: Trigger, ck: Path) -> StreamingQuery | None:
         nonlocal ran
         if not ran:
             start(trigger, ck)

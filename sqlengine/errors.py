@@ -22,6 +22,9 @@ ADVICE = {
     ),
 }
 
+# a record a FAILFAST read could not parse: somewhere in the chain, whatever the deepest cause
+MALFORMED = ("MALFORMED_RECORD_IN_PARSING", "Malformed records are detected")
+
 _JAVA_LINE = re.compile(r"^\s*(at |\.\.\. \d+ more|Caused by:|JVM stacktrace:)")
 
 
@@ -66,18 +69,38 @@ def deepest_condition(text: str) -> tuple[str, str] | None:
     return found
 
 
+def java_causes(err: BaseException, links: int = 8) -> list[str]:
+    """The texts of the Java throwable behind ``err`` and its causes (a few links, never the
+    stack trace): a streaming query reports a failed read as STREAM_FAILED, and the reason
+    (MALFORMED_RECORD_IN_PARSING) is further down the Java cause chain."""
+    cause = getattr(err, "_origin", None) or getattr(err, "java_exception", None)
+    out: list[str] = []
+    for _ in range(links):
+        if cause is None:
+            break
+        try:
+            out.append(str(cause.toString()))
+            cause = cause.getCause()
+        except Exception:  # not a Java throwable, or the JVM is gone
+            break
+    return out
+
+
 def describe(err: BaseException) -> str:
     """One line: what went wrong, in Spark's words and ours."""
     cause = err
     seen = 0
-    while getattr(cause, "__cause__", None) is not None and seen < 5:
+    while cause.__cause__ is not None and seen < 5:
         cause = cause.__cause__
         seen += 1
     condition = condition_of(err) or condition_of(cause)
     message = first_line(str(err) or str(cause))
-    deepest = deepest_condition(str(err)) or deepest_condition(str(cause))
+    chain = "\n".join([str(err), *java_causes(err)])
+    deepest = deepest_condition(chain) or deepest_condition(str(cause))
     if deepest is not None and (condition is None or "Traceback" in message or "Python Proxy" in message or deepest[0] != condition):
         condition, message = deepest
+    if any(mark in chain for mark in MALFORMED):  # the root cause is the field that did not parse
+        return f"{ADVICE['MALFORMED_RECORD_IN_PARSING']}: {message}"
     if condition:
         for prefix, advice in ADVICE.items():
             if condition.startswith(prefix):

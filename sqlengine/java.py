@@ -70,7 +70,7 @@ def check_java(minimum: int = MIN_VERSION) -> JavaInfo:
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         reason = "timed out" if isinstance(err, subprocess.TimeoutExpired) else str(err)
-        raise JavaMissing(f"{need}; running {java} -version failed ({reason}). {_INSTALL_HINT}")
+        raise JavaMissing(f"{need}; running {java} -version failed ({reason}). {_INSTALL_HINT}") from None
     output = (proc.stderr or "") + (proc.stdout or "")
     match = _VERSION.search(output)
     major = parse_major(match.group(1)) if match else None

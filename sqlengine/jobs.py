@@ -17,7 +17,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,8 @@ from sqlengine.progress import Snapshot, from_progress
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-    from pyspark.sql.streaming import StreamingQuery
+    from pyspark.sql.streaming.query import StreamingQuery
+    from pyspark.sql.streaming.readwriter import DataStreamWriter
 
     from sqlengine.results import ResultTable
     from sqlengine.translate import Translated
@@ -40,7 +41,7 @@ class JobKind(StrEnum):
     STATEMENT_SET = "statement-set"
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     STARTING = "STARTING"
     RUNNING = "RUNNING"
     FINISHED = "FINISHED"
@@ -48,8 +49,22 @@ class Status(str, Enum):
     CANCELED = "CANCELED"
 
 
-# start(trigger_kwargs, checkpoint) -> the started query (None: a batch run, done already)
-Start = Callable[[dict[str, object], Path], "StreamingQuery | None"]
+@dataclass(frozen=True)
+class Trigger:
+    """When a job's micro-batches run: all available input then stop (a bounded job), or every
+    ``interval`` (an unbounded one; "0 seconds": back to back)."""
+
+    available_now: bool = False
+    interval: str = "0 seconds"
+
+    def apply(self, writer: DataStreamWriter) -> DataStreamWriter:
+        if self.available_now:
+            return writer.trigger(availableNow=True)
+        return writer.trigger(processingTime=self.interval)
+
+
+# start(trigger, checkpoint) -> the started query (None: a batch run, done already)
+Start = Callable[[Trigger, Path], "StreamingQuery | None"]
 
 
 @dataclass
@@ -79,13 +94,13 @@ class Job:
     ended_at: float | None = None
     error: str | None = None
     error_detail: BaseException | None = field(default=None, repr=False)
-    history: deque = field(default_factory=lambda: deque(maxlen=1000))
+    history: deque[Snapshot] = field(default_factory=lambda: deque(maxlen=1000))
     log_path: Path | None = None
     already_complete: bool = False  # a bounded job whose checkpoint says it ran to the end
-    _queries: list = field(default_factory=list, repr=False)
+    _queries: list[StreamingQuery] = field(default_factory=list, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
-    _seen_batches: dict = field(default_factory=dict, repr=False)
+    _seen_batches: set[tuple[str, int, str]] = field(default_factory=set, repr=False)
 
     @property
     def ends_by_itself(self) -> bool:
@@ -150,7 +165,7 @@ class JobManager:
 
     # -- running -------------------------------------------------------------------------------
 
-    def _start_all(self, job: Job, trigger: dict[str, object]) -> None:
+    def _start_all(self, job: Job, trigger: Trigger) -> None:
         # the job's own session: a query clones it when it starts, so this run's settings reach
         # this run only, and no other job
         spark = job.spark
@@ -165,8 +180,8 @@ class JobManager:
             query = p.start(trigger, job.checkpoint / f"q{i}")
             if query is not None:
                 job._queries.append(query)
-            for j, side in enumerate(p.translated.side_queries):
-                job._queries.append(side.start(spark, job.checkpoint / f"q{i}-side{j}", trigger))
+            for j, side in enumerate(p.translated.side_queries):  # they run as their source: bounded or not
+                job._queries.append(side(spark, job.checkpoint / f"q{i}-side{j}"))
 
     def _monitor(self, job: Job) -> None:
         """Record progress until every query of the job has terminated (or the job is stopped)."""
@@ -186,11 +201,11 @@ class JobManager:
             # progress is read twice a second; the end of a query is noticed at once (a bounded
             # job's next phase, or its caller, waits on it); stop() ends the wait too
             try:
-                active[0].awaitTermination(0.5)
+                active[0].awaitTermination(0.5)  # type: ignore[arg-type]  # typed int; it takes float seconds (x 1000 ms)
             except Exception:  # it failed: q.exception() above reports it
                 pass
 
-    def _record(self, job: Job, q) -> None:  # type: ignore[no-untyped-def]
+    def _record(self, job: Job, q: StreamingQuery) -> None:
         try:
             recent = q.recentProgress
         except Exception:
@@ -201,7 +216,7 @@ class JobManager:
             key = (snap.query, snap.batch_id, snap.timestamp)
             if key in job._seen_batches:
                 continue
-            job._seen_batches[key] = True
+            job._seen_batches.add(key)
             job.history.append(snap)
             if job.log_path is not None:
                 with open(job.log_path, "a") as fh:
@@ -217,7 +232,7 @@ class JobManager:
                 job.already_complete = True
                 job.status = Status.FINISHED
                 return
-            trigger: dict[str, object] = {"availableNow": True} if job.bounded else {"processingTime": _interval(job)}
+            trigger = Trigger(available_now=True) if job.bounded else Trigger(interval=_interval(job))
             eoi = job.end_of_input
             if job.bounded and eoi.one_phase:
                 eoi.write()  # every input arrives in the first batch: the markers ride along with it
@@ -247,6 +262,7 @@ def _interval(job: Job) -> str:
     'source.monitor-interval', batches start that often (the shortest), as Flink's source looks
     for new files that often; a generator has input at any time, so batches run back to back."""
     polls = [src.poll_seconds for p in job.pipelines for src in p.translated.sources if not src.bounded]
-    if polls and all(s is not None for s in polls):
-        return f"{round(min(polls) * 1000)} milliseconds"  # type: ignore[type-var]
+    known = [s for s in polls if s is not None]
+    if polls and len(known) == len(polls):
+        return f"{round(min(known) * 1000)} milliseconds"
     return "0 seconds"

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql.streaming.listener import StreamingQueryProgress
 
 
 def shown_watermark(watermark: str | None) -> str:
@@ -36,7 +40,7 @@ class Snapshot:
     batch_ms: int
     watermark: str | None
     operators: tuple[OperatorState, ...] = ()
-    metrics: dict = field(default_factory=dict)  # observed metrics, e.g. malformed-record counts
+    metrics: dict[str, object] = field(default_factory=dict)  # observed metrics, e.g. malformed-record counts
 
     @property
     def state_rows(self) -> int:
@@ -59,24 +63,24 @@ class Snapshot:
         return json.dumps(asdict(self), default=str)
 
 
-def _bytes(n: int) -> str:
+def _bytes(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1000:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000  # type: ignore[assignment]
+        n /= 1000
     return f"{n:.1f} TB"
 
 
-def _num(v) -> float:  # type: ignore[no-untyped-def]
+def _num(v: object) -> float:
     try:
-        return float(v)
+        return float(v)  # type: ignore[arg-type]  # whatever Spark reported; not a number -> 0
     except (TypeError, ValueError):
         return 0.0
 
 
-def from_progress(query_name: str, p) -> Snapshot:  # type: ignore[no-untyped-def]
+def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -> Snapshot:
     """From a pyspark StreamingQueryProgress (or its json dict)."""
-    data = p if isinstance(p, dict) else json.loads(p.json)
+    data: dict[str, Any] = p if isinstance(p, dict) else json.loads(p.json)
     ops = []
     for op in data.get("stateOperators") or []:
         ops.append(

@@ -8,14 +8,17 @@ import threading
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from planner.logical.changelog import RowKind
+
+Row = tuple[Any, ...]  # a result row: values of any type, as Spark returns them
 
 
 @dataclass(frozen=True)
 class Change:
     kind: RowKind
-    row: tuple[object, ...]
+    row: Row
 
     def __str__(self) -> str:
         return f"{self.kind}[{', '.join('NULL' if v is None else str(v) for v in self.row)}]"
@@ -26,10 +29,10 @@ class ResultTable:
     columns: tuple[str, ...]
     key: tuple[str, ...] = ()  # upsert key; () for insert-only results
     max_changes: int = 100_000  # changes kept for the changelog view
-    _rows: dict = field(default_factory=dict)  # key -> row (upsert) or seq -> row (append)
+    _rows: dict[object, Row] = field(default_factory=dict)  # key -> row (upsert) or seq -> row (append)
     _seq: int = 0
     _last_batch: int = -1
-    changes: deque = field(default_factory=deque)
+    changes: deque[Change] = field(default_factory=deque)
     total_changes: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -37,7 +40,7 @@ class ResultTable:
         self.changes = deque(maxlen=self.max_changes)
         self._key_idx = [self.columns.index(k) for k in self.key if k in self.columns]
 
-    def apply(self, batch_id: int, rows: Iterable[tuple]) -> list[Change]:
+    def apply(self, batch_id: int, rows: Iterable[Row]) -> list[Change]:
         """Apply one micro-batch (each batch at most once, so replays after a restart are no-ops)."""
         out: list[Change] = []
         with self._lock:
@@ -76,7 +79,7 @@ class ResultTable:
             out = list(self.changes)[len(self.changes) - kept :] if kept > 0 else []
             return out, total, max(0, wanted - kept)
 
-    def rows(self) -> list[tuple]:
+    def rows(self) -> list[Row]:
         with self._lock:
             return list(self._rows.values())
 

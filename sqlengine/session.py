@@ -25,6 +25,7 @@ from sqlengine.spark_logging import (
 )
 
 if TYPE_CHECKING:
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
 LOOPBACK = "127.0.0.1"
@@ -166,7 +167,7 @@ def create_session(
         return SparkSession.builder.getOrCreate()
 
 
-def _launch_gateway(spark_conf, log_dir: Path) -> None:
+def _launch_gateway(spark_conf: SparkConf, log_dir: Path) -> None:
     """Start the driver JVM with its stdout/stderr on a file rather than the terminal."""
     global _jvm_log
     from pyspark import SparkContext
@@ -180,7 +181,7 @@ def _launch_gateway(spark_conf, log_dir: Path) -> None:
     env = {"SPARK_LOCAL_IP": LOOPBACK} if local else {}
     with _env(**env):
         try:
-            gateway = launch_gateway(
+            gateway = launch_gateway(  # type: ignore[no-untyped-call]  # pyspark leaves it unannotated
                 spark_conf, popen_kwargs={"stdout": _jvm_log, "stderr": _jvm_log}
             )
         except Exception as err:
@@ -195,7 +196,7 @@ def _remote_session(remote: str, conf: Mapping[str, str], app_name: str) -> Spar
     try:
         from pyspark.sql.connect.utils import check_dependencies
 
-        check_dependencies("pyspark.sql.connect")
+        check_dependencies()
     except Exception as err:
         raise SessionError(
             f"Spark Connect needs pyspark's connect extras ({_first_line(err)}); "

@@ -51,13 +51,13 @@ class Options:
         except ValueError:
             return None
 
-    def int(self, key: str) -> int | None:
+    def integer(self, key: str) -> int | None:
         return self._parse(key, lambda v: int(v.strip()))
 
-    def float(self, key: str) -> float | None:
+    def number(self, key: str) -> float | None:
         return self._parse(key, lambda v: float(v.strip()))
 
-    def bool(self, key: str) -> bool:
+    def flag(self, key: str) -> bool:
         return bool(self._parse(key, parse_bool))
 
     def seconds(self, key: str) -> float | None:

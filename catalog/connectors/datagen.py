@@ -39,7 +39,7 @@ class Datagen(ConnectorSpec):
 
     def rows(self, table: TableDef) -> int | None:
         values = self.values(table)
-        total = values.int("number-of-rows")
+        total = values.integer("number-of-rows")
         for path in _sequence_paths(table):
             limit = _sequence_rows(values, path)
             if limit is not None:
@@ -53,7 +53,7 @@ class Datagen(ConnectorSpec):
         return self.bounded(table)  # generated rows are all there in the first batch
 
     def rate(self, table: TableDef) -> Rate | None:
-        value = self.values(table).float("rows-per-second")
+        value = self.values(table).number("rows-per-second")
         if value is None:
             return None
         shown = table.options.get("rows-per-second", "10000")
@@ -67,7 +67,7 @@ class Datagen(ConnectorSpec):
         if col.type.upper() == "BOOLEAN":
             return 2
         values = self.values(table)
-        lo, hi = values.float(f"fields.{path}.min"), values.float(f"fields.{path}.max")
+        lo, hi = values.number(f"fields.{path}.min"), values.number(f"fields.{path}.max")
         if lo is None or hi is None or col.type.upper() not in _INTEGER_TYPES:
             return None
         return max(int(hi) - int(lo) + 1, 1)

@@ -55,20 +55,20 @@ class Nexmark(ConnectorSpec):
     def rows(self, table: TableDef) -> int | None:
         """Events generated: 'events.num' (0: no end), cut at 'stop-at' (-1: no stop)."""
         values = self.values(table)
-        events, stop_at = values.int("events.num") or 0, values.int("stop-at")
+        events, stop_at = values.integer("events.num") or 0, values.integer("stop-at")
         total = events if events > 0 else None
         if stop_at is not None and stop_at >= 0:
             total = stop_at if total is None else min(total, stop_at)
         return total
 
     def bounded(self, table: TableDef) -> bool:
-        return self.rows(table) is not None and not self.values(table).bool("keep-alive")
+        return self.rows(table) is not None and not self.values(table).flag("keep-alive")
 
     def one_batch(self, table: TableDef) -> bool:
         return self.bounded(table)
 
     def rate(self, table: TableDef) -> Rate | None:
-        value = self.values(table).float("first-event.rate")
+        value = self.values(table).number("first-event.rate")
         if value is None:
             return None
         shown = table.options.get("first-event.rate", "10000")
@@ -80,7 +80,7 @@ class Nexmark(ConnectorSpec):
     def proportions(self, table: TableDef) -> tuple[float, float, float]:
         """The shares of person, auction and bid events (default 1 : 3 : 46)."""
         values = self.values(table)
-        shares = [values.float(f"{kind}.proportion") for kind in ("person", "auction", "bid")]
+        shares = [values.number(f"{kind}.proportion") for kind in ("person", "auction", "bid")]
         person, auction, bid = (d if v is None else v for v, d in zip(shares, (1.0, 3.0, 46.0), strict=True))
         return person, auction, bid
 

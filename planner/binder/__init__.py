@@ -12,6 +12,7 @@ import itertools
 from sqlglot import exp
 
 from catalog import Catalog, TableDef
+from planner.binder.base import ViewDeps
 from planner.binder.expressions import col
 from planner.binder.relations import RelationsMixin
 from planner.binder.select import SelectMixin
@@ -35,6 +36,7 @@ class Binder(RelationsMixin, SelectMixin):
         self.window_times: dict[int, Field] = {}  # the time attribute each window is on
         self.ctes: list[dict[str, Node]] = []
         self.view_stack: list[str] = []
+        self.view_deps: list[ViewDeps] = []
 
     # -- queries -------------------------------------------------------------------------------
 
@@ -52,13 +54,14 @@ class Binder(RelationsMixin, SelectMixin):
         return self._bind_query_body(query)
 
     def _named(self, node: Node, cte: exp.CTE) -> Node:
-        cols = [c.name for c in (cte.args.get("alias").args.get("columns") or [])] if cte.args.get("alias") else []
+        alias = cte.args.get("alias")
+        cols = [c.name for c in (alias.args.get("columns") or [])] if alias is not None else []
         if not cols:
             return node
         if len(cols) != len(node.fields):
             raise BindError(f"The CTE lists {len(cols)} columns but its query has {len(node.fields)}", cte)
-        return Calc(tuple(f.renamed(n) for f, n in zip(node.fields, cols)), input=node,
-                    projections=tuple((n, col(f.name)) for n, f in zip(cols, node.fields)))
+        return Calc(tuple(f.renamed(n) for f, n in zip(node.fields, cols, strict=True)), input=node,
+                    projections=tuple((n, col(f.name)) for n, f in zip(cols, node.fields, strict=True)))
 
     def _bind_query_body(self, query: exp.Expr) -> Node:
         if isinstance(query, exp.Subquery):
@@ -90,7 +93,7 @@ class Binder(RelationsMixin, SelectMixin):
         flatten(query)
         children = [self.bind_query(b) for b in branches]
         width = len(children[0].fields)
-        for b, c in zip(branches[1:], children[1:]):
+        for b, c in zip(branches[1:], children[1:], strict=True):
             if len(c.fields) != width:
                 raise BindError(f"UNION branches have {width} and {len(c.fields)} columns", b)
         fields = []
@@ -153,8 +156,8 @@ class Binder(RelationsMixin, SelectMixin):
                 f"({', '.join(targets)})",
                 insert.expression,
             )
-        by_target = dict(zip(targets, query.fields))
-        projections = []
+        by_target = dict(zip(targets, query.fields, strict=True))
+        projections: list[tuple[str, exp.Expr]] = []
         fields = []
         from planner.dialect import parse_type
 

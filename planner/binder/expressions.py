@@ -4,10 +4,12 @@ window-function calls, and derive result types."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from catalog import FunctionDef
 from planner.binder.scope import Scope
 from planner.functions import is_builtin, suggest_function
 from planner.logical import typing as T
@@ -90,14 +92,14 @@ class Collector:
     aggs: list[AggCall] = field(default_factory=list)
     agg_nodes: list[exp.Expr] = field(default_factory=list)
     overs: list[OverCall] = field(default_factory=list)
-    counter: itertools.count = field(default_factory=lambda: itertools.count())
+    counter: itertools.count[int] = field(default_factory=lambda: itertools.count())
 
     def new_name(self, prefix: str) -> str:
         return f"${prefix}{next(self.counter)}"
 
 
 class ExprBinder:
-    def __init__(self, scope: Scope, functions=None):  # type: ignore[no-untyped-def]
+    def __init__(self, scope: Scope, functions: Callable[[str], FunctionDef | None] | None = None):
         self.scope = scope
         self.functions = functions  # catalog function lookup: name -> FunctionDef | None
 
@@ -180,7 +182,7 @@ class ExprBinder:
             filter=filter_expr,
             star=star,
         )
-        for existing, existing_node in zip(collector.aggs, collector.agg_nodes):
+        for existing, _existing_node in zip(collector.aggs, collector.agg_nodes, strict=True):
             if (existing.func, existing.args, existing.distinct, existing.filter, existing.star) == (
                 agg.func, agg.args, agg.distinct, agg.filter, agg.star
             ):
@@ -305,11 +307,12 @@ def type_of(node: exp.Expr, fields: dict[str, Field]) -> exp.DataType:
                 )
         return out
     if isinstance(node, exp.If):
-        return type_of(node.args.get("true"), fields)
+        true = node.args.get("true")
+        return type_of(true, fields) if true is not None else T.UNKNOWN
     if isinstance(node, (exp.Lower, exp.Upper, exp.Trim, exp.Substring, exp.RegexpExtract, exp.Initcap)):
         return T.STRING
     if isinstance(node, (exp.Hour, exp.Minute, exp.Second, exp.Year, exp.Month, exp.Day, exp.Length)):
-        return T.INT if not isinstance(node, exp.Length) else T.INT
+        return T.INT
     if isinstance(node, exp.Extract):
         return T.BIGINT
     if isinstance(node, exp.Coalesce):

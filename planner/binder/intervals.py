@@ -33,9 +33,9 @@ def _day_to_second(text: str, first: str, last: str) -> int:
     if len(parts) != len(units):
         raise ValueError(text)
     total = 0.0
-    for value, unit in zip(parts, units):
+    for value, unit in zip(parts, units, strict=True):
         total += float(value) * UNIT_MS[unit]
-    return sign * int(round(total))
+    return sign * round(total)
 
 
 def interval_ms(node: exp.Expr) -> int:
@@ -70,7 +70,7 @@ def interval_ms(node: exp.Expr) -> int:
             )
         if unit_name not in UNIT_MS:
             raise ValueError(unit_name)
-        return int(round(float(text) * UNIT_MS[unit_name]))
+        return round(float(text) * UNIT_MS[unit_name])
     except (ValueError, IndexError):
         raise BindError(f"Cannot read the interval {node.sql()}", node) from None
 

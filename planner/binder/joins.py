@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from sqlglot import exp
 
 from planner.binder.intervals import interval_ms, is_interval
@@ -115,9 +117,9 @@ def interval_bounds(
                 lower[key] = max(lower.get(key, bound), bound)
             if op_eff in ("<", "<=", "="):
                 upper[key] = min(upper.get(key, bound), bound)
-    for key in lower:
-        if key in upper and lower[key] <= upper[key]:
-            return key[0], key[1], lower[key], upper[key]
+    for key, low in lower.items():
+        if key in upper and low <= upper[key]:
+            return key[0], key[1], low, upper[key]
     return None
 
 
@@ -177,14 +179,18 @@ def make_join(
     by_name = {f.name: f for f in fields}
     parts = conjuncts(condition)
     keys = equi_keys(parts, left_names, right_names)
-    common = dict(left=left, right=right, join_kind=kind, condition=condition, equi_keys=tuple(keys), origin=origin)
+    # the regular join's fields: a regular join turns time attributes into plain timestamps (Flink)
+    join = Join(
+        tuple(f.materialized() for f in fields), left=left, right=right, join_kind=kind, condition=condition,
+        equi_keys=tuple(keys), origin=origin,
+    )
 
     if temporal_time is not None:
         time_name, time_field = temporal_time
         if time_field.time == TimeKind.ROWTIME:
-            return TemporalJoin(fields, left_time=time_name, **common)
+            return TemporalJoin(**_join_args(join, fields), left_time=time_name)
         if time_field.time == TimeKind.PROCTIME:
-            return LookupJoin(fields, **common)
+            return LookupJoin(**_join_args(join, fields))
         raise BindError(
             "FOR SYSTEM_TIME AS OF needs a time attribute of the left table (its rowtime or a PROCTIME() column)",
             origin,
@@ -193,13 +199,28 @@ def make_join(
     sides = window_join_spec(keys, by_name, windows)
     if sides is not None:
         left_w, right_w = sides
-        return WindowJoin(fields, window=left_w, left_window=left_w.id, right_window=right_w.id, **common)
+        return WindowJoin(**_join_args(join, fields), window=left_w, left_window=left_w.id, right_window=right_w.id)
 
     bounds = interval_bounds(parts, left_names, right_names, by_name)
     if bounds is not None:
         lt, rt, lo, hi = bounds
-        return IntervalJoin(fields, left_time=lt, right_time=rt, lower_ms=lo, upper_ms=hi, **common)
+        return IntervalJoin(**_join_args(join, fields), left_time=lt, right_time=rt, lower_ms=lo, upper_ms=hi)
+    return join
 
-    # a regular join turns time attributes into plain timestamps (Flink)
-    plain = tuple(f.materialized() for f in fields)
-    return Join(plain, **common)
+
+class JoinArgs(TypedDict):
+    fields: tuple[Field, ...]
+    left: Node
+    right: Node
+    join_kind: JoinKind
+    condition: exp.Expr | None
+    equi_keys: tuple[tuple[str, str], ...]
+    origin: exp.Expr | None
+
+
+def _join_args(join: Join, fields: tuple[Field, ...]) -> JoinArgs:
+    """The arguments every join operator takes, with ``fields`` (time attributes kept)."""
+    return JoinArgs(
+        fields=fields, left=join.left, right=join.right, join_kind=join.join_kind, condition=join.condition,
+        equi_keys=join.equi_keys, origin=join.origin,
+    )

@@ -3,14 +3,15 @@ window table functions, VALUES, UNNEST / LATERAL TABLE and MATCH_RECOGNIZE."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import functools
+from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
 
-from catalog import TableDef, ViewDef
+from catalog import Column, TableDef, ViewDef, Watermark
+from catalog.model import CatalogObject
+from planner.binder.base import BinderBase, ViewDeps
 from planner.binder.expressions import ExprBinder, type_of
 from planner.binder.intervals import interval_ms, is_interval
 from planner.binder.scope import Relation, Scope
@@ -37,7 +38,7 @@ def parse_cached(text: str) -> exp.Expr:
 
 
 # bound plans of views: (name, query, column names) -> (relations read with their definitions, plan)
-_VIEW_PLANS: dict[tuple, tuple[tuple, Node]] = {}
+_VIEW_PLANS: dict[tuple[str, str, tuple[str, ...]], tuple[tuple[tuple[str, CatalogObject | None], ...], Node]] = {}
 
 
 @dataclass
@@ -57,7 +58,7 @@ def watermark_delay(expr: exp.Expr, column: str) -> int | None:
     """ms of `column - INTERVAL ..` (0 for the column itself); None for other strategies."""
     if isinstance(expr, exp.Paren):
         return watermark_delay(expr.this, column)
-    if isinstance(expr, exp.Column) and expr.name == column.split(".")[-1].strip("`"):
+    if isinstance(expr, exp.Column) and expr.name == column.rsplit(".", maxsplit=1)[-1].strip("`"):
         return 0
     if isinstance(expr, exp.Sub) and is_interval(expr.expression):
         inner = watermark_delay(expr.this, column)
@@ -68,10 +69,10 @@ def watermark_delay(expr: exp.Expr, column: str) -> int | None:
     return None
 
 
-class RelationsMixin:
+class RelationsMixin(BinderBase):
     """Mixed into Binder."""
 
-    def bind_from_item(self, node: exp.Expr, scope_outer: Scope | None = None) -> Item:  # noqa: C901
+    def bind_from_item(self, node: exp.Expr, scope_outer: Scope | None = None) -> Item:
         alias_node = node.args.get("alias")
         alias = alias_node.name if alias_node is not None and alias_node.name else None
         col_aliases = [c.name for c in alias_node.args.get("columns") or []] if alias_node is not None else []
@@ -98,11 +99,11 @@ class RelationsMixin:
                     f"The alias lists {len(col_aliases)} columns but the relation has {len(item.fields)}",
                     alias_node,
                 )
-            renamed = [f.renamed(n) for f, n in zip(item.fields, col_aliases)]
+            renamed = [f.renamed(n) for f, n in zip(item.fields, col_aliases, strict=True)]
             item.node = Calc(
                 tuple(renamed),
                 input=item.node,
-                projections=tuple((n, _col(f.name)) for n, f in zip(col_aliases, item.fields)),
+                projections=tuple((n, _col(f.name)) for n, f in zip(col_aliases, item.fields, strict=True)),
                 origin=node,
             )
             item.fields = renamed
@@ -123,8 +124,8 @@ class RelationsMixin:
                 cte = ctes[name]
                 return Item(cte, name, list(cte.fields), temporal=node.args.get("version"), origin=node)
         obj = self.catalog.get_relation(name)
-        for deps in getattr(self, "_view_deps", ()):
-            deps.append((name, obj))
+        for frame in self.view_deps:
+            frame.append((name, obj))
         if obj is None:
             suggestion = self.catalog.suggest("table", name)
             hint = f"did you mean `{suggestion}`?" if suggestion else "create it first with CREATE TABLE"
@@ -141,19 +142,19 @@ class RelationsMixin:
         without windows or functions is reused while every relation it read is unchanged (plan
         nodes are immutable, and a plan may already share a subtree, as a CTE used twice does)."""
         key = (view.name, view.query, tuple(view.column_names or ()))
-        frames: list = getattr(self, "_view_deps", None) or []
+        frames = self.view_deps
         cacheable = not self.ctes
         if cacheable and key in _VIEW_PLANS:
-            deps, node = _VIEW_PLANS[key]
-            if all(self.catalog.get_relation(n) == d for n, d in deps):
+            read, cached = _VIEW_PLANS[key]
+            if all(self.catalog.get_relation(n) == d for n, d in read):
                 for frame in frames:
-                    frame.extend(deps)
-                return node
+                    frame.extend(read)
+                return cached
         if view.name in self.view_stack or len(self.view_stack) > MAX_VIEW_DEPTH:
             raise BindError(f"View `{view.name}` refers to itself", origin)
         self.view_stack.append(view.name)
-        deps: list = []
-        self._view_deps = [*frames, deps]
+        deps: ViewDeps = []
+        self.view_deps = [*frames, deps]
         windows = len(self.windows)
         try:
             query = parse_cached(view.query)
@@ -162,10 +163,10 @@ class RelationsMixin:
             raise BindError(f"View `{view.name}` is invalid: {err.message}", origin, err.hint) from None
         finally:
             self.view_stack.pop()
-            self._view_deps = frames
+            self.view_deps = frames
         if view.column_names:
-            fields = tuple(f.renamed(n) for f, n in zip(node.fields, view.column_names))
-            node = Calc(fields, input=node, projections=tuple((n, _col(f.name)) for n, f in zip(view.column_names, node.fields)))
+            fields = tuple(f.renamed(n) for f, n in zip(node.fields, view.column_names, strict=True))
+            node = Calc(fields, input=node, projections=tuple((n, _col(f.name)) for n, f in zip(view.column_names, node.fields, strict=True)))
         # windows are registered per binder (ids, window joins); functions may change: bind again
         if cacheable and len(self.windows) == windows and not query.find(exp.Anonymous):
             if len(_VIEW_PLANS) >= 256:
@@ -202,11 +203,13 @@ class RelationsMixin:
     def bind_table_function(self, node: nodes.TableFunction) -> Item:
         call = node.this
         kind, args = tvf_arguments(call)
-        data: nodes.TableArgument = args["DATA"]  # type: ignore[assignment]
+        data = args["DATA"]
+        assert isinstance(data, nodes.TableArgument)  # tvf_arguments checked it
         source = self.bind_from_item(data.this)
         scope = Scope()
         scope.add(relation_for(source))
-        descriptor: nodes.Descriptor = args["TIMECOL"]  # type: ignore[assignment]
+        descriptor = args["TIMECOL"]
+        assert isinstance(descriptor, nodes.Descriptor)  # tvf_arguments checked it
         if len(descriptor.expressions) != 1:
             raise BindError("DESCRIPTOR takes exactly one time column", descriptor)
         time_name, time_field, _ = scope.resolve(descriptor.expressions[0])
@@ -261,12 +264,12 @@ class RelationsMixin:
         if isinstance(node, exp.Unnest):
             arrays = [binder.bind(e) for e in node.expressions]
             names = [c.name for c in alias_node.args.get("columns") or []] if alias_node else []
-            new_fields = []
+            new_fields: list[Field] = []
             for i, arr in enumerate(arrays):
                 t = binder.type_of(arr)
                 elem = t.expressions[0] if T.is_type(t, exp.DType.ARRAY) and t.expressions else T.UNKNOWN
                 if T.is_type(elem, exp.DType.STRUCT):
-                    for j, member in enumerate(elem.expressions):
+                    for _j, member in enumerate(elem.expressions):
                         nm = names[len(new_fields)] if len(new_fields) < len(names) else member.name
                         new_fields.append(Field(nm, member.args.get("kind") or T.UNKNOWN))
                 else:
@@ -320,8 +323,12 @@ class RelationsMixin:
 
 
 
+# a table's fields, bound computed columns, watermark column, delay (ms) and watermark expression
+TableShape = tuple[tuple[Field, ...], tuple[tuple[str, exp.Expr], ...], str | None, int | None, exp.Expr | None]
+
+
 @functools.lru_cache(maxsize=512)
-def _table_shape(name: str, columns: tuple, watermark) -> tuple:  # type: ignore[no-untyped-def]
+def _table_shape(name: str, columns: tuple[Column, ...], watermark: Watermark | None) -> TableShape:
     """Fields, bound computed columns and watermark of a table definition. Every reference to a
     table scans it; the definition decides all of this, so it is worked out once per definition.
     The results are shared between plans and never modified."""

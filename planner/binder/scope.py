@@ -27,7 +27,7 @@ class Scope:
 
     def add(self, rel: Relation) -> None:
         self.relations.append(rel)
-        for f, name in zip(rel.fields, rel.internal):
+        for f, name in zip(rel.fields, rel.internal, strict=True):
             self.by_internal[name] = f.renamed(name)
 
     def relation(self, alias: str) -> Relation | None:
@@ -42,14 +42,6 @@ class Scope:
                 names.append(f.name)
         return names
 
-    def _suggest(self, name: str) -> str | None:
-        candidates = sorted(set(self.visible_names()))
-        for c in candidates:
-            if c.lower() == name.lower():
-                return c
-        close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
-        return close[0] if close else None
-
     def resolve(self, column: exp.Column) -> tuple[str, Field, list[str]]:
         """(internal name, field, nested path) of a column reference; BindError if unknown."""
         parts = [p.name for p in column.parts]
@@ -61,7 +53,7 @@ class Scope:
                 if rel is None:
                     continue
                 name, nested = parts[split], parts[split + 1 :]
-                for f, internal in zip(rel.fields, rel.internal):
+                for f, internal in zip(rel.fields, rel.internal, strict=True):
                     if f.name == name:
                         return internal, self.by_internal[internal], nested
                 raise BindError(
@@ -74,7 +66,7 @@ class Scope:
         found = [
             (internal, f)
             for rel in self.relations
-            for f, internal in zip(rel.fields, rel.internal)
+            for f, internal in zip(rel.fields, rel.internal, strict=True)
             if f.name == name
         ]
         if len(found) > 1:

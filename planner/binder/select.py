@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from sqlglot import exp
 
+from planner.binder.base import BinderBase
 from planner.binder.expressions import (
     LEGACY_WINDOW_FUNCS,
     LEGACY_WINDOW_PROPS,
@@ -24,6 +25,7 @@ from planner.logical.fields import Field, WindowRole, unique_names
 from planner.logical.operators import (
     AggCall,
     Calc,
+    Correlate,
     GroupAggregate,
     JoinKind,
     Node,
@@ -43,11 +45,11 @@ def _output_name(item: exp.Expr, index: int) -> str:
     if isinstance(item, exp.Column):
         return item.name
     if isinstance(item, exp.Dot):
-        return item.expression.name
+        return str(item.expression.name)
     return f"EXPR${index}"
 
 
-class SelectMixin:
+class SelectMixin(BinderBase):
     """Mixed into Binder."""
 
     # -- FROM ----------------------------------------------------------------------------------
@@ -88,8 +90,9 @@ class SelectMixin:
                 new_fields = corr.fields
                 internal = unique_names(taken + [f.name for f in new_fields])[len(taken):]
                 taken.extend(internal)
-                renamed = [f.renamed(n) for f, n in zip(new_fields, internal)]
-                node = type(corr.node)(tuple(list(node.fields) + renamed), input=node, call=corr.node.call, outer=outer, origin=target)
+                renamed = [f.renamed(n) for f, n in zip(new_fields, internal, strict=True)]
+                assert isinstance(corr.node, Correlate)
+                node = Correlate(tuple(list(node.fields) + renamed), input=node, call=corr.node.call, outer=outer, origin=target)
                 scope.add(Relation(corr.alias, list(new_fields), internal))
                 continue
             item = self.bind_from_item(target)
@@ -108,9 +111,9 @@ class SelectMixin:
                 parts.extend(conjuncts(binder.bind(on)))
             if using:
                 for ident in using:
-                    lname = next((n for r in scope.relations[:-1] for f, n in zip(r.fields, r.internal) if f.name == ident.name), None)
+                    lname = next((n for r in scope.relations[:-1] for f, n in zip(r.fields, r.internal, strict=True) if f.name == ident.name), None)
                     rel = scope.relations[-1]
-                    rname = next((n for f, n in zip(rel.fields, rel.internal) if f.name == ident.name), None)
+                    rname = next((n for f, n in zip(rel.fields, rel.internal, strict=True) if f.name == ident.name), None)
                     if lname is None or rname is None:
                         raise BindError(f"USING column `{ident.name}` is not on both sides", ident)
                     parts.append(exp.EQ(this=col(lname), expression=col(rname)))
@@ -121,7 +124,7 @@ class SelectMixin:
                 for c in where_parts:
                     bound = self._try_bind(binder, c)
                     names = columns_of(bound) if bound is not None else None
-                    if names and names <= available and not names <= left_names:
+                    if bound is not None and names and names <= available and not names <= left_names:
                         parts.append(bound)
                     else:
                         keep.append(c)
@@ -178,8 +181,8 @@ class SelectMixin:
         scope.add(Relation(item.alias, list(item.fields), internal))
         if internal == [f.name for f in item.fields]:
             return item.node
-        renamed = tuple(f.renamed(n) for f, n in zip(item.fields, internal))
-        return Calc(renamed, input=item.node, projections=tuple((n, col(f.name)) for n, f in zip(internal, item.fields)))
+        renamed = tuple(f.renamed(n) for f, n in zip(item.fields, internal, strict=True))
+        return Calc(renamed, input=item.node, projections=tuple((n, col(f.name)) for n, f in zip(internal, item.fields, strict=True)))
 
     # -- SELECT --------------------------------------------------------------------------------
 
@@ -227,8 +230,8 @@ class SelectMixin:
                 node, binder = self._over(node, binder, collector)
         no_group_window_calls(items_bound + ([having_bound] if having_bound is not None else []))
         names = unique_names([_output_name(it, i) for i, it in enumerate(items)], sep="", first=0)
-        fields = tuple(binder.field_of(n, e) for n, e in zip(names, items_bound))
-        node = Calc(fields, input=node, projections=tuple(zip(names, items_bound)), condition=having_bound, origin=sel)
+        fields = tuple(binder.field_of(n, e) for n, e in zip(names, items_bound, strict=True))
+        node = Calc(fields, input=node, projections=tuple(zip(names, items_bound, strict=True)), condition=having_bound, origin=sel)
         if sel.args.get("distinct"):
             node = GroupAggregate(
                 tuple(f.materialized() for f in node.fields),
@@ -282,10 +285,10 @@ class SelectMixin:
                 for rel in scope.relations:
                     out.extend(_qualified(rel, f.name) for f in rel.fields)
             elif isinstance(it, exp.Column) and isinstance(it.this, exp.Star):
-                rel = scope.relation(it.table)
-                if rel is None:
+                qualified = scope.relation(it.table)
+                if qualified is None:
                     raise BindError(f"Unknown table `{it.table}` in `{it.sql()}`", it)
-                out.extend(_qualified(rel, f.name) for f in rel.fields)
+                out.extend(_qualified(qualified, f.name) for f in qualified.fields)
             else:
                 out.append(it)
         if not out:
@@ -294,7 +297,9 @@ class SelectMixin:
 
     # -- aggregation ---------------------------------------------------------------------------
 
-    def _aggregate(self, node, scope, binder, sel, items):  # type: ignore[no-untyped-def]  # noqa: C901
+    def _aggregate(
+        self, node: Node, scope: Scope, binder: ExprBinder, sel: exp.Select, items: list[exp.Expr]
+    ) -> tuple[Node, ExprBinder, list[exp.Expr], exp.Expr | None]:
         group = sel.args.get("group")
         group_exprs = list(group.expressions) if group else []
         window: WindowSpec | None = None
@@ -345,11 +350,11 @@ class SelectMixin:
         key_fields = [scope.by_internal[k].materialized() if window is None else scope.by_internal[k] for k in key_names]
         agg_fields = [Field(a.name, _agg_type(binder, a)) for a in collector.aggs]
         # the post-aggregate expressions refer to keys and aggregate outputs
-        replacements: list[tuple[exp.Expr, str]] = [(k, n) for k, n in zip(keys_bound, key_names)]
+        replacements: list[tuple[exp.Expr, str]] = [(k, n) for k, n in zip(keys_bound, key_names, strict=True)]
         if window is not None:
             wfields = window_fields(window, self.window_times[window.id])
             wnames = _window_out_names(scope, window, legacy)
-            out_fields = tuple(key_fields + [f.renamed(n) for f, n in zip(wfields, wnames)] + agg_fields)
+            out_fields = tuple(key_fields + [f.renamed(n) for f, n in zip(wfields, wnames, strict=True)] + agg_fields)
             agg_node: Node = WindowAggregate(out_fields, input=node, window=window, keys=tuple(key_names), aggs=tuple(collector.aggs), legacy=legacy, origin=group or sel)
             if legacy:
                 bound_items = [_legacy_props(e, window, binder, wnames) for e in bound_items]
@@ -360,7 +365,7 @@ class SelectMixin:
         allowed = {f.name for f in out_fields}
         bound_items = [_replace_keys(e, replacements, allowed) for e in bound_items]
         having_bound = _replace_keys(having_bound, replacements, allowed) if having_bound is not None else None
-        for e, it in zip(bound_items + ([having_bound] if having_bound is not None else []), items + ([having] if having is not None else [])):
+        for e, it in zip(bound_items + ([having_bound] if having_bound is not None else []), items + ([having] if having is not None else []), strict=True):
             for c in e.find_all(exp.Column):
                 if c.name not in allowed:
                     raise BindError(
@@ -392,7 +397,7 @@ class SelectMixin:
             if (other.partition, other.order, other.frame) != (first.partition, first.order, first.frame):
                 raise BindError("All OVER windows of one SELECT must be the same window", other.node)
         partition_keys = []
-        pre_proj = [(f.name, col(f.name)) for f in node.fields]
+        pre_proj: list[tuple[str, exp.Expr]] = [(f.name, col(f.name)) for f in node.fields]
         for i, p in enumerate(first.partition):
             if isinstance(p, exp.Column):
                 partition_keys.append(p.name)
@@ -406,7 +411,7 @@ class SelectMixin:
                 binder.scope.by_internal[f.name] = f
         if not first.order:
             raise BindError("An OVER window in a streaming query needs ORDER BY a time attribute", first.node)
-        order_expr, desc = first.order[0]
+        order_expr, _desc = first.order[0]
         order_name = order_expr.name if isinstance(order_expr, exp.Column) else ""
         rows, preceding = _frame(first.frame, first.node)
         aggs = tuple(
@@ -487,7 +492,7 @@ def _agg_type(binder: ExprBinder, agg: AggCall) -> exp.DataType:
 def _window_out_names(scope: Scope, window: WindowSpec, legacy: bool) -> list[str]:
     if legacy:
         return [f"$wstart{window.id}", f"$wend{window.id}", f"$wtime{window.id}"]
-    names = {}
+    names: dict[WindowRole, str] = {}
     for name, f in scope.by_internal.items():
         if f.window is not None and f.window.window_id == window.id:
             names.setdefault(f.window.role, name)
@@ -527,7 +532,8 @@ def _frame(spec: exp.Expr | None, node: exp.Expr) -> tuple[bool, int | None]:
         return False, None
     rows = spec.text("kind").upper() == "ROWS"
     start = spec.args.get("start")
-    end = spec.text("end").upper() if isinstance(spec.args.get("end"), str) else (spec.args.get("end").name.upper() if spec.args.get("end") is not None else "CURRENT ROW")
+    end_arg = spec.args.get("end")
+    end = end_arg.upper() if isinstance(end_arg, str) else (end_arg.name.upper() if end_arg is not None else "CURRENT ROW")
     if end not in ("CURRENT ROW", ""):
         raise BindError("A streaming OVER window must end at CURRENT ROW", node)
     if isinstance(start, str):
@@ -540,11 +546,11 @@ def _frame(spec: exp.Expr | None, node: exp.Expr) -> tuple[bool, int | None]:
         return rows, None
     if start_text == "CURRENT ROW":
         return rows, 0
-    if rows:
+    if rows and isinstance(start, exp.Expr):
         try:
             return True, int(start.name)
         except (AttributeError, ValueError):
             raise BindError("ROWS BETWEEN takes a number of rows", node) from None
-    if is_interval(start):
+    if isinstance(start, exp.Expr) and is_interval(start):
         return False, interval_ms(start)
     raise BindError("RANGE BETWEEN takes an interval, e.g. INTERVAL '1' HOUR PRECEDING", node)

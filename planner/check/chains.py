@@ -63,9 +63,9 @@ def retracting_root(plan: Node, props: dict[int, NodeProps]) -> Problem | None:
     node = root
     while isinstance(node, Calc) and props[node.input.node_id].changelog.mode == Mode.RETRACT:
         node = node.input
-    below = props[node.input.node_id].changelog if isinstance(node, Calc) else None
-    if below is not None and below.mode == Mode.UPSERT:
-        why = f"the key ({', '.join(below.key)}) of the {node.input.kind} is not among its columns"
+    if isinstance(node, Calc) and props[node.input.node_id].changelog.mode == Mode.UPSERT:
+        key = props[node.input.node_id].changelog.key
+        why = f"the key ({', '.join(key)}) of the {node.input.kind} is not among its columns"
     else:
         why = f"{node.kind} emits retractions"
     return problem(Code.ROOT_RETRACTS, root, why=why)

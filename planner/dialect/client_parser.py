@@ -3,10 +3,10 @@ dispatched on the statement's first word before sqlglot's own statement parsers.
 
 from __future__ import annotations
 
-from sqlglot import exp
-from sqlglot.tokens import TokenType
+from sqlglot import TokenType, exp
 
 from planner.dialect import nodes
+from planner.dialect.parser_base import ParserBase
 
 SHOW_KINDS = (
     "TABLES",
@@ -26,7 +26,7 @@ SHOW_KINDS = (
 EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
 
 
-class ClientStatementsMixin:
+class ClientStatementsMixin(ParserBase):
     """Mixed into FlinkParser; uses sqlglot's parser helpers."""
 
     CLIENT_STATEMENTS = {
@@ -44,24 +44,21 @@ class ClientStatementsMixin:
         "CLEAR": lambda self: self._parse_client_command("CLEAR"),
     }
 
-    def _parse_statement(self):  # type: ignore[no-untyped-def]
+    def _parse_statement(self) -> exp.Expr | None:
         curr = self._curr
         if curr is not None and curr.token_type not in (TokenType.STRING, TokenType.IDENTIFIER):
             handler = self.CLIENT_STATEMENTS.get(curr.text.upper())
             if handler is not None:
                 comments = curr.comments
                 self._advance()
-                stmt = handler(self)
+                stmt: exp.Expr = handler(self)
                 if comments:
                     stmt.add_comments(comments, prepend=True)
                 return stmt
-        return super()._parse_statement()  # type: ignore[misc]
+        return super()._parse_statement()
 
     def _parse_client_command(self, name: str) -> nodes.ClientCommand:
         return self.expression(nodes.ClientCommand(this=name))
-
-    def _parse_name_or_string(self) -> exp.Expr | None:
-        return self._parse_string() or self._parse_table_parts(schema=True)
 
     def _parse_show_statement(self) -> nodes.ShowStatement:
         if self._match(TokenType.CREATE):
@@ -88,10 +85,9 @@ class ClientStatementsMixin:
                     target = self._parse_table_parts(schema=True)
                 return self._finish_show(phrase, target)
         self.raise_error("Expected TABLES, VIEWS, FUNCTIONS, JOBS or CREATE TABLE|VIEW after SHOW")
-        return None  # type: ignore[return-value]  # raise_error raises at the default level
 
     def _finish_show(self, kind: str, target: exp.Expr | None) -> nodes.ShowStatement:
-        args: dict = {"this": kind, "target": target}
+        args: dict[str, object] = {"this": kind, "target": target}
         if self._match_text_seq("NOT", "LIKE") or self._match_text_seq("NOT", "ILIKE"):
             args["not_like"] = True
             args["like"] = self._parse_string()
@@ -114,7 +110,7 @@ class ClientStatementsMixin:
     def _parse_option_key(self) -> exp.Expr | None:
         if self._match(TokenType.STRING):
             return exp.Literal.string(self._prev.text)
-        return self._parse_dotted_key()  # type: ignore[attr-defined]
+        return self._parse_dotted_key()
 
     def _parse_set_option(self) -> nodes.SetOption:
         if self._at_end():

@@ -4,13 +4,13 @@ columns, ``PRIMARY KEY .. NOT ENFORCED``, ``PARTITIONED BY``, ``DISTRIBUTED BY``
 
 from __future__ import annotations
 
-from sqlglot import exp
-from sqlglot.tokens import TokenType
+from sqlglot import TokenType, exp
 
 from planner.dialect import nodes
+from planner.dialect.parser_base import ParserBase
 
 
-class DdlMixin:
+class DdlMixin(ParserBase):
     """Mixed into FlinkParser; uses sqlglot's parser helpers."""
 
     def _parse_flink_create(self) -> exp.Expr:
@@ -28,7 +28,6 @@ class DdlMixin:
             return self._parse_create_catalog(self._prev.text.upper())
         self._retreat(start_index)
         self.raise_error("Expected TABLE, VIEW, FUNCTION, CATALOG or DATABASE after CREATE")
-        return None  # type: ignore[return-value]
 
     def _parse_replace_table(self) -> exp.Create:
         if not self._match(TokenType.TABLE):
@@ -52,7 +51,7 @@ class DdlMixin:
 
     def _parse_create_table(self, temporary: bool, replace: bool) -> exp.Create:
         exists = self._parse_exists(not_=True)
-        table = self._parse_table_parts(schema=True)
+        table = self._expect(self._parse_table_parts(schema=True), "Expected the table's name")
         this: exp.Expr = table
         if self._match(TokenType.L_PAREN, advance=False):
             self._advance()
@@ -128,18 +127,6 @@ class DdlMixin:
         if value is None:
             self.raise_error("Expected an option value (a quoted string)")
         return self.expression(exp.Property(this=key, value=value))
-
-    def _parse_dotted_key(self) -> exp.Expr | None:
-        parts = []
-        while not self._at_end() and self._curr.token_type not in (TokenType.EQ, TokenType.R_PAREN):
-            if self._curr.token_type == TokenType.DOT:
-                parts.append(".")
-            elif self._curr.token_type == TokenType.DASH:
-                parts.append("-")
-            else:
-                parts.append(self._curr.text)
-            self._advance()
-        return exp.Literal.string("".join(parts)) if parts else None
 
     def _parse_like_clause(self) -> nodes.LikeClause:
         source = self._parse_table_parts(schema=True)
@@ -228,7 +215,7 @@ class DdlMixin:
 
     def _parse_create_view(self, temporary: bool, replace: bool) -> exp.Create:
         exists = self._parse_exists(not_=True)
-        table = self._parse_table_parts(schema=True)
+        table = self._expect(self._parse_table_parts(schema=True), "Expected the view's name")
         this: exp.Expr = table
         if self._match(TokenType.L_PAREN):
             cols = self._parse_csv(self._parse_id_var)
@@ -302,7 +289,7 @@ class DdlMixin:
         kind = self._prev.text.upper()
         exists = self._parse_exists()
         this = self._parse_table_parts(schema=True)
-        args: dict = {"this": this, "kind": kind, "exists": exists or None}
+        args: dict[str, object] = {"this": this, "kind": kind, "exists": exists or None}
         if self._match_text_seq("RENAME", "TO"):
             args.update(action="RENAME", expression=self._parse_table_parts(schema=True))
         elif self._match_text_seq("RENAME"):
@@ -328,7 +315,7 @@ class DdlMixin:
             elif self._match_text_seq("DISTRIBUTION"):
                 args.update(action="DROP", target="DISTRIBUTION")
             elif self._match_text_seq("PARTITION"):
-                specs = [self._parse_partition_spec()]
+                specs: list[exp.Expr] = [self._parse_partition_spec()]
                 while self._match(TokenType.COMMA) and self._match_text_seq("PARTITION"):
                     specs.append(self._parse_partition_spec())
                 args.update(action="DROP", expressions=specs)
@@ -353,7 +340,7 @@ class DdlMixin:
         if self._match_text_seq("DISTRIBUTION"):
             return [self._parse_distribution()]
         if self._match_text_seq("PARTITION"):
-            specs = [self._parse_partition_spec()]
+            specs: list[exp.Expr] = [self._parse_partition_spec()]
             while self._match_text_seq("PARTITION"):
                 specs.append(self._parse_partition_spec())
             return specs
@@ -361,9 +348,11 @@ class DdlMixin:
             items = self._parse_csv(self._parse_schema_item)
             self._match_r_paren()
             return items
-        return [self._parse_schema_item()]
+        return [self._expect(self._parse_schema_item(), "Expected a column, WATERMARK or PRIMARY KEY")]
 
-    def _create(self, this, kind: str, exists, replace, props, expression) -> exp.Create:  # type: ignore[no-untyped-def]
+    def _create(
+        self, this: exp.Expr | None, kind: str, exists: bool | None, replace: bool, props: list[exp.Expr], expression: exp.Expr | None
+    ) -> exp.Create:
         properties = exp.Properties(expressions=props) if props else None
         return self.expression(
             exp.Create(this=this, kind=kind, exists=exists, replace=replace, properties=properties, expression=expression)

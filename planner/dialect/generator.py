@@ -59,7 +59,9 @@ class FlinkGenerator(Generator):
         ),
     }
 
-    def maybe_comment(self, sql, expression=None, comments=None, separated=False):  # type: ignore[no-untyped-def]
+    def maybe_comment(
+        self, sql: str, expression: exp.Expr | None = None, comments: list[str] | None = None, separated: bool = False
+    ) -> str:
         # In pretty output a comment on its own line before a statement keeps the `--` form;
         # anywhere else a comment must stay /* */ since code may follow it on the same line.
         own_line = separated or isinstance(expression, self.WITH_SEPARATED_COMMENTS)

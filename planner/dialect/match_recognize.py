@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from sqlglot import exp
-from sqlglot.tokens import TokenType
+from sqlglot import TokenType, exp
+
+from planner.dialect.parser_base import ParserBase
 
 
 class FlinkMatchRecognize(exp.MatchRecognize):
     arg_types = {**exp.MatchRecognize.arg_types, "within": False}
 
 
-class MatchRecognizeMixin:
+class MatchRecognizeMixin(ParserBase):
     """Mixed into FlinkParser."""
 
-    def _parse_match_recognize(self) -> exp.MatchRecognize | None:  # type: ignore[override]
+    def _parse_match_recognize(self) -> exp.MatchRecognize | None:
         if not self._match(TokenType.MATCH_RECOGNIZE):
             return None
         self._match_l_paren()

@@ -7,6 +7,8 @@ ComputedColumnConstraint, WatermarkColumnConstraint, PrimaryKey, Window, MatchRe
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from sqlglot import exp
 
 
@@ -163,7 +165,7 @@ class PartitionSpec(exp.Expression):
 class ReplaceOnlyProperty(exp.Property):
     """Marks ``REPLACE TABLE t AS ...`` (the table must exist), apart from CREATE OR REPLACE."""
 
-    arg_types: dict = {}
+    arg_types: ClassVar[dict[str, bool]] = {}
 
 
 class CreateCatalog(exp.Expression):

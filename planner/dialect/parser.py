@@ -8,11 +8,12 @@ Standard SQL stays with sqlglot; this adds Flink DDL (computed, metadata and wat
 
 from __future__ import annotations
 
-from sqlglot import exp
-from sqlglot.errors import ParseError
+from collections.abc import Callable, Collection
+from typing import Any, TypeVar
+
+from sqlglot import Token, TokenType, exp
 from sqlglot.helper import seq_get
 from sqlglot.parsers.base import BaseParser
-from sqlglot.tokens import TokenType
 
 from planner.dialect import nodes
 from planner.dialect.client_parser import ClientStatementsMixin
@@ -33,6 +34,14 @@ _PLAIN_BUILTINS = frozenset(
         "VAR_SAMP",
     }
 )
+
+
+E = TypeVar("E", bound=exp.Expr)
+
+
+def _closed_parser(parse: Callable[[Any], exp.Expr | None]) -> Callable[[Any], exp.Expr | None]:
+    """A special-form call's parser that insists on its closing ')'."""
+    return lambda self: self._closed(parse)
 
 
 class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BaseParser):
@@ -68,7 +77,7 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
     # sqlglot accepts CAST(a AS INT without its ')' (it closes such calls only if the ')' is
     # there); Flink does not, so every special-form call must end with ')'
     FUNCTION_PARSERS = {
-        name: (lambda fn: lambda self: self._closed(fn))(fn) for name, fn in FUNCTION_PARSERS.items()
+        name: _closed_parser(fn) for name, fn in FUNCTION_PARSERS.items()
     }
 
     LAMBDAS = {
@@ -97,27 +106,14 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
         super().reset()
         self._table_hints: dict[int, tuple[exp.Expr, list[exp.Expr]]] = {}
         self._interval_units = 0  # > 0 while sqlglot reads the unit of an interval literal
-        self._call_names: list = []  # the name tokens of the function calls being read
+        self._call_names: list[Token | None] = []  # the name tokens of the function calls being read
 
-    def _at_end(self) -> bool:
-        return self._index >= len(self._tokens)
-
-    def raise_error(self, message: str, token=None) -> None:  # type: ignore[no-untyped-def]
-        # keep the offending token on the error: positions come from its start/end offsets
-        # None means "at the end of the statement" (sqlglot would name the previous token)
-        tok = token if token is not None else (self._curr if self._index < len(self._tokens) else None)
-        try:
-            super().raise_error(message, token) if token else super().raise_error(message)
-        except ParseError as err:
-            err.token = tok  # type: ignore[attr-defined]
-            raise
-
-    def _parse_as_command(self, start):  # type: ignore[no-untyped-def]
+    def _parse_as_command(self, start: Token) -> exp.Command:
         # sqlglot falls back to an opaque Command for syntax it does not know; Flink SQL has a
         # grammar, so this is a syntax error at the token where the known grammar stopped.
         self.raise_error(f"Unexpected `{self._curr.text or start.text}` in {start.text.upper()} statement")
 
-    def _parse_projections(self):  # type: ignore[no-untyped-def]
+    def _parse_projections(self) -> tuple[list[exp.Expr], list[exp.Expr] | None]:
         result = super()._parse_projections()
         if self._prev.token_type == TokenType.COMMA:
             # sqlglot tolerates `SELECT a, FROM t`; Flink does not
@@ -133,21 +129,6 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
         this = self._parse_var(any_token=True)
         self._match_r_paren_or(TokenType.R_BRACE, "Expected '}' to close ${...}")
         return self.expression(exp.Parameter(this=this))
-
-    def _match_r_paren_or(self, token_type: TokenType, message: str) -> None:
-        if not self._match(token_type):
-            self.raise_error(message)
-
-    def _closed(self, fn):  # type: ignore[no-untyped-def]
-        result = fn(self)
-        if self._curr.token_type != TokenType.R_PAREN:
-            self.raise_error("Expecting )")
-        return result
-
-    def _require_r_paren(self) -> None:
-        # sqlglot consumes the ')' of a FUNCTION_PARSERS call only if present; Flink requires it
-        if self._curr.token_type != TokenType.R_PAREN:
-            self.raise_error("Expecting )")
 
     def _parse_descriptor(self) -> nodes.Descriptor:
         cols = self._parse_csv(self._parse_column)
@@ -189,8 +170,8 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
             cols = self._parse_csv(self._parse_column)
             self._match_r_paren()
             return cols
-        cols = [self._parse_column()]
-        while self._curr.token_type == TokenType.COMMA:
+        cols = [self._expect(self._parse_column(), "Expected a column to partition by")]
+        while self._curr is not None and self._curr.token_type == TokenType.COMMA:
             nxt = self._next
             after = self._tokens[self._index + 2] if self._index + 2 < len(self._tokens) else None
             plain = nxt.token_type in (TokenType.VAR, TokenType.IDENTIFIER) and (
@@ -199,12 +180,18 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
             if not plain or nxt.text.upper() in ("DESCRIPTOR", "INTERVAL"):
                 break
             self._advance()
-            cols.append(self._parse_column())
+            cols.append(self._expect(self._parse_column(), "Expected a column to partition by"))
         return cols
 
     # -- function calls ------------------------------------------------------------------------
 
-    def _parse_function_call(self, functions=None, anonymous=False, optional_parens=True, any_token=False):  # type: ignore[no-untyped-def]  # noqa: E501
+    def _parse_function_call(
+        self,
+        functions: dict[str, Callable[..., Any]] | None = None,
+        anonymous: bool = False,
+        optional_parens: bool = True,
+        any_token: bool = False,
+    ) -> exp.Expr | None:
         if self._curr is not None and self._curr.token_type == TokenType.IDENTIFIER:
             anonymous = True  # a backquoted name is a catalog function's: kept as written
         self._call_names.append(self._curr)
@@ -215,7 +202,7 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
         finally:
             self._call_names.pop()
 
-    def validate_expression(self, expression, args=None):  # type: ignore[no-untyped-def]
+    def validate_expression(self, expression: E, args: list[Any] | None = None) -> E:
         # A built-in's name called with arguments the built-in cannot take (a one-argument
         # split(s), a UUID(x) whose x sqlglot would drop) is a user function of that name: keep
         # the call as written instead of failing or losing arguments.
@@ -226,7 +213,8 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
             and not isinstance(expression, exp.Anonymous)
             and not _keeps_arguments(expression, args)
         ):
-            expression = exp.Anonymous(this=_user_function_name(self._call_names[-1]), expressions=args)
+            call = exp.Anonymous(this=_user_function_name(self._call_names[-1]), expressions=args)
+            return super().validate_expression(call, args)  # type: ignore[return-value]  # a call in place of the node sqlglot chose
         return super().validate_expression(expression, args)
 
     def _parse_cast(self, strict: bool, safe: bool | None = None) -> exp.Expr:
@@ -236,7 +224,13 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
             self.raise_error("Expected AS after CAST")
         return cast
 
-    def _parse_function(self, functions=None, anonymous=False, optional_parens=True, any_token=False):  # type: ignore[no-untyped-def]  # noqa: E501
+    def _parse_function(
+        self,
+        functions: dict[str, Callable[..., Any]] | None = None,
+        anonymous: bool = False,
+        optional_parens: bool = True,
+        any_token: bool = False,
+    ) -> exp.Expr | None:
         if self._interval_units:
             # the unit of an interval literal (INTERVAL '1' DAY(3)) is never a function call
             if (
@@ -256,15 +250,17 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
 
     # -- table references: hints right after the name ------------------------------------------
 
-    def _parse_table_parts(self, *args, **kwargs) -> exp.Table:  # type: ignore[override]
-        table = super()._parse_table_parts(*args, **kwargs)
+    def _parse_table_parts(
+        self, schema: bool = False, is_db_reference: bool = False, wildcard: bool = False, fast: bool = False
+    ) -> exp.Table | exp.Dot | None:
+        table = super()._parse_table_parts(schema, is_db_reference, wildcard, fast)
         if table is not None and self._match(TokenType.HINT):
             hint = exp.maybe_parse(self._prev_comments[0], into=exp.Hint, dialect=self.dialect)
             # the hint's text is the HINT token's first comment: it is the hint, not a comment for
             # sqlglot to attach to the next node (fmt printed it again as `-- OPTIONS(...)`);
             # comments after the hint stay with the table
             table.add_comments(self._prev_comments[1:])
-            self._prev_comments = None
+            self._prev_comments = []
             table.set("hints", [hint])
             self._table_hints[id(table)] = (table, [hint])
         return table
@@ -272,8 +268,17 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
     def _parse_table_hints(self) -> list[exp.Expr] | None:
         return None  # Flink's hints follow the name; _parse_table_parts read them
 
-    def _parse_table(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        result = super()._parse_table(*args, **kwargs)
+    def _parse_table(
+        self,
+        schema: bool = False,
+        joins: bool = False,
+        alias_tokens: Collection[TokenType] | None = None,
+        parse_bracket: bool = False,
+        is_db_reference: bool = False,
+        parse_partition: bool = False,
+        consume_pipe: bool = False,
+    ) -> exp.Expr | None:
+        result = super()._parse_table(schema, joins, alias_tokens, parse_bracket, is_db_reference, parse_partition, consume_pipe)
         # sqlglot's _parse_table resets a table's hints after its alias; put ours back
         found = self._table_hints.pop(id(result), None) if result is not None else None
         if found is not None and found[0] is result and not result.args.get("hints"):
@@ -282,10 +287,12 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
 
     # -- types ---------------------------------------------------------------------------------
 
-    def _parse_types(self, check_func: bool = False, schema: bool = False, allow_identifiers: bool = True, with_collation: bool = False) -> exp.Expr | None:  # type: ignore[override]  # noqa: E501
+    def _parse_types(
+        self, check_func: bool = False, schema: bool = False, allow_identifiers: bool = True, with_collation: bool = False
+    ) -> exp.Expr | None:
         # INTERVAL DAY(2) TO SECOND(3) and RAW('class', 'snapshot') are Flink's own; only where a
         # type is expected (check_func is set when sqlglot tries a type inside an expression)
-        this = None if check_func else (self._parse_interval_type() or self._parse_raw_type())
+        this: exp.Expr | None = None if check_func else (self._parse_interval_type() or self._parse_raw_type())
         if this is None:
             this = self._parse_sqlglot_types(check_func, schema, allow_identifiers, with_collation)
         if isinstance(this, exp.DataType) and self._match_pair(
@@ -295,7 +302,7 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
             this.set("nullable", False)
         return this
 
-    def _parse_sqlglot_types(self, check_func: bool, schema: bool, allow_identifiers: bool, with_collation: bool) -> exp.Expr | None:  # noqa: E501
+    def _parse_sqlglot_types(self, check_func: bool, schema: bool, allow_identifiers: bool, with_collation: bool) -> exp.Expr | None:
         start = self._curr
         # Flink's postfix forms `INT ARRAY` / `INT MULTISET` would hit sqlglot's Postgres-style
         # `INT ARRAY[n]` branch; retype a bare postfix ARRAY as LIST (our MULTISET) for sqlglot's
@@ -349,7 +356,7 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
 
     def _parse_interval_unit(self) -> exp.Expr:
         """DAY or DAY(2): the unit, with a precision when one follows in parentheses."""
-        unit = self._parse_var(any_token=True, upper=True)
+        unit = self._expect(self._parse_var(any_token=True, upper=True), "Expected an interval unit")
         if self._curr is None or self._curr.token_type != TokenType.L_PAREN:
             return unit
         self._advance()
@@ -392,7 +399,7 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
             field.append("constraints", self.expression(exp.ColumnConstraint(kind=description)))
         return field
 
-    def _postfix_collection_tokens(self) -> list:
+    def _postfix_collection_tokens(self) -> list[Token]:
         found = []
         depth = 0
         i = self._index
@@ -413,25 +420,23 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
                 found.append(tok)
             elif depth == 0 and tt == TokenType.LIST:
                 pass
-            elif depth == 0 and i > self._index and tt not in self.TYPE_TOKENS and tt not in (
+            elif (depth == 0 and i > self._index and tt not in self.TYPE_TOKENS and tt not in (
                 TokenType.VAR, TokenType.NUMBER, TokenType.COMMA
-            ):
-                break
-            elif depth == 0 and tt == TokenType.COMMA:
+            )) or (depth == 0 and tt == TokenType.COMMA):
                 break
             i += 1
         return found
 
-    def _restore_postfix_arrays(self, this: exp.DataType, postfix: list) -> None:
+    def _restore_postfix_arrays(self, this: exp.DataType, postfix: list[Token]) -> None:
         # wrappers from the outside in match the postfix tokens from last to first
-        node = this
+        node: exp.Expr | None = this
         chain = []
         while isinstance(node, exp.DataType) and node.is_type(exp.DType.LIST):
             chain.append(node)
             node = node.expressions[0] if node.expressions else None
         texts = [t.text.upper() for t in self._tokens[: self._index] if t.token_type in (TokenType.ARRAY, TokenType.LIST)]
         kinds = [("ARRAY" if x == "ARRAY" else "MULTISET") for x in texts[-len(chain):]] if chain else []
-        for wrapper, kind in zip(chain, reversed(kinds)):
+        for wrapper, kind in zip(chain, reversed(kinds), strict=False):  # fewer kinds than wrappers: the outer ones
             if kind == "ARRAY":
                 wrapper.set("this", exp.DType.ARRAY)
 
@@ -443,7 +448,7 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
     # -- CREATE --------------------------------------------------------------------------------
 
 
-def _keeps_arguments(expression: exp.Expr, args: list) -> bool:
+def _keeps_arguments(expression: exp.Expr, args: list[Any]) -> bool:
     """Whether sqlglot's node for a call accepts the call's arguments and keeps every one."""
     if expression.error_messages(args):
         return False
@@ -451,7 +456,7 @@ def _keeps_arguments(expression: exp.Expr, args: list) -> bool:
     return all(id(arg) in kept for arg in args if isinstance(arg, exp.Expr))
 
 
-def _user_function_name(token) -> exp.Identifier:  # type: ignore[no-untyped-def]
+def _user_function_name(token: Token) -> exp.Identifier:
     """The name of a user function's call as written: an Identifier, so that the generator does
     not upper-case it even when it is also the name of a built-in (split, session)."""
     return exp.Identifier(this=token.text, quoted=token.token_type == TokenType.IDENTIFIER)

@@ -4,7 +4,10 @@ names, ``${name}`` variables, and Flink's type names."""
 
 from __future__ import annotations
 
-from sqlglot.tokens import Tokenizer, TokenType
+from typing import ClassVar
+
+from sqlglot import TokenType
+from sqlglot.tokens import Tokenizer
 
 
 class FlinkTokenizer(Tokenizer):
@@ -29,7 +32,7 @@ class FlinkTokenizer(Tokenizer):
     }
 
     # sqlglot swallows the rest of a SHOW/EXECUTE/... statement as one string; Flink parses them.
-    COMMANDS: set = set()
+    COMMANDS: ClassVar[set[TokenType]] = set()
 
     KEYWORDS = {
         # Flink has no CROSS APPLY: `apply` is a name (a user function's, say)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from planner.diagnostics import Severity
 
@@ -57,9 +58,9 @@ class LintConfig:
             return False
         return severity.rank >= Severity(self.fail_on).rank
 
-    def merged(self, **options) -> LintConfig:  # type: ignore[no-untyped-def]
+    def merged(self, **options: Any) -> LintConfig:
         """Command-line options over the file: lists extend, values replace (None: keep)."""
-        changes: dict = {}
+        changes: dict[str, Any] = {}
         for key, value in options.items():
             if value is None or value == () or value == {}:
                 continue
@@ -81,7 +82,7 @@ def _fail_on(value: str) -> str:
     return v
 
 
-def _strings(value, key: str) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+def _strings(value: object, key: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -12,16 +12,18 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from sqlglot import Token
+
 from catalog import Catalog
 from planner.diagnostics import Category, Diagnostic, Severity
 from planner.errors import SqlError
 from planner.lint.config import ConfigError, LintConfig
 from planner.lint.noqa import suppressed, suppressions
-from planner.rules.base import REWRITES_SETTING
 from planner.lint.prefix import SETUP, PrefixCache, restore, snapshot
+from planner.rules.base import REWRITES_SETTING
 from planner.script import Statement, parse_script, parse_statement_tokens, split, tokenize
-from planner.source import SourceText, Span
 from planner.session import PlannerSession
+from planner.source import SourceText, Span
 
 ERROR_CATEGORY = {"E001": Category.SYNTAX, "E999": Category.SYNTAX}
 
@@ -172,7 +174,7 @@ class Linter:
             raise ConfigError(f"{f}: cannot read: {getattr(err, 'strerror', None) or err}") from None
         return self.lint_text(text, str(f))
 
-    def _parallel(self, files: list[Path], jobs: int):  # type: ignore[no-untyped-def]
+    def _parallel(self, files: list[Path], jobs: int) -> list[tuple[list[Diagnostic], int]]:
         return _parallel_results(self, files, jobs)
 
     def lint_files(self, files: list[Path], jobs: int | None = None) -> LintResult:
@@ -189,7 +191,7 @@ class Linter:
         return LintResult(tuple(diagnostics), len(files), statements, self.config)
 
 
-def _shift(tokens: list, text: str, offset: int) -> None:
+def _shift(tokens: list[Token], text: str, offset: int) -> None:
     """Tokens of ``text[offset:]`` placed at their offsets, lines and columns in ``text``."""
     lines = text.count("\n", 0, offset)
     first_line_col = offset - (text.rfind("\n", 0, offset) + 1)
@@ -217,7 +219,7 @@ def _lint_chunk(files: list[Path]) -> list[tuple[list[Diagnostic], int]]:
     return [_WORKER.lint_file(f) for f in files]
 
 
-def _parallel_results(linter: Linter, files: list[Path], jobs: int):  # type: ignore[no-untyped-def]
+def _parallel_results(linter: Linter, files: list[Path], jobs: int) -> list[tuple[list[Diagnostic], int]]:
     """Results per file, in order, from ``jobs`` forked workers (each inherits the linter)."""
     global _WORKER
     try:

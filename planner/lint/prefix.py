@@ -6,9 +6,11 @@ text starts the same way resumes from there instead of parsing and binding that 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from catalog import Catalog
+from catalog.model import CatalogObject
 from planner.session import Kind, PlannerSession
 
 SETUP = (Kind.DDL, Kind.SET, Kind.RESET, Kind.USE)
@@ -17,7 +19,7 @@ MAX_ENTRIES = 512
 
 @dataclass(frozen=True)
 class Snapshot:
-    objects: tuple  # catalog objects (tables, views, functions)
+    objects: tuple[CatalogObject, ...]  # tables, views, functions
     settings: tuple[tuple[str, str], ...]
     statements: int  # setup statements the prefix holds
 
@@ -28,8 +30,8 @@ def snapshot(session: PlannerSession, statements: int) -> Snapshot:
     return Snapshot(objects, tuple(session.settings.items()), statements)
 
 
-def restore(snap: Snapshot, make: callable) -> PlannerSession:  # type: ignore[valid-type]
-    session: PlannerSession = make(Catalog.in_memory())
+def restore(snap: Snapshot, make: Callable[[Catalog], PlannerSession]) -> PlannerSession:
+    session = make(Catalog.in_memory())
     for obj in snap.objects:
         session.catalog.create(obj, or_replace=True)
     session.settings = dict(snap.settings)

@@ -5,6 +5,7 @@ end column exclusive)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from planner.diagnostics import Diagnostic
 from planner.lint.driver import LintResult
@@ -31,7 +32,7 @@ def _version() -> str:
         return "0.1.0"
 
 
-def _rules() -> list[dict]:
+def _rules() -> list[dict[str, Any]]:
     out = []
     for r in RULES:
         doc = f"docs/rules/{r.code}.md"
@@ -65,9 +66,9 @@ def _uri(path: str) -> str:
     return p.resolve().as_uri() if p.is_absolute() else p.as_posix()
 
 
-def _result(d: Diagnostic, index: dict[str, int]) -> dict:
+def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
     message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
-    result = {
+    result: dict[str, Any] = {
         "ruleId": d.code,
         "level": LEVEL[d.severity.value],
         "message": {"text": message},
@@ -95,7 +96,7 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict:
     return result
 
 
-def to_sarif(result: LintResult) -> dict:
+def to_sarif(result: LintResult) -> dict[str, Any]:
     rules = _rules()
     index = {r["id"]: i for i, r in enumerate(rules)}
     return {

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 
 from sqlglot import exp
 
 from planner.dialect import Flink
 
 
-class TimeKind(str, Enum):
+class TimeKind(StrEnum):
     ROWTIME = "rowtime"  # an event-time attribute: watermarks advance on it
     PROCTIME = "proctime"  # processing time: the wall clock when a row is processed
 
 
-class WindowRole(str, Enum):
+class WindowRole(StrEnum):
     START = "window_start"
     END = "window_end"
     TIME = "window_time"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import StrEnum
 from typing import ClassVar
 
 from sqlglot import exp
@@ -111,7 +111,7 @@ class AggFunc(StrEnum):
 RANKING = frozenset({AggFunc.ROW_NUMBER, AggFunc.RANK, AggFunc.DENSE_RANK})
 
 
-class WindowKind(str, Enum):
+class WindowKind(StrEnum):
     TUMBLE = "TUMBLE"
     HOP = "HOP"
     CUMULATE = "CUMULATE"
@@ -423,7 +423,7 @@ class WindowAggregate(Unary):
         return True
 
 
-class JoinKind(str, Enum):
+class JoinKind(StrEnum):
     INNER = "INNER"
     LEFT = "LEFT"
     RIGHT = "RIGHT"

@@ -15,7 +15,6 @@ from planner.logical.operators import RANKING, AggFunc, Calc, Deduplicate, Node,
 from planner.logical.visit import transform
 
 
-
 def _rank_limit(cond: exp.Expr, rank: str) -> int | None:
     """N of `rank <= N`, `rank < N+1`, `rank = 1`, `rank BETWEEN 1 AND N` (or mirrored)."""
     def is_rank(e: exp.Expr) -> bool:
@@ -61,9 +60,8 @@ def _rank_field_through(node: Node, name: str) -> tuple[OverAggregate, str, list
         name = expr.name
         chain.append(node)
         node = node.input
-    if isinstance(node, OverAggregate) and len(node.aggs) == 1 and node.aggs[0].func in RANKING:
-        if node.aggs[0].name == name:
-            return node, name, chain
+    if isinstance(node, OverAggregate) and len(node.aggs) == 1 and node.aggs[0].func in RANKING and node.aggs[0].name == name:
+        return node, name, chain
     return None
 
 
@@ -116,13 +114,13 @@ def recognize_ranks(plan: Node, windows: dict[int, WindowSpec]) -> Node:
             return node
         parts = conjuncts(node.condition)
         for i, c in enumerate(parts):
-            cols = [x for x in c.find_all(exp.Column)]
+            cols = list(c.find_all(exp.Column))
             if len(cols) != 1:
                 continue
             found = _rank_field_through(node.input, cols[0].name)
             if found is None:
                 continue
-            over, rank_name, chain = found
+            over, _rank_name, chain = found
             n = _rank_limit(c, cols[0].name)
             if n is None or n < 1:
                 continue

@@ -33,7 +33,7 @@ def _is_identity(calc: Calc) -> bool:
     inp = calc.input.fields
     if calc.condition is not None or len(calc.projections) != len(inp):
         return False
-    for (name, e), f_in, f_out in zip(calc.projections, inp, calc.fields):
+    for (name, e), f_in, f_out in zip(calc.projections, inp, calc.fields, strict=True):
         if not (isinstance(e, exp.Column) and e.name == f_in.name == name):
             return False
         if (f_out.time, f_out.window) != (f_in.time, f_in.window):

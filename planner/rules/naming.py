@@ -32,7 +32,7 @@ def written_origin(ctx: RuleContext, node: Node) -> exp.Expr | None:
     """``node.origin`` when it belongs to this statement's text (not to an expanded view); a copy
     the binder detached is traded for the same subtree in the statement's tree."""
     origin = node.origin
-    if not ctx.written(origin):
+    if origin is None or not ctx.written(origin):
         return None
     if origin.parent is None and not isinstance(origin, (exp.Insert, exp.Select, exp.Union)):
         root = _statement_root(ctx)

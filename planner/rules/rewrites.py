@@ -52,14 +52,16 @@ def tvf(table: str, time: str, interval: str, alias: str | None) -> exp.Expr:
     text = f"SELECT * FROM TABLE(TUMBLE(TABLE {_quote(table)}, DESCRIPTOR({_quote(time)}), {interval}))"
     if alias:
         text += f" AS {alias}"
-    return sqlglot.parse_one(text, read=Flink).args["from_"]
+    from_: exp.Expr = sqlglot.parse_one(text, read=Flink).args["from_"]
+    return from_
 
 
 def window_rewrite(ctx: RuleContext, node: Node, interval: str) -> str | None:
     key = ("window", node.node_id, interval)
     if key not in ctx.memo:
         ctx.memo[key] = _window_rewrite(ctx, node, interval)
-    return ctx.memo[key]
+    found: str | None = ctx.memo[key]
+    return found
 
 
 def _window_rewrite(ctx: RuleContext, node: Node, interval: str) -> str | None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import GroupAggregate
-from planner.rules.base import Finding, Rule, RuleContext
+from planner.rules.base import Finding, Rewrite, Rule, RuleContext
 from planner.rules.naming import from_relation, keys_text
 from planner.rules.rewrites import bucket_interval, ttl_rewrite, window_rewrite
 from planner.state import Growth, Verdict
@@ -26,14 +27,14 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         rel = from_relation(ctx, node)
         source = f" of {rel.label}" if rel is not None else ""
         if part.growth == Growth.TIME:
-            time_key = next((k for k, label in zip(part.keys, part.key_labels) if label == part.time_derived_key), None)
+            time_key = next((k for k, label in zip(part.keys, part.key_labels, strict=True) if label == part.time_derived_key), None)
             interval = bucket_interval(ctx, node, time_key)
             message = (
                 f"Group aggregation{source} by a time bucket (`{part.time_derived_key}`) keeps every bucket "
                 f"forever: a new key every {interval.split(' ', 2)[2].lower()}, never released{size}"
             )
             hint = "a window (TUMBLE over the event time) releases each bucket once the watermark passes its end; the results are the same"
-            rewrite = lambda node=node, interval=interval: window_rewrite(ctx, node, interval)  # noqa: E731
+            rewrite: Rewrite = partial(window_rewrite, ctx, node, interval)
         else:
             message = (
                 f"Group aggregation{source} keeps one accumulator per key ({keys}) forever: "
@@ -43,7 +44,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 "aggregate per window (TUMBLE/HOP over the event time) if per-window results will do, "
                 "or set a state TTL if keys idle that long may be forgotten"
             )
-            rewrite = lambda node=node: _keyed_rewrite(ctx, node)  # noqa: E731
+            rewrite = partial(_keyed_rewrite, ctx, node)
         yield Finding(node, message, hint, rewrite)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import Join
@@ -38,7 +39,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 "bound the join in time: an interval join (both sides' event times within an interval) "
                 "releases rows once the watermark passes the bound; or set a state TTL if old rows may stop matching"
             )
-            yield Finding(node, message, hint, lambda node=node: interval_join_rewrite(ctx, node))
+            yield Finding(node, message, hint, partial(interval_join_rewrite, ctx, node))
 
 
 RULE = Rule(

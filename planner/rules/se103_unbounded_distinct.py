@@ -4,6 +4,7 @@ distinct value they have seen, forever."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from sqlglot import exp
 
@@ -12,7 +13,7 @@ from planner.dialect import Flink
 from planner.logical.operators import GroupAggregate
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import enclosing_select, from_relation, keys_text, source_rowtime
-from planner.rules.rewrites import tvf, ttl_rewrite, window_rewrite
+from planner.rules.rewrites import ttl_rewrite, tvf, window_rewrite
 from planner.state import PartRole, Verdict
 
 
@@ -37,7 +38,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     f"to drop later duplicates{size}"
                 )
                 hint = "deduplicate per window (add window_start, window_end of a TUMBLE window to the columns), or set a state TTL"
-                yield Finding(node, message, hint, lambda node=node: distinct_window_rewrite(ctx, node) or ttl_rewrite(ctx, node, what="row"))
+                yield Finding(node, message, hint, partial(_distinct_rewrite, ctx, node))
             elif part.role == PartRole.DISTINCT_VALUES:
                 groups = ", ".join(info.parts[0].key_labels) or "the whole input"
                 columns = " and of ".join(part.stored.columns)
@@ -50,7 +51,15 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     "with the window; an approximate count needs far less state"
                 )
                 interval = "INTERVAL '1' DAY" if info.parts[0].time_derived_key else "INTERVAL '1' HOUR"
-                yield Finding(node, message, hint, lambda node=node, interval=interval: window_rewrite(ctx, node, interval) or ttl_rewrite(ctx, node))
+                yield Finding(node, message, hint, partial(_count_distinct_rewrite, ctx, node, interval))
+
+
+def _distinct_rewrite(ctx: RuleContext, node: GroupAggregate) -> str | None:
+    return distinct_window_rewrite(ctx, node) or ttl_rewrite(ctx, node, what="row")
+
+
+def _count_distinct_rewrite(ctx: RuleContext, node: GroupAggregate, interval: str) -> str | None:
+    return window_rewrite(ctx, node, interval) or ttl_rewrite(ctx, node)
 
 
 def distinct_window_rewrite(ctx: RuleContext, node: GroupAggregate) -> str | None:

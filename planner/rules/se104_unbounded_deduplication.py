@@ -4,6 +4,7 @@ one entry per key, forever."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import Deduplicate
@@ -38,7 +39,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             "each window's keys are released when it closes; or set a state TTL (a key idle longer comes through again)"
         )
         time = ctx.lineage.display(node.input, node.order_field)
-        yield Finding(node, message, hint, lambda node=node, time=time: _rewrite(ctx, node, time))
+        yield Finding(node, message, hint, partial(_rewrite, ctx, node, time))
 
 
 def _rewrite(ctx: RuleContext, node: Deduplicate, time: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from planner.diagnostics import Category, Severity
 from planner.logical.fields import TimeKind
@@ -37,7 +38,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             "rank per window (PARTITION BY window_start, window_end, ... over a TUMBLE window): each window's "
             "ranking is released when it closes, and results are final instead of retracted"
         )
-        yield Finding(node, message, hint, lambda node=node: _rewrite(ctx, node))
+        yield Finding(node, message, hint, partial(_rewrite, ctx, node))
 
 
 def _rewrite(ctx: RuleContext, node: TopN) -> str:

@@ -5,6 +5,7 @@ until a state TTL removes it)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import OverAggregate
@@ -44,7 +45,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             "if per-window results will do, aggregate per window (TUMBLE over the event time); otherwise set a "
             "state TTL so that partitions idle that long are forgotten (their aggregates restart)"
         )
-        yield Finding(node, message, hint, lambda node=node: ttl_rewrite(ctx, node, what="partition"))
+        yield Finding(node, message, hint, partial(ttl_rewrite, ctx, node, what="partition"))
 
 
 RULE = Rule(

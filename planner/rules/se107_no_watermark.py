@@ -22,7 +22,7 @@ from planner.logical.operators import (
     WindowAggregate,
 )
 from planner.rules.base import Finding, Rule, RuleContext
-from planner.rules.naming import side_label, join_sides
+from planner.rules.naming import join_sides, side_label
 from planner.state import Verdict
 
 
@@ -41,7 +41,7 @@ def _order_kind(node: Node, name: str) -> TimeKind | None:
     return f.time if f is not None else None
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:  # noqa: C901
+def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
         info = ctx.state_of(node)
         if info is None or info.verdict != Verdict.UNBOUNDED:
@@ -58,7 +58,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:  # noqa: C901
                 _declare(missing),
             )
         elif isinstance(node, IntervalJoin):
-            for i, part in enumerate(info.parts):
+            for _i, part in enumerate(info.parts):
                 side = node.inputs[part.input_index]
                 if part.bounded or ctx.props[side.node_id].watermark.present:
                     continue

@@ -43,18 +43,18 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         info = ctx.state_of(node)
         if info is None:
             continue
-        ttl_parts = [(i, p) for i, p in enumerate(info.parts) if p.by_ttl and p.retention_ms]
+        ttl_parts = [(p, p.release.after_ms) for p in info.parts if p.by_ttl and p.release.after_ms]
         if not ttl_parts:
             continue
         if type(node) is Join:
             sides = join_sides(ctx, node)
-            for i, part in ttl_parts:
+            for part, ttl_ms in ttl_parts:
                 side = part.input_index
-                ttl = format_duration(part.retention_ms)
+                ttl = format_duration(ttl_ms)
                 label = side_label(ctx, sides[side], node.inputs[side])
                 other = side_label(ctx, sides[1 - side], node.inputs[1 - side])
                 message = (
-                    f"State TTL of {ttl} ({_origin(node, side, part.retention_ms)}) changes the join's results: rows of "
+                    f"State TTL of {ttl} ({_origin(node, side, ttl_ms)}) changes the join's results: rows of "
                     f"{label} are forgotten {ttl} after they were stored, so a row of {other} that arrives later no longer "
                     f"matches them{' (and an outer join emits it unmatched, with NULLs)' if node.join_kind.value != 'INNER' else ''}"
                 )
@@ -63,8 +63,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             continue
         if isinstance(node, TemporalJoin):
             left_rel, right_rel = join_sides(ctx, node)
-            for i, part in ttl_parts:
-                ttl = format_duration(part.retention_ms)
+            for part, ttl_ms in ttl_parts:
+                ttl = format_duration(ttl_ms)
                 versioned = side_label(ctx, right_rel, node.right)
                 probe = side_label(ctx, left_rel, node.left)
                 keys = keys_text(part.key_labels or part.keys)
@@ -82,13 +82,13 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             continue
         if isinstance(node, Join):
             continue
-        i, part = ttl_parts[0]
-        ttl = format_duration(part.retention_ms)
+        part, ttl_ms = ttl_parts[0]
+        ttl = format_duration(ttl_ms)
         keys = keys_text(part.key_labels or part.keys)
         effect = _effect(ctx, node, keys, ttl)
         if effect is None:
             continue
-        message = f"State TTL of {ttl} ({_origin(node, 0, part.retention_ms)}) changes the results of {node.kind}: {effect}"
+        message = f"State TTL of {ttl} ({_origin(node, 0, ttl_ms)}) changes the results of {node.kind}: {effect}"
         hint = "keep the TTL only if keys idle that long are really finished; a window states the same bound in the query and keeps results exact"
         yield Finding(node, message, hint, None)
 

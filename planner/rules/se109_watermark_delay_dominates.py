@@ -15,8 +15,8 @@ from planner.state import Verdict
 
 def _span(node: Node) -> tuple[str, int] | None:
     """What the operator itself keeps rows for (the window size, the interval reach)."""
-    window = getattr(node, "window", None)
-    if isinstance(node, (WindowAggregate, WindowJoin)) or (isinstance(node, (Deduplicate, TopN)) and window is not None):
+    window = node.window if isinstance(node, (WindowAggregate, WindowJoin, Deduplicate, TopN)) else None
+    if window is not None:
         if window.kind == WindowKind.SESSION:
             return f"the session gap ({format_duration(window.gap_ms)})", window.gap_ms or 0
         return f"the window ({format_duration(window.size_ms)})", window.size_ms or 0
@@ -40,7 +40,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             continue
         scans = [s for s in ctx.lineage.scans(node) if s.watermark_delay_ms == wm.delay_ms and s.watermark_field]
         table = scans[0].table.name if scans else (wm.sources[0] if wm.sources else "t")
-        column = scans[0].watermark_field if scans else "ts"
+        column = (scans[0].watermark_field if scans else None) or "ts"
         delay = format_duration(wm.delay_ms)
         kept = format_duration(own + wm.delay_ms)
         message = (

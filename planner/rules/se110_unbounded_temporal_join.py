@@ -9,6 +9,7 @@ versioned table without a watermark is SE107's finding (nothing is ever dropped)
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import TemporalJoin
@@ -47,7 +48,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             "for it finds no version (an inner join drops the row, a LEFT JOIN pads it with NULLs)"
         )
         left_q = left_rel.qualifier if left_rel is not None and left_rel.qualifier else "the left side"
-        yield Finding(node, message, hint, lambda part=part, left_q=left_q: _rewrite(part, left_q))
+        yield Finding(node, message, hint, partial(_rewrite, part, left_q))
 
 
 def _rewrite(part: StatePart, left_q: str) -> str:

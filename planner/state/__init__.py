@@ -4,8 +4,8 @@ facts (``facts``), decided per operator (``analyzer``) and put into words in one
 from planner.state.analyzer import StateAnalyzer, analyze_state
 from planner.state.facts import (
     Extra,
-    Growth,
     Grouping,
+    Growth,
     Never,
     PartRole,
     Release,
@@ -20,8 +20,8 @@ from planner.state.facts import (
 
 __all__ = [
     "Extra",
-    "Growth",
     "Grouping",
+    "Growth",
     "Never",
     "PartRole",
     "Release",

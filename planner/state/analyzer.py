@@ -36,8 +36,8 @@ from planner.logical.visit import distinct_nodes
 from planner.properties import NodeProps
 from planner.state.facts import (
     Extra,
-    Growth,
     Grouping,
+    Growth,
     Never,
     PartRole,
     Release,

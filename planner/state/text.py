@@ -6,8 +6,8 @@ from __future__ import annotations
 from planner.durations import format_duration
 from planner.state.facts import (
     Extra,
-    Growth,
     Grouping,
+    Growth,
     Never,
     ReleaseKind,
     StateInfo,

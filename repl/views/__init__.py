@@ -9,8 +9,18 @@ Without a terminal (``sqlengine -f``) every mode prints as tableau does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from repl.terminal import Terminal
 from repl.views.columns import Columns, max_width
+
+if TYPE_CHECKING:
+    from planner.analysis import Analysis
+    from planner.logical.fields import Field
+    from repl.views.live import Feed
+    from sqlengine.jobs import Job
+    from sqlengine.results import ResultTable
 
 MODES = ("table", "changelog", "tableau")
 
@@ -22,12 +32,20 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-def show_result(term: Terminal, job, analysis, settings: dict[str, str], fields=()) -> bool:  # type: ignore[no-untyped-def]
+def result_of(job: Job) -> ResultTable:
+    """A SELECT's job collects its rows in a result table (``Job.result``); other jobs have none."""
+    if job.result is None:
+        raise ValueError(f"job {job.id} has no result table: it is not a SELECT")
+    return job.result
+
+
+def show_result(term: Terminal, job: Job, analysis: Analysis | None, settings: dict[str, str], fields: Sequence[Field] = ()) -> bool:
     """Show a running SELECT's result until it ends or the user stops it (True: stopped)."""
     mode = settings.get("sql-client.execution.result-mode", "table")
     if not term.interactive:
         mode = "tableau"
-    names = job.result.columns
+    result = result_of(job)
+    names = result.columns
     types = [getattr(f, "type", None) for f in fields] if len(fields) == len(names) else []
     limit = max_width(settings)
     batch = settings.get("execution.runtime-mode", "streaming") == "batch"
@@ -42,14 +60,15 @@ def show_result(term: Terminal, job, analysis, settings: dict[str, str], fields=
             term.current_view = None
     from repl.views.live import run_live, status_line
 
+    feed: Feed
     if mode == "changelog":
         from repl.views.changelog import ChangelogFeed
 
-        feed = ChangelogFeed(job.result, Columns(names, types, limit, op=True))
+        feed = ChangelogFeed(result, Columns(names, types, limit, op=True))
         noun = "changes"
     else:
         from repl.views.tableau import TableauFeed
 
-        feed = TableauFeed(job.result, Columns(names, types, limit, op=True), final_only=batch or job.bounded)
+        feed = TableauFeed(result, Columns(names, types, limit, op=True), final_only=batch or job.bounded)
         noun = "rows"
-    return run_live(term, job, feed, lambda: status_line(job, lambda: f"{job.result.total_changes} {noun}"))
+    return run_live(term, job, feed, lambda: status_line(job, lambda: f"{result.total_changes} {noun}"))

@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from planner.logical.changelog import RowKind
 from repl.views.columns import Columns
 from repl.views.live import Lines
+
+if TYPE_CHECKING:
+    from sqlengine.results import ResultTable
 
 STYLE_OF = {
     RowKind.INSERT: "change.insert",
@@ -17,7 +22,7 @@ MAX_LINES_PER_POLL = 5000
 
 
 class ChangelogFeed:
-    def __init__(self, result, columns: Columns):  # type: ignore[no-untyped-def]
+    def __init__(self, result: ResultTable, columns: Columns) -> None:
         self.result = result
         self.columns = columns
         self.seen = 0

@@ -55,7 +55,7 @@ class Columns:
         types = list(types) + [None] * (len(self.names) - len(types))
         self.widths = []
         self.fixed = []
-        for name, t in zip(self.names, types):
+        for name, t in zip(self.names, types, strict=True):
             w = type_width(t)
             self.fixed.append(w is not None)
             self.widths.append(min(limit, max(len(name), w or len(name))))
@@ -75,7 +75,7 @@ class Columns:
         parts = []
         if self.op:
             parts.append((kind or "").ljust(2))
-        for i, (cell, v) in enumerate(zip(self.cells(row), row)):
+        for i, (cell, v) in enumerate(zip(self.cells(row), row, strict=True)):
             numeric = isinstance(v, (int, float)) and not isinstance(v, bool)
             parts.append(cell.rjust(self.widths[i]) if numeric else cell.ljust(self.widths[i]))
         return "| " + " | ".join(parts) + " |"

@@ -11,17 +11,21 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Protocol
+from functools import partial
+from typing import TYPE_CHECKING, Protocol
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
 from repl.style import STYLE
 from repl.terminal import Terminal
 from sqlengine.progress import shown_watermark
+
+if TYPE_CHECKING:
+    from sqlengine.jobs import Job
 
 log = logging.getLogger("sqlengine.repl.views")
 Lines = list[tuple[str, str]]
@@ -34,14 +38,14 @@ class Feed(Protocol):
     def finish(self, cancelled: bool) -> Lines: ...  # closing lines
 
 
-def watermark_text(job) -> str:  # type: ignore[no-untyped-def]
+def watermark_text(job: Job) -> str:
     """The job's latest watermark as the views show it (``sqlengine.progress.shown_watermark``);
     the epoch Spark reports before a source has data shows as '-' too."""
     wm = next((s.watermark for s in job.latest.values() if s.watermark), None)
     return "-" if wm and wm.startswith("1970-01-01T00:00:00") else shown_watermark(wm)
 
 
-def status_line(job, rows: Callable[[], str]) -> StyleAndTextTuples:  # type: ignore[no-untyped-def]
+def status_line(job: Job, rows: Callable[[], str]) -> StyleAndTextTuples:
     wm = watermark_text(job)
     state = job.status.value
     cls = "class:view.status.bad" if state == "FAILED" else "class:view.status.ok" if job.done else "class:view.status"
@@ -52,7 +56,7 @@ def status_line(job, rows: Callable[[], str]) -> StyleAndTextTuples:  # type: ig
     ]
 
 
-def run_live(term: Terminal, job, feed: Feed, status: Callable[[], StyleAndTextTuples]) -> bool:  # type: ignore[no-untyped-def]
+def run_live(term: Terminal, job: Job, feed: Feed, status: Callable[[], StyleAndTextTuples]) -> bool:
     """Print ``feed`` until the job ends (False) or the user cancels (True)."""
     if not term.interactive:
         return _run_plain(term, job, feed)
@@ -63,8 +67,8 @@ def run_live(term: Terminal, job, feed: Feed, status: Callable[[], StyleAndTextT
     @kb.add("c-c")
     @kb.add("<sigint>")
     @kb.add("escape", eager=True)
-    def _cancel(event) -> None:  # type: ignore[no-untyped-def]
-        if not event.app.future.done():
+    def _cancel(event: KeyPressEvent) -> None:
+        if not event.app.is_done:
             event.app.exit(result=True)
 
     app: Application[bool] = Application(
@@ -82,7 +86,7 @@ def run_live(term: Terminal, job, feed: Feed, status: Callable[[], StyleAndTextT
                 done = job.done
                 lines = feed.poll()
                 if lines:
-                    await run_in_terminal(lambda: term.lines(lines))
+                    await run_in_terminal(partial(term.lines, lines))
                 if done:
                     break
                 app.invalidate()
@@ -91,15 +95,18 @@ def run_live(term: Terminal, job, feed: Feed, status: Callable[[], StyleAndTextT
             raise
         except Exception:  # logged; the view ends as if the job had
             log.exception("result view")
-        if not app.future.done():  # type: ignore[union-attr]
+        if not app.is_done:
             app.exit(result=False)
 
-    cancelled = bool(app.run(pre_run=lambda: app.create_background_task(pump()), set_exception_handler=False))
+    def start_pumping() -> None:
+        app.create_background_task(pump())
+
+    cancelled = bool(app.run(pre_run=start_pumping, set_exception_handler=False))
     term.lines(feed.finish(cancelled))
     return cancelled
 
 
-def _run_plain(term: Terminal, job, feed: Feed) -> bool:  # type: ignore[no-untyped-def]
+def _run_plain(term: Terminal, job: Job, feed: Feed) -> bool:
     cancelled = False
     try:
         while True:

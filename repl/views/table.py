@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -23,8 +24,14 @@ from prompt_toolkit.layout.dimension import Dimension
 from repl.state_prompt import estimate_text, measured_vs_estimate
 from repl.style import STYLE
 from repl.terminal import Terminal
+from repl.views import result_of
 from repl.views.columns import Columns
 from repl.views.live import watermark_text
+
+if TYPE_CHECKING:
+    from planner.analysis import Analysis
+    from sqlengine.jobs import Job
+    from sqlengine.results import Row
 
 REFRESH = 0.25  # seconds between redraws while the job runs
 FRESH_FOR = 1.5  # seconds a changed row stays highlighted
@@ -32,9 +39,9 @@ MAX_STATUS_LINES = 4
 
 
 class TableView:
-    def __init__(self, job, analysis, columns: Columns, *, max_rows: int | None = None, title: str = ""):  # type: ignore[no-untyped-def]
+    def __init__(self, job: Job, analysis: Analysis | None, columns: Columns, *, max_rows: int | None = None, title: str = "") -> None:
         self.job = job
-        self.result = job.result
+        self.result = result_of(job)
         self.analysis = analysis
         self.columns = columns
         self.max_rows = max_rows
@@ -51,7 +58,7 @@ class TableView:
 
     # -- data --------------------------------------------------------------------------------
 
-    def _rows(self) -> list[tuple]:
+    def _rows(self) -> list[Row]:
         changes, self._seen, _dropped = self.result.changes_since(self._seen)
         now = time.time()
         for ch in changes:
@@ -108,7 +115,7 @@ class TableView:
         self.offset = max(0, min(self.offset, last_start))
         cols = self.columns
         shown = slice(self.first_col, None)
-        header = "| " + " | ".join(n[:w].ljust(w) for n, w in list(zip(cols.names, cols.widths))[shown]) + " |"
+        header = "| " + " | ".join(n[:w].ljust(w) for n, w in list(zip(cols.names, cols.widths, strict=True))[shown]) + " |"
         out: StyleAndTextTuples = [("class:view.header", header + "\n")]
         now = time.time()
         for row in rows[self.offset : self.offset + height]:
@@ -129,7 +136,7 @@ class TableView:
         width = self.size[1]
         text = f" job {self.job.id} · {self.title}"
         text = text[: max(10, width - len(where) - 1)]
-        out = [("class:view.title", text.ljust(max(0, width - len(where))) + where)]
+        out: StyleAndTextTuples = [("class:view.title", text.ljust(max(0, width - len(where))) + where)]
         self._drawn["title"] = out[0][1]
         return out
 
@@ -137,7 +144,7 @@ class TableView:
         out: StyleAndTextTuples = []
         for i, (cls, text) in enumerate(self.status_lines()):
             out.append((cls, text.ljust(self.size[1]) + ("\n" if i < len(self.status_lines()) - 1 else "")))
-        self._drawn["status"] = "".join(t for _s, t in out)
+        self._drawn["status"] = "".join(t for _s, t, *_ in out)
         return out
 
     def keys(self) -> StyleAndTextTuples:
@@ -165,8 +172,8 @@ class TableView:
         @kb.add("c-c")
         @kb.add("<sigint>")
         @kb.add("escape", eager=True)
-        def _quit(event) -> None:  # type: ignore[no-untyped-def]
-            if not event.app.future.done():
+        def _quit(event: KeyPressEvent) -> None:
+            if not event.app.is_done:
                 event.app.exit(result=True)
 
         for keys, delta in ((("up",), -1), (("k",), -1), (("down",), 1), (("j",), 1)):
@@ -177,22 +184,22 @@ class TableView:
 
         @kb.add("home")
         @kb.add("g")
-        def _top(event) -> None:  # type: ignore[no-untyped-def]
+        def _top(event: KeyPressEvent) -> None:
             self.offset, self.follow = 0, False
 
         @kb.add("end")
         @kb.add("G")
-        def _end(event) -> None:  # type: ignore[no-untyped-def]
+        def _end(event: KeyPressEvent) -> None:
             self.follow = True
 
         @kb.add("left")
         @kb.add("h")
-        def _left(event) -> None:  # type: ignore[no-untyped-def]
+        def _left(event: KeyPressEvent) -> None:
             self.first_col = max(0, self.first_col - 1)
 
         @kb.add("right")
         @kb.add("l")
-        def _right(event) -> None:  # type: ignore[no-untyped-def]
+        def _right(event: KeyPressEvent) -> None:
             self.first_col = min(len(self.columns.names) - 1, self.first_col + 1)
 
         return kb
@@ -226,8 +233,11 @@ class TableView:
                 app.invalidate()
                 await asyncio.sleep(REFRESH if not self.job.done else 1.0)
 
+        def start_refreshing() -> None:
+            app.create_background_task(refresh())
+
         try:
-            stopped = bool(app.run(pre_run=lambda: app.create_background_task(refresh()), set_exception_handler=False))
+            stopped = bool(app.run(pre_run=start_refreshing, set_exception_handler=False))
         finally:
             self.app = None
         return stopped and not self.job.done

@@ -5,15 +5,20 @@ query in batch mode) prints its final result with tabulate once it is complete."
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from repl.client import render_table
 from repl.views.columns import Columns
 from repl.views.live import Lines
+
+if TYPE_CHECKING:
+    from sqlengine.results import ResultTable
 
 MAX_LINES_PER_POLL = 5000
 
 
 class TableauFeed:
-    def __init__(self, result, columns: Columns, *, final_only: bool):  # type: ignore[no-untyped-def]
+    def __init__(self, result: ResultTable, columns: Columns, *, final_only: bool) -> None:
         self.result = result
         self.columns = columns
         self.final_only = final_only

@@ -37,7 +37,8 @@ def get_connector(name: str | None) -> Connector:
             f"Unknown connector '{name}'.{hint} Known connectors: {known}.", option="connector"
         )
     module, cls = target.split(":")
-    return getattr(importlib.import_module(module), cls)()
+    factory: type[Connector] = getattr(importlib.import_module(module), cls)
+    return factory()
 
 
 __all__ = [

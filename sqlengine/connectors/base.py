@@ -16,7 +16,10 @@ from catalog import TableDef
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import DataStreamWriter
+    from pyspark.sql.streaming.readwriter import DataStreamWriter
+    from sqlglot import exp
+
+    from sqlengine.connectors.malformed import DeadLetterQuery
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,7 @@ class SourceRequest:
     # conjuncts of the query's filter right on this table (sqlglot expressions over its columns):
     # a source may use them to produce fewer rows, as Flink's SupportsFilterPushDown; the filter
     # still runs on what the source returns
-    filters: tuple = ()
+    filters: tuple[exp.Expr, ...] = ()
 
 
 @dataclass
@@ -46,7 +49,7 @@ class SourceResult:
     metric_names: tuple[str, ...] = ()
     # extra streaming queries the source needs running beside the job (e.g. a dead-letter
     # writer); each is a function(spark, checkpoint_root) -> StreamingQuery
-    side_queries: tuple = field(default=())
+    side_queries: tuple[DeadLetterQuery, ...] = field(default=())
     # how often an unbounded source looks for new input (Flink's source.monitor-interval), in
     # seconds; None: it has input whenever a batch asks (a generator)
     poll_seconds: float | None = None

@@ -9,7 +9,7 @@ from sqlengine.connectors.options import TableOptions
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import DataStreamWriter
+    from pyspark.sql.streaming.readwriter import DataStreamWriter
 
 
 class Blackhole(Connector):

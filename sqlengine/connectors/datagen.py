@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from catalog.connectors import CONNECTORS
 from sqlengine.connectors.base import Connector, SourceRequest, SourceResult
@@ -30,11 +31,21 @@ from sqlengine.types import UnsupportedType, spark_type
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, SparkSession
-    from pyspark.sql.types import DataType
+    from pyspark.sql.types import (
+        ArrayType,
+        DataType,
+        DayTimeIntervalType,
+        DecimalType,
+        MapType,
+        YearMonthIntervalType,
+    )
 
 _INT_RANGES = {"byte": 8, "short": 16, "integer": 32, "long": 64}
 _FLOAT_MAX = {"float": 3.4028234663852886e38, "double": 1.7976931348623157e308}
 _DEFAULT_INTERVAL_RANGE = {"day-time": (0, 86_400), "year-month": (0, 120)}  # seconds, months
+
+# the number type of a field's 'min'/'max' bounds
+_Num = TypeVar("_Num", int, float, decimal.Decimal)
 
 
 class Datagen(Connector):
@@ -126,12 +137,12 @@ class _Builder:
         start_key, end_key = self._key(path, "start"), self._key(path, "end")
         start_text, end_text = self.opts.string(start_key), self.opts.string(end_key)
         if name in ("timestamp", "timestamp_ntz"):
-            start = self._timestamp(start_text, start_key)
-            step_ms = int(round((self.opts.seconds(self._key(path, "step")) or 1.0) * 1000))
+            first = self._timestamp(start_text, start_key)
+            step_ms = round((self.opts.seconds(self._key(path, "step")) or 1.0) * 1000)
             if end_text is not None:
                 self._timestamp(end_text, end_key)  # validated; its row count is the spec's
             literal = "TIMESTAMP_NTZ" if name == "timestamp_ntz" else "TIMESTAMP_LTZ"
-            base = F.expr(f"{literal} '{start.isoformat(sep=' ')}'")
+            base = F.expr(f"{literal} '{first.isoformat(sep=' ')}'")
             return base + F.col(ROW) * F.expr(f"INTERVAL '{step_ms / 1000}' SECOND")
         if name not in ("byte", "short", "integer", "long", "float", "double", "decimal", "string"):
             raise self.opts.error(f"a sequence cannot generate {dtype.simpleString()}.", start_key)
@@ -159,7 +170,9 @@ class _Builder:
             ) from None
 
     # -- random values ---------------------------------------------------------------------------
-    def _bounds(self, path: str, lo: float | int, hi: float | int, cast=float):
+    def _bounds(
+        self, path: str, lo: _Num, hi: _Num, cast: Callable[[float], _Num]
+    ) -> tuple[_Num, _Num]:
         lo_v = self.opts.float(self._key(path, "min"))
         hi_v = self.opts.float(self._key(path, "max"))
         lo2 = cast(lo_v) if lo_v is not None else lo
@@ -170,7 +183,14 @@ class _Builder:
 
     def _random(self, path: str, dtype: DataType, draws: Draws) -> Column:
         from pyspark.sql import functions as F
-        from pyspark.sql.types import DayTimeIntervalType, YearMonthIntervalType
+        from pyspark.sql.types import (
+            ArrayType,
+            DayTimeIntervalType,
+            DecimalType,
+            MapType,
+            StructType,
+            YearMonthIntervalType,
+        )
 
         name = dtype.typeName()
         if name == "boolean":
@@ -182,10 +202,10 @@ class _Builder:
                 return draws.bits(path)
             return F.lit(lo) + draws.below(path, hi - lo + 1)
         if name in _FLOAT_MAX:
-            lo, hi = self._bounds(path, -_FLOAT_MAX[name], _FLOAT_MAX[name])
+            low, high = self._bounds(path, -_FLOAT_MAX[name], _FLOAT_MAX[name], float)
             u = draws.unit(path)
-            return F.lit(lo) * (F.lit(1.0) - u) + F.lit(hi) * u
-        if name == "decimal":
+            return F.lit(low) * (F.lit(1.0) - u) + F.lit(high) * u
+        if isinstance(dtype, DecimalType):  # typeName() 'decimal'
             return self._decimal(path, dtype, draws)
         if name in ("string", "binary"):
             return self._string(path, draws, binary=name == "binary")
@@ -201,11 +221,11 @@ class _Builder:
             return F.time_from_millis(draws.below(path, 86_400_000))
         if isinstance(dtype, (DayTimeIntervalType, YearMonthIntervalType)):
             return self._interval(path, dtype, draws)
-        if name == "array":
+        if isinstance(dtype, ArrayType):  # typeName() 'array'
             return self._array(path, dtype, draws)
-        if name == "map":
+        if isinstance(dtype, MapType):  # typeName() 'map'
             return self._map(path, dtype, draws)
-        if name == "struct":
+        if isinstance(dtype, StructType):  # typeName() 'struct'
             return F.struct(
                 *[
                     self.value(f"{path}.{f.name}", f.dataType, f.nullable, draws).alias(f.name)
@@ -214,7 +234,7 @@ class _Builder:
             )
         raise self.opts.error(f"datagen cannot generate {dtype.simpleString()} (field `{path}`).")
 
-    def _decimal(self, path: str, dtype, draws: Draws) -> Column:
+    def _decimal(self, path: str, dtype: DecimalType, draws: Draws) -> Column:
         from pyspark.sql import functions as F
 
         p, s = dtype.precision, dtype.scale
@@ -251,9 +271,10 @@ class _Builder:
         text = F.substr(F.concat(head, tail), F.lit(1), size.cast("int"))
         return text.cast("binary") if binary else text
 
-    def _interval(self, path: str, dtype, draws: Draws) -> Column:
+    def _interval(
+        self, path: str, dtype: DayTimeIntervalType | YearMonthIntervalType, draws: Draws
+    ) -> Column:
         from pyspark.sql import functions as F
-
         from pyspark.sql.types import YearMonthIntervalType
 
         year_month = isinstance(dtype, YearMonthIntervalType)
@@ -262,7 +283,7 @@ class _Builder:
         unit = F.expr("INTERVAL '1' MONTH" if year_month else "INTERVAL '1' SECOND")
         return (F.lit(lo) + draws.below(path, hi - lo + 1)) * unit
 
-    def _array(self, path: str, dtype, draws: Draws) -> Column:
+    def _array(self, path: str, dtype: ArrayType, draws: Draws) -> Column:
         from pyspark.sql import functions as F
 
         n = self._length(path)
@@ -274,7 +295,7 @@ class _Builder:
             lambda i: self.value(f"{path}.element", element, True, draws.child(i)),
         )
 
-    def _map(self, path: str, dtype, draws: Draws) -> Column:
+    def _map(self, path: str, dtype: MapType, draws: Draws) -> Column:
         from pyspark.sql import functions as F
 
         n = self._length(path)

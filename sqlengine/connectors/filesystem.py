@@ -8,6 +8,7 @@ up new files. Sink: Spark's file sink, exactly-once through its ``_spark_metadat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
@@ -26,8 +27,10 @@ from sqlengine.connectors.options import TableOptions
 from sqlengine.types import UnsupportedType, spark_schema
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import DataStreamWriter
+    from pyspark.sql import DataFrame, DataFrameReader, SparkSession
+    from pyspark.sql.streaming.readwriter import DataStreamReader, DataStreamWriter
+
+    from catalog import TableDef
 
 # Flink's filesystem metadata keys -> Spark's hidden _metadata fields
 METADATA = {
@@ -80,6 +83,14 @@ def write_options(opts: TableOptions) -> dict[str, str]:
     return out
 
 
+@dataclass
+class _Location:
+    """What to load: a path, and a file name filter when the table's path is a single file."""
+
+    path: str
+    glob_filter: str | None = None
+
+
 class Filesystem(Connector):
     name = "filesystem"
 
@@ -120,6 +131,7 @@ class Filesystem(Connector):
         location = self._location(opts, path, must_exist=bounded)
 
         def read(s: SparkSession) -> DataFrame:
+            reader: DataStreamReader | DataFrameReader
             if request.streaming:
                 reader = s.readStream.format(fmt).schema(schema).options(**reader_opts)
             else:
@@ -130,7 +142,7 @@ class Filesystem(Connector):
 
         df = self._with_metadata(read(spark), table, opts)
         metrics: tuple[str, ...] = ()
-        side: tuple = ()
+        side: tuple[DeadLetterQuery, ...] = ()
         if mode in ("skip", "dead-letter") and fmt in ("json", "csv"):
             data_columns = [c.name for c in physical]
             if mode == "dead-letter":
@@ -152,7 +164,7 @@ class Filesystem(Connector):
         return SourceResult(df=df, bounded=bounded, metric_names=metrics, side_queries=side, poll_seconds=monitor)
 
     @staticmethod
-    def _with_metadata(df: DataFrame, table, opts: TableOptions) -> DataFrame:
+    def _with_metadata(df: DataFrame, table: TableDef, opts: TableOptions) -> DataFrame:
         from pyspark.sql import functions as F
 
         from sqlengine.types import spark_type
@@ -175,13 +187,11 @@ class Filesystem(Connector):
         return df.select("*", *extra) if extra else df
 
     @staticmethod
-    def _location(opts: TableOptions, path: str, must_exist: bool):
+    def _location(opts: TableOptions, path: str, must_exist: bool) -> _Location:
         """Where to load from: Spark's streaming file source wants a directory, so a single
         file is read as its directory filtered to that file name (in batch mode too, where a
         name with glob characters would otherwise be taken as a pattern)."""
-        from types import SimpleNamespace
-
-        loc = SimpleNamespace(path=path, glob_filter=None)
+        loc = _Location(path)
         if not _is_local(path):
             return loc
         local = _local(path)
@@ -216,9 +226,9 @@ class Filesystem(Connector):
             if table.partitioned_by:
                 writer = writer.partitionBy(*table.partitioned_by)
             return writer.outputMode("append")
-        writer = out.write.format(fmt).options(**options).mode("overwrite" if request.overwrite else "append")
+        batch = out.write.format(fmt).options(**options).mode("overwrite" if request.overwrite else "append")
         if table.partitioned_by:
             # as Flink's batch INSERT OVERWRITE: only the partitions the query writes are replaced
-            writer = writer.partitionBy(*table.partitioned_by).option("partitionOverwriteMode", "dynamic")
-        writer.save(path)
+            batch = batch.partitionBy(*table.partitioned_by).option("partitionOverwriteMode", "dynamic")
+        batch.save(path)
         return None

@@ -29,6 +29,7 @@ def _java_double(value: float, single: bool = False) -> str:
         plain = format(digits, "f")
         return plain if "." in plain else plain + ".0"
     sign, mantissa, exponent = digits.as_tuple()
+    assert isinstance(exponent, int)  # 'n'/'N'/'F' only for NaN and infinities, returned above
     numerals = "".join(map(str, mantissa)).rstrip("0") or "0"
     exp10 = exponent + len(mantissa) - 1
     frac = numerals[1:] or "0"
@@ -92,12 +93,15 @@ def format_value(value: Any, dtype: T.DataType) -> str:
     if isinstance(dtype, T.FloatType):
         return _java_double(float(value), single=True)
     if isinstance(dtype, T.TimestampNTZType):
-        return value.strftime("%Y-%m-%dT") + _local_time(value.time())
+        local: dt.datetime = value
+        return local.strftime("%Y-%m-%dT") + _local_time(local.time())
     if isinstance(dtype, T.TimestampType):
-        utc = value.astimezone(dt.timezone.utc)  # a naive value is the driver's local time
+        moment: dt.datetime = value
+        utc = moment.astimezone(dt.UTC)  # a naive value is the driver's local time
         return utc.strftime("%Y-%m-%dT%H:%M:%S") + _fraction(utc.microsecond) + "Z"
     if isinstance(dtype, T.DateType):
-        return value.isoformat()
+        day: dt.date = value
+        return day.isoformat()
     if isinstance(dtype, T.TimeType):
         return _local_time(value)
     if isinstance(dtype, T.DayTimeIntervalType):

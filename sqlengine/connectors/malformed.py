@@ -21,14 +21,14 @@ from sqlengine.connectors.options import TableOptions
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import StreamingQuery
+    from pyspark.sql.streaming.query import StreamingQuery
 
 CORRUPT_COLUMN = "__sqlengine_malformed_record"
 METRIC_FIELD = "malformed"
 MODES = ("fail", "skip", "dead-letter")
 
 _names_lock = threading.Lock()
-_names_used: dict[str, itertools.count] = {}
+_names_used: dict[str, itertools.count[int]] = {}
 
 
 def errors_mode(opts: TableOptions) -> str:
@@ -87,7 +87,7 @@ class DeadLetterQuery:
     bounded: bool
     interval_seconds: float | None
 
-    def __call__(self, spark: SparkSession, checkpoint_root) -> StreamingQuery:
+    def __call__(self, spark: SparkSession, checkpoint_root: str | Path) -> StreamingQuery:
         writer = (
             bad_records(self.read(spark), list(self.data_columns))
             .writeStream.format("json")
@@ -100,26 +100,3 @@ class DeadLetterQuery:
         elif self.interval_seconds:
             writer = writer.trigger(processingTime=f"{self.interval_seconds} seconds")
         return writer.start()
-
-
-def is_malformed_record_error(err: BaseException) -> bool:
-    """Whether a Spark error is a FAILFAST parse failure (for mapping to a clean message).
-
-    A streaming query reports it as STREAM_FAILED > FAILED_READ_FILE; the parse failure is
-    further down the Java cause chain, which we walk (a few links, no string of the trace).
-    """
-    marks = ("MALFORMED_RECORD_IN_PARSING", "Malformed records are detected")
-    if any(m in str(err) for m in marks):
-        return True
-    cause = getattr(err, "_origin", None) or getattr(err, "java_exception", None)
-    for _ in range(8):
-        if cause is None:
-            return False
-        try:
-            text = str(cause.toString())
-            cause = cause.getCause()
-        except Exception:  # not a Java throwable, or the JVM is gone
-            return False
-        if any(m in text for m in marks):
-            return True
-    return False

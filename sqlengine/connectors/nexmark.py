@@ -19,7 +19,11 @@ from sqlengine.connectors.nexmark_events import NexmarkConfig, NexmarkEvents
 from sqlengine.connectors.options import TableOptions
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import DataType
+    from sqlglot import exp
+
+    from catalog import TableDef
 
 COLUMNS = ("event_type", "person", "auction", "bid")
 
@@ -28,12 +32,12 @@ def _base_time(opts: TableOptions) -> str:
     text = (opts.string("base-time") or "").strip()
     try:
         if text.lstrip("-").isdigit():  # epoch milliseconds
-            moment = dt.datetime.fromtimestamp(int(text) / 1000, dt.timezone.utc)
+            moment = dt.datetime.fromtimestamp(int(text) / 1000, dt.UTC)
             moment = moment.replace(tzinfo=None)
         else:
             moment = dt.datetime.fromisoformat(text)
             if moment.tzinfo is not None:
-                moment = moment.astimezone(dt.timezone.utc).replace(tzinfo=None)
+                moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
     except (ValueError, OverflowError):
         raise opts.error(
             f"'{text}' is not a timestamp ('2020-01-01 00:00:00') nor epoch milliseconds.",
@@ -75,7 +79,7 @@ def _kinds(cfg: NexmarkConfig) -> list[tuple[int, str, int, int]]:
     ]
 
 
-def _kinds_allowed(filters: tuple) -> set[int] | None:
+def _kinds_allowed(filters: tuple[exp.Expr, ...]) -> set[int] | None:
     """The event types a conjunct ``event_type = k`` or ``event_type IN (...)`` of the query's filter
     lets through (as the views bid, auction and person filter); None: any."""
     from sqlglot import exp
@@ -128,7 +132,7 @@ class Nexmark(Connector):
         declared = _declared_types(opts, table)
         rows_per_batch = opts.int("rows-per-batch") or 1_000_000
         max_speed = opts.bool("max-emit-speed")
-        parts = []
+        parts: list[DataFrame] = []
         # only the kinds of event the query's filter lets through (one, emptied, if none: the schema)
         allowed = _kinds_allowed(request.filters)
         kinds = [k for k in _kinds(cfg) if allowed is None or k[0] in allowed]
@@ -176,7 +180,7 @@ _FIELDS = {
 }
 
 
-def _declared_types(opts: TableOptions, table) -> dict:
+def _declared_types(opts: TableOptions, table: TableDef) -> dict[str, DataType]:
     """The DDL's types, checked to have the benchmark's fields, to cast our columns to."""
     from sqlengine.types import UnsupportedType, spark_schema
 
@@ -184,7 +188,7 @@ def _declared_types(opts: TableOptions, table) -> dict:
         schema = spark_schema([c for c in table.columns if c.kind == "physical"])
     except UnsupportedType as err:
         raise opts.error(str(err)) from None
-    out = {}
+    out: dict[str, DataType] = {}
     for field in schema.fields:
         want = _FIELDS.get(field.name)
         have = getattr(field.dataType, "fieldNames", lambda: None)()

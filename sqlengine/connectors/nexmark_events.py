@@ -79,7 +79,7 @@ class NexmarkEvents:
     def __init__(self, n: Column, cfg: NexmarkConfig):
         from pyspark.sql import functions as F
 
-        self.F, self.n, self.cfg = F, n, cfg
+        self.n, self.cfg = n, cfg
         self.draws = Draws(n, cfg.seed)
         self.words = letter_pool(cfg.seed, 2048, LETTERS, space_every=13)
         longest = max(cfg.person_avg_size, cfg.auction_avg_size, cfg.bid_avg_size)
@@ -96,7 +96,9 @@ class NexmarkEvents:
 
     def staged(self) -> list[Column]:
         """The columns to compute before ``person()``, ``auction()``, ``bid()``."""
-        F, c = self.F, self.cfg
+        from pyspark.sql import functions as F
+
+        c = self.cfg
         p, a = c.person_proportion, c.auction_proportion
         last_person = self.epoch * p + F.least(self.offset, F.lit(p - 1))
         last_auction = (
@@ -116,26 +118,36 @@ class NexmarkEvents:
 
     # -- ids and time (staged) -------------------------------------------------------------------
     def timestamp(self) -> Column:
-        return self.F.col(self.TIME)
+        from pyspark.sql import functions as F
+
+        return F.col(self.TIME)
 
     def last_person(self) -> Column:
-        return self.F.col(self.LAST_PERSON)
+        from pyspark.sql import functions as F
+
+        return F.col(self.LAST_PERSON)
 
     def last_auction(self) -> Column:
-        return self.F.col(self.LAST_AUCTION)
+        from pyspark.sql import functions as F
+
+        return F.col(self.LAST_AUCTION)
 
     def _offset_ms(self, n: Column) -> Column:
+        from pyspark.sql import functions as F
+
         delay_us = 1_000_000.0 / self.cfg.rate
-        return self.F.floor(n * self.F.lit(delay_us) / 1000.0).cast("long")
+        return F.floor(n * F.lit(delay_us) / 1000.0).cast("long")
 
     def _random_person(self, what: str) -> Column:
-        F = self.F
+        from pyspark.sql import functions as F
+
         people = self.last_person() + 1
         active = F.least(people, F.lit(NUM_ACTIVE_PEOPLE))
         return people - active + self.draws.below(what, active + PERSON_ID_LEAD)
 
     def _random_auction(self, what: str) -> Column:
-        F = self.F
+        from pyspark.sql import functions as F
+
         last = self.last_auction()
         low = F.greatest(last - NUM_IN_FLIGHT_AUCTIONS, F.lit(0))
         return low + self.draws.below(what, last - low + 1 + AUCTION_ID_LEAD)
@@ -148,13 +160,16 @@ class NexmarkEvents:
         self, what: str, max_length: int, draws: Draws | None = None, pool: str | None = None
     ) -> Column:
         """Nexmark's nextString: 3..max-1 random letters with occasional spaces, trimmed."""
-        F, d = self.F, draws or self.draws
+        from pyspark.sql import functions as F
+
+        d = draws or self.draws
         length = F.lit(3) + d.below(f"{what}#len", max_length - 3)
         return F.trim(pool_slice(d, what, pool or self.words, length))
 
     def _extra(self, what: str, current_size: Column, average: int) -> Column:
         """Padding so that the event's size averages ``average`` bytes (+-20%)."""
-        F = self.F
+        from pyspark.sql import functions as F
+
         desired = F.lit(average) - current_size
         delta = F.round(desired * 0.2).cast("long")
         size = desired - delta + F.when(
@@ -164,12 +179,15 @@ class NexmarkEvents:
         return F.when(desired < 0, F.lit("")).otherwise(padding)
 
     def _price(self, what: str) -> Column:
-        F = self.F
+        from pyspark.sql import functions as F
+
         return F.round(F.pow(F.lit(10.0), self.draws.unit(what) * 6.0) * 100.0).cast("long")
 
     # -- events ----------------------------------------------------------------------------------
     def person(self) -> Column:
-        F, d = self.F, self.draws
+        from pyspark.sql import functions as F
+
+        d = self.draws
         name = F.concat(
             d.choice("p.first", list(FIRST_NAMES)), F.lit(" "), d.choice("p.last", list(LAST_NAMES))
         )
@@ -195,7 +213,9 @@ class NexmarkEvents:
         )
 
     def auction(self) -> Column:
-        F, c = self.F, self.cfg
+        from pyspark.sql import functions as F
+
+        c = self.cfg
         hot_seller = (self.last_person() / HOT_BATCH).cast("long") * HOT_BATCH
         seller = F.when(self._hot("a.hot", c.hot_sellers_ratio), hot_seller).otherwise(
             self._random_person("a.seller")
@@ -220,7 +240,9 @@ class NexmarkEvents:
         )
 
     def bid(self) -> Column:
-        F, c = self.F, self.cfg
+        from pyspark.sql import functions as F
+
+        c = self.cfg
         hot_auction = (self.last_auction() / HOT_BATCH).cast("long") * HOT_BATCH
         auction = F.when(self._hot("b.hot-auction", c.hot_auction_ratio), hot_auction).otherwise(
             self._random_auction("b.auction")
@@ -269,7 +291,8 @@ class NexmarkEvents:
 
     def _channel_url(self, channel_no: Column) -> Column:
         """A fixed URL per channel number; 9 in 10 carry '&channel_id=' + |Integer.reverse(no)|."""
-        F = self.F
+        from pyspark.sql import functions as F
+
         per_channel = Draws(channel_no, self.cfg.seed)
         pool = letter_pool(self.cfg.seed + 3, 1024, LETTERS, space_every=13).replace(" ", "_")
         parts = [self._string(f"url{i}", 5, per_channel, pool) for i in range(3)]

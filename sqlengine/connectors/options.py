@@ -3,6 +3,7 @@ values parsed once, and every problem raised as a ConnectorError naming table an
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -22,6 +23,9 @@ T = TypeVar("T")
 
 
 class TableOptions:
+    # The methods int/float/bool shadow the builtins inside this class body, so annotations here
+    # spell the types builtins.int etc.
+
     def __init__(self, table: TableDef):
         self.table = table
         self.connector = table.connector or ""
@@ -44,7 +48,7 @@ class TableOptions:
         found = find_spec(self.connector, key, self.fmt)
         return found[0].default if found else None
 
-    def has(self, key: str) -> bool:
+    def has(self, key: str) -> builtins.bool:
         return key in self.table.options
 
     def _get(self, key: str, parse: Callable[[str], T]) -> T | None:
@@ -63,19 +67,19 @@ class TableOptions:
     def string(self, key: str) -> str | None:
         return self.raw(key)
 
-    def int(self, key: str) -> int | None:
+    def int(self, key: str) -> builtins.int | None:
         return self._get(key, lambda v: int(v.strip()))
 
-    def float(self, key: str) -> float | None:
+    def float(self, key: str) -> builtins.float | None:
         return self._get(key, lambda v: float(v.strip()))
 
-    def bool(self, key: str) -> bool:
+    def bool(self, key: str) -> builtins.bool:
         return bool(self._get(key, parse_bool))
 
-    def seconds(self, key: str) -> float | None:
+    def seconds(self, key: str) -> builtins.float | None:
         return self._get(key, parse_duration)
 
-    def bytes(self, key: str) -> int | None:
+    def bytes(self, key: str) -> builtins.int | None:
         return self._get(key, parse_memory)
 
     def error(self, message: str, option: str | None = None) -> ConnectorError:

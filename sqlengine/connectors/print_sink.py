@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from planner.logical.changelog import RowKind
 from sqlengine.connectors.base import Connector, SinkRequest, SourceRequest, SourceResult
@@ -21,8 +22,9 @@ from sqlengine.connectors.flink_format import format_row
 from sqlengine.connectors.options import TableOptions
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import DataStreamWriter
+    from pyspark.sql import DataFrame, Row, SparkSession
+    from pyspark.sql.streaming.readwriter import DataStreamWriter
+    from pyspark.sql.types import StructType
 
 
 class RowPrinter:
@@ -32,11 +34,11 @@ class RowPrinter:
         self.prefix = f"{identifier}> " if identifier else ""
         self.stderr = stderr
         self.upsert_key = upsert_key  # None: insert-only input
-        self.seen: set[tuple] = set()
+        self.seen: set[tuple[Any, ...]] = set()
         self._lock = threading.Lock()
 
-    def lines(self, rows, schema) -> list[str]:
-        out = []
+    def lines(self, rows: Iterable[Row], schema: StructType) -> list[str]:
+        out: list[str] = []
         positions = [schema.fieldNames().index(k) for k in self.upsert_key or ()]
         for row in rows:
             kind = RowKind.INSERT

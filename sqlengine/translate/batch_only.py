@@ -3,6 +3,7 @@ window functions: OVER aggregates, Top-N and deduplication by rank, ORDER BY ...
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from planner.logical.operators import AggFunc, Deduplicate, OverAggregate, Sort, TopN
@@ -24,7 +25,8 @@ def _order(order: tuple[tuple[str, bool], ...]) -> list[Column]:
 def _rank(func: AggFunc) -> Column:
     from pyspark.sql import functions as F
 
-    return getattr(F, RANK[func])()
+    rank: Callable[[], Column] = getattr(F, RANK[func])
+    return rank()
 
 
 def translate_over(t: Translator, node: OverAggregate) -> Rel:
@@ -57,6 +59,7 @@ def translate_rank_batch(t: Translator, node: TopN | Deduplicate) -> Rel:
     from pyspark.sql import functions as F
 
     rel = t.translate(node.input)
+    order: tuple[tuple[str, bool], ...]
     if isinstance(node, Deduplicate):
         keys, order, n, func = node.keys, ((node.order_field, node.keep_last),), 1, AggFunc.ROW_NUMBER
     else:

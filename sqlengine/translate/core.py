@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.check import Windows, carried_windows
+from planner.logical.fields import Field
 from planner.logical.operators import Node, Scan
 from planner.properties import NodeProps
 from sqlengine.translate.expressions import SparkExpressions, quote
@@ -120,7 +121,7 @@ class Translator:
 
     def exprs(self, node: Node) -> SparkExpressions:
         """Expression translation over the fields a node's expressions refer to."""
-        fields = {}
+        fields: dict[str, Field] = {}
         for child in node.inputs:
             for f in child.fields:
                 fields.setdefault(f.name, f)

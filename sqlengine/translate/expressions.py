@@ -51,7 +51,7 @@ def _or_as_in(n: exp.Or) -> exp.Expr:
             return n
         column = found[0]
         values.append(found[1].copy())
-    if len(values) < 2 or len({v.is_string for v in values}) > 1:
+    if column is None or len(values) < 2 or len({v.is_string for v in values}) > 1:
         return n  # mixed strings and numbers: IN would compare them in one common type
     return exp.In(this=column.copy(), expressions=values)
 

@@ -54,6 +54,7 @@ def translate_values(t: Translator, node: Values) -> Rel:
 
 def translate_correlate(t: Translator, node: Correlate) -> Rel:
     from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
 
     if node.call.key != "unnest" or len(node.call.expressions) != 1:
         raise unreachable(node, "a table function, or UNNEST of several arrays")
@@ -66,7 +67,9 @@ def translate_correlate(t: Translator, node: Correlate) -> Rel:
     if len(new_fields) == 1:
         extra = [F.col(elem).alias(new_fields[0].name)]
     else:
-        members = exploded.schema[elem].dataType.fieldNames()
-        extra = [F.col(f"{elem}.{quote(m)}").alias(f.name) for m, f in zip(members, new_fields, strict=False)]
+        struct = exploded.schema[elem].dataType
+        assert isinstance(struct, StructType)  # the binder made a field per member of a ROW element
+        members = struct.fieldNames()
+        extra = [F.col(f"{elem}.{quote(m)}").alias(f.name) for m, f in zip(members, new_fields, strict=True)]
     base = [F.col(quote(c)) for c in rel.columns]
     return t.with_columns(Rel(exploded, rel.columns, rel.windows, rel.session_times), [*base, *extra], tuple(node.field_names()))

@@ -119,9 +119,9 @@ def translate_tvf(t: Translator, node: WindowTVF) -> Rel:
         df = _cumulate(t, rel.df, spec, time, w)
     else:
         df = without_event_time(rel.df.withColumn(w, window_struct(node, spec, time)), [spec.time_field])
-    names = [f.name for f in node.fields[-3:]]
-    df = df.select(*[F.col(quote(c)) for c in df.columns], *_window_columns(w, names, spec))
-    return Rel(df, rel.columns + tuple(names), {**rel.windows, spec.id: w}, rel.session_times)
+    window_names = [f.name for f in node.fields[-3:]]
+    df = df.select(*[F.col(quote(c)) for c in df.columns], *_window_columns(w, window_names, spec))
+    return Rel(df, rel.columns + tuple(window_names), {**rel.windows, spec.id: w}, rel.session_times)
 
 
 def translate_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:

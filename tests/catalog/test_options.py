@@ -4,8 +4,8 @@ from catalog import Column, TableDef
 from catalog.options import (
     CONNECTORS,
     FORMATS,
-    check_value,
     OptionProblem,
+    check_value,
     find_spec,
     option_keys,
     parse_bool,

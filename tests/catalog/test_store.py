@@ -98,7 +98,7 @@ def test_update_is_a_read_modify_write_that_a_refusal_leaves_untouched(tmp_path)
     new = cat.update("table", "t", lambda t: t.with_options({**t.options, "k": "v"}))
     assert new.options["k"] == "v" and Catalog.open(tmp_path).get_table("t").options["k"] == "v"
 
-    def refuse(t):  # type: ignore[no-untyped-def]
+    def refuse(t):
         raise ValueError("no")
 
     with pytest.raises(ValueError):

@@ -86,7 +86,7 @@ def nexmark_ddl(path: Path) -> str:
 WARMUP = 50_000
 
 
-def write_events(spark, directory: Path, events: int, per_file: int, rate: int, warmup: int = 0) -> None:  # type: ignore[no-untyped-def]
+def write_events(spark, directory: Path, events: int, per_file: int, rate: int, warmup: int = 0) -> None:
     """``events`` Nexmark events from our generator (batch) after ``warmup`` events that are
     generated and dropped, one JSON file per ``per_file`` events, with increasing modification
     times so the file source reads them in event order."""
@@ -124,7 +124,7 @@ def write_events(spark, directory: Path, events: int, per_file: int, rate: int, 
     shutil.rmtree(staging, ignore_errors=True)
 
 
-def _order_window(time_col):  # type: ignore[no-untyped-def]
+def _order_window(time_col):
     from pyspark.sql import Window
 
     return Window.orderBy(time_col)
@@ -154,7 +154,7 @@ def plan_family(node: Node) -> str | None:
     return None
 
 
-def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int, ...], per_file: int, rate: int) -> Measured:  # type: ignore[no-untyped-def]
+def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int, ...], per_file: int, rate: int) -> Measured:
     """Plan once, then run at each size from scratch and collect peak state rows."""
     from sqlengine.jobs import Status
 

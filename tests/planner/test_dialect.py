@@ -320,7 +320,7 @@ def test_cast_needs_as():
         parse_one("SELECT TRY_CAST(s, 'INT') FROM t")
 
 
-def _calls(value, found):  # type: ignore[no-untyped-def]
+def _calls(value, found):
     """The exp.Anonymous calls inside a plan node's fields (and its inputs)."""
     import dataclasses
 

@@ -35,7 +35,7 @@ def test_json_nodes_edges_state_and_diagnostics():
     join = next(n for n in doc["nodes"] if n["kind"] == "RegularJoin")
     assert join["changelog"] == "insert-only" and join["watermark"] == "delay 5 s"
     assert join["state"]["verdict"] == "unbounded"
-    left, right = join["state"]["parts"]
+    left, _right = join["state"]["parts"]
     assert (left["label"], left["bounded"], left["growth"]) == ("left side", False, "rows")
     assert left["estimate"]["growth_per_day"] > 0 and left["estimate"]["formula"]
     scans = [n for n in doc["nodes"] if n["kind"] == "Scan"]

@@ -29,7 +29,7 @@ def shell_of():
     """shell_of(engine, **options) -> a started ShellDriver, closed after the test."""
     drivers = []
 
-    def make(engine=None, **options):  # type: ignore[no-untyped-def]
+    def make(engine=None, **options):
         d = ShellDriver(engine, **options)
         drivers.append(d)
         return d.start()

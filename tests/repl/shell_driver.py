@@ -29,7 +29,7 @@ class Screen(io.StringIO):
 
 
 class ShellDriver:
-    def __init__(self, engine=None, *, rows: int = 40, columns: int = 160, start_spark: bool = False, history=None, main_args=None):  # type: ignore[no-untyped-def]
+    def __init__(self, engine=None, *, rows: int = 40, columns: int = 160, start_spark: bool = False, history=None, main_args=None):
         """A shell over ``engine``; or, with ``main_args``, the whole entry ``repl.shell.main``
         (arguments as the CLI parses them)."""
         self._pipe_cm = create_pipe_input()
@@ -98,7 +98,7 @@ class ShellDriver:
                 raise AssertionError(f"{needle!r} did not appear within {timeout} s; the screen ends with:\n{text[-3000:]}")
             time.sleep(0.05)
 
-    def wait_until(self, predicate, timeout: float = 30, what: str = "condition"):  # type: ignore[no-untyped-def]
+    def wait_until(self, predicate, timeout: float = 30, what: str = "condition"):
         deadline = time.time() + timeout
         while True:
             value = predicate()

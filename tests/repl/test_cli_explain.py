@@ -55,7 +55,7 @@ def test_errors_are_positioned_and_exit_2(tmp_path, capsys):
 
 def test_an_explain_statement_keeps_its_details(tmp_path, capsys):
     f = tmp_path / "q.sql"
-    f.write_text(SQL.split("SELECT")[0] + "EXPLAIN CHANGELOG_MODE SELECT user_id, COUNT(*) FROM clicks GROUP BY user_id;\n")
+    f.write_text(SQL.split("SELECT", maxsplit=1)[0] + "EXPLAIN CHANGELOG_MODE SELECT user_id, COUNT(*) FROM clicks GROUP BY user_id;\n")
     assert main(["explain", str(f)]) == 0
     out = capsys.readouterr().out
     assert f"-- {f}:3\n== Plan ==" in out and "changelog: upsert[user_id]" in out

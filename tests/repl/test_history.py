@@ -12,7 +12,7 @@ from tests.repl.shell_driver import CTRL_D, ShellDriver
 SECRET_DDL = "CREATE TABLE k (a INT) WITH ('connector' = 'datagen', 'password' = 'hunter2');"
 
 
-def mode(path) -> int:  # type: ignore[no-untyped-def]
+def mode(path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)
 
 

@@ -40,7 +40,7 @@ class Pane:
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.name)
 
-    def wait(self, predicate, timeout: float, what: str) -> str:  # type: ignore[no-untyped-def]
+    def wait(self, predicate, timeout: float, what: str) -> str:
         deadline = time.time() + timeout
         while True:
             text = self.screen()

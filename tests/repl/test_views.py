@@ -20,7 +20,7 @@ from sqlengine.results import ResultTable
 TS = datetime.datetime(2024, 1, 1, 0, 0, 10)
 
 
-def texts(lines):  # type: ignore[no-untyped-def]
+def texts(lines):
     return [t for _s, t in lines]
 
 

@@ -4,9 +4,7 @@ test_streaming_equals_batch.py runs them."""
 
 from __future__ import annotations
 
-import datetime as dt
 import random
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -17,7 +15,6 @@ from tests.sqlengine import expectations as E
 from tests.sqlengine.expectations import ITEM_IDS as ITEMS
 from tests.sqlengine.expectations import Data, Rows
 from tests.sqlengine.helpers import Sql, ts
-
 
 # -- the input -----------------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ def ts_text(value: dt.datetime | float | None) -> str | None:
     return value.isoformat(sep=" ", timespec="milliseconds")
 
 
-def _json_value(v):  # type: ignore[no-untyped-def]
+def _json_value(v):
     if isinstance(v, dt.datetime):
         return ts_text(v)
     if isinstance(v, decimal.Decimal):
@@ -59,7 +59,7 @@ def write_batches(directory: Path, batches: list[list[dict]]) -> Path:
     return directory
 
 
-def norm(value):  # type: ignore[no-untyped-def]
+def norm(value):
     """A comparable form of a result value (floats to 9 significant digits; Rows to tuples)."""
     if isinstance(value, float):
         if math.isnan(value):
@@ -97,7 +97,7 @@ class Sql:
     queries and INSERTs start a job that is waited for. Each job is planned in the runtime mode
     asked for, and the job is checked to have run in it."""
 
-    def __init__(self, engine):  # type: ignore[no-untyped-def]
+    def __init__(self, engine):
         self.engine = engine
 
     def mode(self, mode: str) -> None:
@@ -108,12 +108,12 @@ class Sql:
             outcome = self.engine.plan(stmt)
             assert outcome.kind not in (Kind.QUERY, Kind.INSERT, Kind.STATEMENT_SET), stmt.text
 
-    def outcome(self, sql: str):  # type: ignore[no-untyped-def]
+    def outcome(self, sql: str):
         statements = parse_script(sql).statements
         assert len(statements) == 1, sql
         return self.engine.plan(statements[0])
 
-    def job(self, sql: str, mode: str):  # type: ignore[no-untyped-def]
+    def job(self, sql: str, mode: str):
         self.mode(mode)
         outcome = self.outcome(sql)
         assert outcome.analysis.streaming == (mode == "streaming"), f"planned for the wrong mode: {sql}"
@@ -135,7 +135,7 @@ class Sql:
         return multiset(self.rows(sql, "streaming")), multiset(self.rows(sql, "batch"))
 
 
-def ran_as(job, mode: str) -> None:  # type: ignore[no-untyped-def]
+def ran_as(job, mode: str) -> None:
     """The job ran in ``mode``: a streaming job ran Spark streaming queries (they report progress,
     a batch job has none) over its bounded input; a batch job ran on Spark's batch engine."""
     if mode == "streaming":
@@ -145,6 +145,6 @@ def ran_as(job, mode: str) -> None:  # type: ignore[no-untyped-def]
         assert job.batch and not job.history, f"job {job.id} did not run in batch mode"
 
 
-def read_json_dir(spark, path: Path, schema: str) -> list[tuple]:  # type: ignore[no-untyped-def]
+def read_json_dir(spark, path: Path, schema: str) -> list[tuple]:
     """The rows a filesystem sink committed (Spark's reader honours the sink's _spark_metadata log)."""
     return [tuple(r) for r in spark.read.schema(schema).json(str(path)).collect()]

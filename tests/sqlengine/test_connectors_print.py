@@ -24,7 +24,7 @@ from tests.sqlengine.streams import read, table
         (Decimal("12.50"), T.DecimalType(4, 2), "12.50"),
         (dt.datetime(2024, 1, 2, 3, 4), T.TimestampNTZType(), "2024-01-02T03:04"),
         (dt.datetime(2024, 1, 2, 3, 4, 5, 123000), T.TimestampNTZType(), "2024-01-02T03:04:05.123"),
-        (dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc), T.TimestampType(), "2024-01-02T03:04:05Z"),
+        (dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC), T.TimestampType(), "2024-01-02T03:04:05Z"),
         (dt.date(2024, 2, 29), T.DateType(), "2024-02-29"),
         (dt.time(12, 0), T.TimeType(0), "12:00"),
         (dt.timedelta(days=1, hours=2, seconds=4.5), T.DayTimeIntervalType(0, 3), "PT26H4.5S"),

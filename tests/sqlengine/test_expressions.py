@@ -14,7 +14,7 @@ from sqlengine.translate.expressions import SparkExpressions
 pytestmark = pytest.mark.spark
 
 
-def evaluate(spark, flink_sql: str, s: str | None):  # type: ignore[no-untyped-def]
+def evaluate(spark, flink_sql: str, s: str | None):
     sql = SparkExpressions({"s": Field("s", T.STRING)}).sql(sqlglot.parse_one(flink_sql, read=Flink))
     return spark.sql(f"SELECT {sql} AS r FROM VALUES (CAST(? AS STRING)) AS v(s)", args=[s]).collect()[0].r
 

@@ -56,7 +56,7 @@ def test_cluster_master_does_not_force_loopback(tmp_path):
 
 
 def test_unknown_state_backend():
-    with pytest.raises(SessionError, match="Unknown state.backend.type 'leveldb': use one of"):
+    with pytest.raises(SessionError, match=r"Unknown state\.backend\.type 'leveldb': use one of"):
         session_overrides({"state.backend.type": "leveldb"})
 
 

@@ -75,7 +75,7 @@ def world(spark, tmp_path_factory) -> World:
     return World(engine, sql, bids, items, root)
 
 
-def _run_both(runner: Sql, sql: str):  # type: ignore[no-untyped-def]
+def _run_both(runner: Sql, sql: str):
     """Both modes' results, by a runner of this thread's own."""
     out = {}
     for mode in ("streaming", "batch"):
@@ -93,7 +93,7 @@ def corpus_results(world: World) -> dict:
         return {name: f.result() for name, f in futures.items()}
 
 
-def _check(name: str, got: dict, expected_rows=None, min_rows: int = 1) -> None:  # type: ignore[no-untyped-def]
+def _check(name: str, got: dict, expected_rows=None, min_rows: int = 1) -> None:
     for mode in ("streaming", "batch"):
         if isinstance(got[mode], BaseException):
             raise AssertionError(f"{name}: the {mode} run failed: {got[mode]}") from got[mode]
@@ -172,7 +172,7 @@ def test_keyed_operators_on_the_rowtime_keep_late_rows(late: tuple[Sql, str], qu
     assert sum(batch.values()) >= 4
 
 
-def test_a_view_read_twice_in_one_streaming_query(nexmark) -> None:  # type: ignore[no-untyped-def]
+def test_a_view_read_twice_in_one_streaming_query(nexmark) -> None:
     """Nexmark q5's shape with TUMBLE: the `bid` view is read on both sides of a window join. The
     binder shares the view's plan; translated once, it was one Spark source (the generator's, read
     once per batch) under two stateful branches, and one branch evicted its windows a batch late:
@@ -396,7 +396,7 @@ def test_nexmark_q10_partitioned_filesystem_sink(nexmark: Nexmark, spark) -> Non
 @pytest.mark.parametrize("number", list(NEXMARK_REFUSED))
 def test_nexmark_refused(number: int, nexmark: Nexmark, spark) -> None:
     query, _ = nexmark_query(nexmark, number)
-    _assert_refused(nexmark, spark, query, NEXMARK_REFUSED[number])  # type: ignore[arg-type]
+    _assert_refused(nexmark, spark, query, NEXMARK_REFUSED[number])
 
 
 def test_nexmark_q6_does_not_bind(nexmark: Nexmark) -> None:

@@ -44,7 +44,7 @@ pytestmark = pytest.mark.spark
 DELAY = 5  # WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
 SEC = dt.timedelta(seconds=1)
 EPOCH = dt.datetime(1970, 1, 1)
-def _settings(examples: int):  # type: ignore[no-untyped-def]
+def _settings(examples: int):
     return settings(
         max_examples=int(os.environ.get("SQLENGINE_HYPOTHESIS_EXAMPLES", examples)),
         deadline=None,
@@ -81,7 +81,7 @@ def watermarks(sources: list[list[list[Row]]], delay: int = DELAY) -> list[float
                 for t, _k, _v in batches[j]:
                     maxes[s] = t if maxes[s] is None else max(maxes[s], t)
         if all(m is not None for m in maxes):
-            lowest = min(maxes) - delay  # type: ignore[type-var, operator]
+            lowest = min(maxes) - delay
             if current is None or lowest > current:
                 current = lowest
     return out
@@ -102,7 +102,7 @@ def hop(t: float, slide: int, size: int) -> list[tuple[int, int]]:
     return [(s, s + size) for s in range(last - size + slide, last + 1, slide) if s <= t < s + size]
 
 
-def kept_windows(batches: list[list[Row]], w, assign) -> list[tuple[Row, tuple[int, int]]]:  # type: ignore[no-untyped-def]
+def kept_windows(batches: list[list[Row]], w, assign) -> list[tuple[Row, tuple[int, int]]]:
     """(row, window) pairs that reach the window state: window_end > the late threshold."""
     out = []
     for j, batch in enumerate(batches):
@@ -114,7 +114,7 @@ def kept_windows(batches: list[list[Row]], w, assign) -> list[tuple[Row, tuple[i
     return out
 
 
-def kept_rows(batches: list[list[Row]], w) -> list[Row]:  # type: ignore[no-untyped-def]
+def kept_rows(batches: list[list[Row]], w) -> list[Row]:
     """Rows that reach an interval join: event time > the late threshold."""
     out = []
     for j, batch in enumerate(batches):
@@ -123,7 +123,7 @@ def kept_rows(batches: list[list[Row]], w) -> list[Row]:  # type: ignore[no-unty
     return out
 
 
-def sessions(batches: list[list[Row]], w, gap: int) -> list[tuple[str | None, float, float, list[Row]]]:  # type: ignore[no-untyped-def]
+def sessions(batches: list[list[Row]], w, gap: int) -> list[tuple[str | None, float, float, list[Row]]]:
     """Spark's session windows per key, batch by batch: late rows (ts + gap <= threshold) are
     dropped, the rest merge with the key's open sessions (intervals [ts, ts + gap) that overlap
     or touch), then sessions with end <= W(j) are emitted and forgotten."""
@@ -158,12 +158,12 @@ def at(seconds: float) -> dt.datetime:
     return ts(seconds)
 
 
-def total(values: list) -> int | None:  # type: ignore[type-arg]
+def total(values: list) -> int | None:
     present = [v for v in values if v is not None]
     return sum(present) if present else None
 
 
-def biggest(values: list) -> int | None:  # type: ignore[type-arg]
+def biggest(values: list) -> int | None:
     present = [v for v in values if v is not None]
     return max(present) if present else None
 
@@ -206,7 +206,7 @@ def runner(spark, tmp_path_factory) -> Runner:
     return Runner(Engine(home=root / "home", spark=spark), root)
 
 
-def check(name: str, got, expected_rows, batches) -> None:  # type: ignore[no-untyped-def]
+def check(name: str, got, expected_rows, batches) -> None:
     expected = multiset(expected_rows)
     assert got == expected, f"{name}: {diff(expected, got)}\ninput batches: {batches}"
 
@@ -219,7 +219,7 @@ ROWS = st.tuples(st.integers(0, 40), KEYS, VALUES)
 
 
 @st.composite
-def batched(draw, rows=ROWS, min_batches: int = 2, max_batches: int = 4, unique_times: bool = False):  # type: ignore[no-untyped-def]
+def batched(draw, rows=ROWS, min_batches: int = 2, max_batches: int = 4, unique_times: bool = False):
     """2-4 files of 0-5 rows, then a few exact duplicates copied into random files."""
     n = draw(st.integers(min_batches, max_batches))
     if unique_times:
@@ -287,7 +287,7 @@ def one_stream_queries(t: str) -> dict[str, str]:
     }
 
 
-def expect_windows(batches: list[list[Row]], w) -> dict[str, list]:  # type: ignore[no-untyped-def]
+def expect_windows(batches: list[list[Row]], w) -> dict[str, list]:
     """Window results: the batch result over the (row, window) pairs that are not late."""
     out: dict[str, list] = {}
     groups: dict = defaultdict(list)
@@ -318,7 +318,7 @@ def expect_keyed(batches: list[list[Row]]) -> dict[str, list]:
     for r in rows:
         by_key[r[1]].append(r)
 
-    def order(r):  # type: ignore[no-untyped-def]  # v DESC (NULLs last), then ts ASC: the max wins
+    def order(r):  # v DESC (NULLs last), then ts ASC: the max wins
         return (r[2] is not None, r[2] if r[2] is not None else 0, -r[0])
 
     groups: dict = defaultdict(list)
@@ -379,7 +379,7 @@ def test_joins_drop_rows_behind_the_previous_watermark(runner: Runner, left: lis
     )
     lk, rk = kept_rows(left, w), kept_rows(right, w)
 
-    def matches(l_row):  # type: ignore[no-untyped-def]
+    def matches(l_row):
         return [r for r in rk if l_row[1] is not None and l_row[1] == r[1] and l_row[0] - 3 <= r[0] <= l_row[0] + 3]
 
     inner = [(l_[1], at(l_[0]), l_[2], at(r[0]), r[2]) for l_ in lk for r in matches(l_)]

@@ -119,7 +119,7 @@ def test_declared_schema_reads_real_json(spark, tmp_path):
     assert row.t == dt.time(12, 34, 56, 789000)
     assert row.ts == dt.datetime(2024, 1, 2, 3, 4, 5, 123000)
     # pyspark hands TimestampType back as a naive local datetime: compare instants
-    assert row.ltz.timestamp() == dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc).timestamp()
+    assert row.ltz.timestamp() == dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC).timestamp()
     assert row.day == dt.date(2024, 2, 29)
     assert (row.r.x, row.r.y) == (1, ["a"])
     assert row.m == {"k": 2}

@@ -1,0 +1,44 @@
+"""What the binder's parts share: its state (catalog, windows, CTEs, the views being expanded)
+and the methods one part calls in another. ``Binder`` (planner.binder) is the one class; the
+mixins (relations, select) are its parts, typed against this base."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from catalog import Catalog
+from catalog.model import CatalogObject
+from planner.logical.fields import Field
+from planner.logical.operators import Node, WindowSpec
+
+if TYPE_CHECKING:
+    from planner.binder.relations import Item
+    from planner.binder.scope import Scope
+
+# one frame per view being expanded: the relations it read, with their definitions then
+ViewDeps = list[tuple[str, CatalogObject | None]]
+
+
+class BinderBase:
+    catalog: Catalog
+    window_ids: Iterator[int]
+    windows: dict[int, WindowSpec]  # every window of the statement, by id
+    window_times: dict[int, Field]  # the time attribute each window is on
+    ctes: list[dict[str, Node]]  # the CTEs in scope, innermost last
+    view_stack: list[str]  # the views being expanded (a view may not refer to itself)
+    view_deps: list[ViewDeps]
+
+    if TYPE_CHECKING:  # defined by the parts; declared here for the others that call them
+
+        def bind_query(self, query: exp.Expr) -> Node: ...
+
+        def bind_from_item(self, node: exp.Expr, scope_outer: Scope | None = None) -> Item: ...
+
+        def bind_values(self, node: exp.Values) -> Item: ...
+
+        def bind_correlate(self, left: Item, left_scope: Scope, node: exp.Expr, outer: bool) -> Item: ...
+
+        def bind_match_recognize(self, source: Item, node: exp.MatchRecognize) -> Item: ...
