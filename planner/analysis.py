@@ -14,6 +14,7 @@ from planner.estimate import Estimate, Estimator
 from planner.lineage import Lineage
 from planner.logical.operators import UNNUMBERED, Node
 from planner.logical.visit import distinct_nodes
+from planner.physical import Physical, decide
 from planner.properties import NodeProps, infer
 from planner.rules import RULES, Rule, RuleContext
 from planner.source import SourceText, Span
@@ -33,6 +34,9 @@ class Analysis:
     # what Spark cannot run, for the runtime mode the analysis was made for
     problems: tuple[Problem, ...] = ()
     streaming: bool = True
+    # how each stateful operator runs on Spark (streaming mode): native or a changelog operator
+    physical: dict[int, Physical] = field(default_factory=dict, repr=False)
+    ttl_ms: int | None = None  # 'table.exec.state.ttl' (a STATE_TTL hint is on its operator)
 
     @property
     def verdict(self) -> Verdict | None:
@@ -46,6 +50,9 @@ class Analysis:
 
     def state_of(self, node: Node) -> StateInfo | None:
         return next((s for s in self.state if s.node_id == node.node_id), None)
+
+    def physical_of(self, node: Node) -> Physical | None:
+        return self.physical.get(node.node_id)
 
     def problems_of(self, plan: Node) -> list[Problem]:
         ids = {n.node_id for n in distinct_nodes([plan])}
@@ -87,7 +94,9 @@ def analyze_plans(
     streaming = is_streaming(settings)
     lineage = Lineage(stats)
     props = infer(plans)
-    state = analyze_state(plans, props, lineage, ttl_setting(settings))
+    ttl = ttl_setting(settings)
+    physical = decide(plans, props, ttl, streaming)
+    state = analyze_state(plans, props, lineage, ttl, physical)
     estimator = Estimator(lineage, stats, horizon_days)
     estimates: dict[int, tuple[Estimate, ...]] = {}
     texts: dict[int, tuple[str | None, tuple[str | None, ...]]] = {}
@@ -102,16 +111,16 @@ def analyze_plans(
         )
     all_parts = [e for per in estimates.values() for e in per]
     total = estimator.total(all_parts)
-    problems = check_plans(plans, props, state, lineage, streaming=streaming)
+    problems = check_plans(plans, props, physical, lineage, streaming=streaming)
     diagnostics: list[Diagnostic] = []
     for plan in plans:
-        ctx = RuleContext(plan, props, list(state), lineage, settings, source, span, texts, problems, streaming)
+        ctx = RuleContext(plan, props, list(state), lineage, settings, source, span, texts, problems, streaming, physical)
         for rule in rules if rules is not None else RULES:
             diagnostics.extend(rule.run(ctx))
     unique: dict[tuple[object, ...], Diagnostic] = {}
     for d in diagnostics:
         unique.setdefault((d.code, d.message, d.span), d)
     ordered = sorted(unique.values(), key=lambda d: (-d.severity.rank, d.span.start if d.span else 0, d.code))
-    return Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming)
+    return Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming, physical, ttl)
 
 

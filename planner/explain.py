@@ -27,6 +27,9 @@ def _annotations(analysis: Analysis, changelog: bool = True, state: bool = True)
         notes = []
         if props is not None and changelog:
             notes.append(f"changelog: {props.changelog}   watermark: {props.watermark}")
+        physical = analysis.physical_of(node)
+        if physical is not None:
+            notes.append(f"runs as: {physical}")
         info = analysis.state_of(node) if state else None
         if info is not None:
             notes.append(f"state: {info.verdict.value.upper()}")

@@ -1,5 +1,6 @@
-"""EXPLAIN as JSON: the plan's nodes (kind, description, changelog mode, watermark, state verdict
-with its parts and estimates, what Spark cannot run of it), the edges between them and the
+"""EXPLAIN as JSON: the plan's nodes (kind, description, changelog mode, watermark, how it runs on
+Spark (native or a changelog operator, and why), state verdict with its parts and estimates, what
+Spark cannot run of it), the edges between them and the
 diagnostics, for tools and CI. Node ids are the binder's (``n<node_id>``)."""
 
 from __future__ import annotations
@@ -71,6 +72,17 @@ def _state(analysis: Analysis, node: Node) -> dict[str, Any] | None:
     }
 
 
+def _execution(analysis: Analysis, node: Node) -> dict[str, Any] | None:
+    p = analysis.physical_of(node)
+    if p is None:
+        return None
+    return {
+        "kind": p.execution.value,
+        "why": p.why.value if p.why is not None else None,
+        "strategy": p.strategy.value if p.strategy is not None else None,
+    }
+
+
 def to_dict(analysis: Analysis) -> dict[str, Any]:
     nodes, edges = [], []
     for node in distinct_nodes(analysis.plans):
@@ -83,6 +95,7 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
                 "fields": node.field_names(),
                 "changelog": str(props.changelog) if props else None,
                 "watermark": str(props.watermark) if props else None,
+                "execution": _execution(analysis, node),
                 "state": _state(analysis, node),
                 "unsupported": [{"code": p.code.value, "reason": p.reason} for p in analysis.problems if p.node_id == node.node_id],
             }

@@ -1,5 +1,6 @@
 """EXPLAIN as a Mermaid flowchart, for a pull-request comment: data flows from the scans down to
-the sink; stateful operators are filled green (bounded) or red (unbounded) and say why."""
+the sink; stateful operators are filled green (bounded) or red (unbounded) and say why, and a
+changelog operator says so (and why it is one)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ def render_mermaid(analysis: Analysis, fenced: bool = False) -> str:
         label = [f"<b>{_escape(node.kind)}</b>"]
         if node.describe():
             label.append(_escape(_short(node.describe())))
+        physical = analysis.physical_of(node)
+        if physical is not None and physical.changelog:
+            label.append(_escape(_short(f"changelog operator: {physical.why}")))
         info = analysis.state_of(node)
         if info is not None:
             label.append(f"state: {info.verdict.value.upper()}")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from planner.check.chains import chain_problem, retracting_root, ttl_problem
 from planner.check.codes import HINTS, MESSAGES, Code
 from planner.check.expressions import check_expressions
 from planner.check.operators import CARRIES, CHECKS, Context, Windows, carried_windows
@@ -16,8 +15,8 @@ from planner.check.problem import Problem, problem
 from planner.lineage import Lineage
 from planner.logical.operators import Node, Scan, WindowAggregate
 from planner.logical.visit import distinct_nodes
+from planner.physical import Physical
 from planner.properties import NodeProps
-from planner.state import StateInfo
 
 __all__ = ["HINTS", "MESSAGES", "Code", "Problem", "Windows", "carried_windows", "check_plans", "problem"]
 
@@ -25,14 +24,16 @@ __all__ = ["HINTS", "MESSAGES", "Code", "Problem", "Windows", "carried_windows",
 def check_plans(
     plans: Sequence[Node],
     props: dict[int, NodeProps],
-    state: Sequence[StateInfo],
+    physical: dict[int, Physical],
     lineage: Lineage,
     *,
     streaming: bool,
 ) -> tuple[Problem, ...]:
-    """Everything in ``plans`` Spark cannot run, in plan order (pre-order per plan)."""
+    """Everything in ``plans`` Spark cannot run, in plan order (pre-order per plan). What runs
+    as a changelog operator is ``physical``'s decision (``planner.physical``); what is left here
+    is what neither Spark's operators nor ours run."""
     memo: dict[int, Windows] = {}
-    ctx = Context(props, lineage, streaming, lambda node: carried_windows(node, memo))
+    ctx = Context(props, lineage, streaming, lambda node: carried_windows(node, memo), physical)
     out: list[Problem] = []
     for plan in plans:
         if ctx.windows(plan).session_times:  # a SESSION TVF's rows reach the result
@@ -40,17 +41,15 @@ def check_plans(
     for node in distinct_nodes(plans):
         out += _session_tvf_use(node, ctx)
         check = CHECKS.get(type(node))
-        if check is not None:
-            out += check(node, ctx)
+        found = check(node, ctx) if check is not None else []
+        if not found and streaming and node.stateful and not ctx.changelog(node):
+            below = ctx.after_changelog(node)
+            if below is not None:  # a native operator cannot read rows that carry their kind
+                found = [problem(Code.AFTER_CHANGELOG, node, below=below.kind)]
+        out += found
         out += check_expressions(node)
         if streaming and isinstance(node, Scan) and node.watermark_field is not None and node.watermark_delay_ms is None:
             out.append(problem(Code.WATERMARK_NOT_CONSTANT, node))
-    if streaming:
-        for found in (ttl_problem(state), chain_problem(plans, props)):
-            if found is not None:
-                out.append(found)
-        if not out:
-            out += [p for p in (retracting_root(plan, props) for plan in plans) if p is not None]
     return tuple(out)
 
 

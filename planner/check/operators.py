@@ -8,13 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlglot import exp
-
 from catalog.connectors import spec_of
 from planner.check.codes import Code
 from planner.check.problem import Problem, problem
 from planner.lineage import Lineage
-from planner.logical import typing as T
+from planner.logical.evaluate import residual_condition, unsupported
 from planner.logical.fields import TimeKind
 from planner.logical.operators import (
     AggFunc,
@@ -40,9 +38,12 @@ from planner.logical.operators import (
     WindowSpec,
     WindowTVF,
 )
+from planner.physical import Physical, carries_kinds
 from planner.properties import NodeProps
 
 _DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX)
+# the aggregate functions the changelog group aggregation implements (with retraction)
+CHANGELOG_AGGREGATES = frozenset({AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX})
 
 
 @dataclass(frozen=True)
@@ -65,25 +66,26 @@ class Context:
     lineage: Lineage
     streaming: bool
     windows: Callable[[Node], Windows]
+    physical: dict[int, Physical]
 
     def updating_input(self, node: Node) -> bool:
         return any(not self.props[c.node_id].changelog.insert_only for c in node.inputs)
 
+    def changelog(self, node: Node) -> bool:
+        """Whether the operator runs as a changelog operator."""
+        p = self.physical.get(node.node_id)
+        return p is not None and p.changelog
+
+    def after_changelog(self, node: Node) -> Node | None:
+        """The changelog operator whose rows (with their kinds) reach this node's input."""
+        for child in node.inputs:
+            if carries_kinds(child, self.physical):
+                return next((n for n in child.walk() if self.changelog(n)), child)
+        return None
+
 
 # each check takes its own operator class
 Check = Callable[[Any, Context], list[Problem]]
-
-
-def _unorderable(node: Node, order: tuple[tuple[str, bool], ...]) -> Problem | None:
-    """The best row per key is found with max_by: a key sorted against its natural direction
-    must be a number, a date or a time (which can be negated)."""
-    for name, desc in order:
-        if desc:
-            continue
-        f = node.inputs[0].field(name)
-        if f is None or not T.is_type(f.type, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL, *T.TIMESTAMPS, exp.DType.DATE):
-            return problem(Code.UNORDERABLE, node, column=name)
-    return None
 
 
 def _proctime_window(node: Node, window: WindowSpec | None) -> Problem | None:
@@ -143,11 +145,7 @@ def check_topn(node: TopN, ctx: Context) -> list[Problem]:
             _proctime_window(node, node.window) if ctx.streaming else None,
         )
         return found
-    if not ctx.streaming:
-        return []
-    if not node.top1:
-        return [problem(Code.TOP_N_RETRACTS, node)]
-    return _first(_unorderable(node, node.order))
+    return []
 
 
 def check_dedup(node: Deduplicate, ctx: Context) -> list[Problem]:
@@ -156,16 +154,14 @@ def check_dedup(node: Deduplicate, ctx: Context) -> list[Problem]:
             _carried(node, ctx, node.window, "window deduplication"),
             _proctime_window(node, node.window) if ctx.streaming else None,
         )
-    if ctx.streaming and node.keep_last:
-        return _first(_unorderable(node, ((node.order_field, True),)))
+    if ctx.streaming and ctx.updating_input(node) and node.on_proctime:
+        return [problem(Code.DEDUP_PROCTIME_CHANGES, node)]
     return []
 
 
 def check_sort(node: Sort, ctx: Context) -> list[Problem]:
-    if not ctx.streaming:
-        return []
-    if node.limit is not None:
-        return [problem(Code.SORT_LIMIT_STREAMING, node)]
+    if not ctx.streaming or (node.limit is not None and node.order):
+        return []  # ORDER BY ... LIMIT: a ranking of the whole input (a changelog operator)
     first = node.first_key
     if first is None or first.time is None or node.order[0][1]:
         return [problem(Code.SORT_NOT_TIME, node)]
@@ -203,10 +199,11 @@ def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]
 
 
 def check_group_aggregate(node: GroupAggregate, ctx: Context) -> list[Problem]:
-    if not ctx.streaming:
+    if not ctx.changelog(node):
         return []
-    if ctx.updating_input(node):
-        return [problem(Code.GROUP_AGG_UPDATING_INPUT, node)]
+    for call in node.aggs:
+        if call.func not in CHANGELOG_AGGREGATES:
+            return [problem(Code.CHANGELOG_AGGREGATE, node, function=call.func.value, why=str(ctx.physical[node.node_id].why))]
     return []
 
 
@@ -246,19 +243,19 @@ def check_interval_join(node: IntervalJoin, ctx: Context) -> list[Problem]:
 
 
 def check_join(node: Join, ctx: Context) -> list[Problem]:
-    if not ctx.streaming:
+    if not ctx.changelog(node) or node.join_kind == JoinKind.INNER or node.condition is None:
         return []
-    if ctx.updating_input(node):
-        return [problem(Code.JOIN_UPDATING_INPUT, node)]
-    if node.join_kind.outer:
-        return [problem(Code.OUTER_JOIN_UNBOUNDED, node)]
-    if node.join_kind == JoinKind.ANTI:
-        return [problem(Code.ANTI_JOIN_STREAMS, node)]
+    # an outer, semi or anti join decides per pair of rows whether they match (the part of the
+    # condition that is not an equality of keys is evaluated in Python, by planner.logical.evaluate)
+    residual = residual_condition(node)
+    bad = unsupported(residual, node.fields) if residual is not None else None
+    if bad is not None:
+        return [problem(Code.JOIN_CONDITION, node, expression=bad, join=node.join_kind.value)]
     return []
 
 
 def check_union(node: Union, ctx: Context) -> list[Problem]:
-    if ctx.streaming and ctx.updating_input(node):
+    if ctx.streaming and not node.all and (ctx.updating_input(node) or ctx.after_changelog(node) is not None):
         return [problem(Code.UNION_UPDATING, node)]
     return []
 

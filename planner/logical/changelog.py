@@ -27,6 +27,20 @@ class RowKind(StrEnum):
         """Whether the row is in the table after this change (+I, +U)."""
         return self in (RowKind.INSERT, RowKind.UPDATE_AFTER)
 
+    @property
+    def code(self) -> int:
+        """The kind as rows carry it between operators (Flink's RowKind byte value): 0 +I,
+        1 -U, 2 +U, 3 -D."""
+        return _CODES[self]
+
+    @staticmethod
+    def of_code(code: int) -> RowKind:
+        return _KINDS[code]
+
+
+_KINDS = (RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE)
+_CODES = {k: i for i, k in enumerate(_KINDS)}
+
 
 @dataclass(frozen=True)
 class Changelog:

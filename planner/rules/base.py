@@ -15,6 +15,7 @@ from planner.diagnostics import Category, Diagnostic, Severity
 from planner.lineage import Lineage
 from planner.logical.operators import Node
 from planner.logical.visit import distinct_nodes
+from planner.physical import Physical
 from planner.problems import node_span
 from planner.properties import NodeProps
 from planner.source import SourceText, Span
@@ -34,6 +35,7 @@ class RuleContext:
     estimates: dict[int, tuple[str | None, tuple[str | None, ...]]] = field(default_factory=dict)
     problems: Sequence[Problem] = ()  # what Spark cannot run, for the analysis's runtime mode
     streaming: bool = True
+    physical: dict[int, Physical] = field(default_factory=dict)  # native or changelog operator, per node
 
     def estimate(self, node: Node, part_index: int | None = None) -> str | None:
         total, parts = self.estimates.get(node.node_id, (None, ()))

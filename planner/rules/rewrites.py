@@ -121,7 +121,7 @@ def ttl_rewrite(ctx: RuleContext, node: Node, ttl: str = "1 d", what: str = "key
         f"SET 'table.exec.state.ttl' = '{ttl}';\n"
         f"-- or only for this query: SELECT {hint} ...\n"
         f"-- a {what} idle for {ttl} is forgotten and starts again from nothing: results change (SE108)\n"
-        "-- (a state TTL runs on Flink; sqlengine's Spark jobs do not enforce it yet: SE301)"
+        "-- (on Spark the operator then runs as a changelog operator, which enforces the TTL: SE302)"
     )
 
 

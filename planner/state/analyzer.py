@@ -20,6 +20,7 @@ from planner.logical.operators import (
     GroupAggregate,
     IntervalJoin,
     Join,
+    JoinKind,
     MatchRecognize,
     Node,
     OverAggregate,
@@ -33,6 +34,7 @@ from planner.logical.operators import (
     WindowTVF,
 )
 from planner.logical.visit import distinct_nodes
+from planner.physical import Physical, RankStrategy
 from planner.properties import NodeProps
 from planner.state.facts import (
     Extra,
@@ -65,10 +67,41 @@ class Keyed:
 
 
 class StateAnalyzer:
-    def __init__(self, props: dict[int, NodeProps], lineage: Lineage, ttl_ms: int | None):
+    def __init__(self, props: dict[int, NodeProps], lineage: Lineage, ttl_ms: int | None, physical: dict[int, Physical] | None = None):
         self.props = props
         self.lineage = lineage
         self.ttl = ttl_ms  # table.exec.state.ttl, ms (None or 0: no TTL)
+        self.physical = physical or {}  # how each operator runs (streaming): changes what a ranking keeps
+
+    def retract_ranking(self, node: Node) -> bool:
+        """A ranking over changes (Flink's RetractStrategy): it keeps every row of its input."""
+        p = self.physical.get(node.node_id)
+        return p is not None and p.strategy == RankStrategy.RETRACT
+
+    def _ranking_over_changes(self, node: Node, keys: tuple[str, ...], n: int, ttl: int | None) -> StatePart:
+        """What a ranking over changes keeps: every row its input holds (a row leaves when the
+        input retracts it), per partition: rows of an upsert input grow with its keys."""
+        child = node.inputs[0]
+        upstream = self.props[child.node_id].changelog
+        if ttl:
+            growth, retention = Growth.NONE, ttl
+            release = Release(ReleaseKind.TTL, after_ms=ttl, ttl_clock=TtlClock.LAST_UPDATE)
+        else:
+            growth = Growth.KEYS if upstream.key else Growth.ROWS
+            retention, release = None, Release(ReleaseKind.NEVER, never=Never.RANKING_INPUT)
+        info = self._keys(child, keys)
+        if growth == Growth.KEYS:  # the input's current rows: one per upsert key
+            info = {**self._keys(child, upstream.key), "keys": upstream.key}
+        return StatePart(
+            role=PartRole.RANKED_ROWS,
+            stored=Stored(StoredKind.PARTITION_ROWS, count=n),
+            grouping=Grouping.PARTITION if keys else Grouping.GLOBAL_RANKING,
+            release=release,
+            retention_ms=retention,
+            growth=growth,
+            row_fields=tuple(child.field_names()),
+            **info,
+        )
 
     def delay(self, node: Node) -> int | None:
         wm = self.props[node.node_id].watermark
@@ -240,9 +273,10 @@ class StateAnalyzer:
         kind = StoredKind.ROWS if changelog.insert_only else StoredKind.UPSERT_ROWS
         if not changelog.insert_only and changelog.key and growth == Growth.ROWS:
             growth = Growth.KEYS
+        extras = (Extra.MATCH_COUNTS,) if type(join) is Join and _counts_matches(join, side) else ()
         return StatePart(
             role=role or (PartRole.LEFT_SIDE if side == 0 else PartRole.RIGHT_SIDE),
-            stored=Stored(kind, tables=self.lineage.tables(child)),
+            stored=Stored(kind, tables=self.lineage.tables(child), extras=extras),
             grouping=Grouping.JOIN_KEY if key_cols else Grouping.NO_JOIN_KEY,
             release=release,
             retention_ms=retention,
@@ -367,6 +401,9 @@ class StateAnalyzer:
             )
             return StateInfo(node, node.kind, (part,), watermark_delay_ms=self.delay(node))
         ttl = _ttl_for(node, self.ttl)
+        if self.retract_ranking(node):
+            part = self._ranking_over_changes(node, node.keys, 1, ttl)
+            return StateInfo(node, node.kind, (part,), ttl_ms=ttl, watermark_delay_ms=self.delay(node))
         keyed = self._keyed(node, node.keys, ttl)
         part = StatePart(
             role=PartRole.KEPT_ROWS,
@@ -391,6 +428,9 @@ class StateAnalyzer:
             )
             return StateInfo(node, node.kind, (part,), watermark_delay_ms=self.delay(node))
         ttl = _ttl_for(node, self.ttl)
+        if self.retract_ranking(node):
+            part = self._ranking_over_changes(node, node.partition_keys, node.n, ttl)
+            return StateInfo(node, node.kind, (part,), ttl_ms=ttl, watermark_delay_ms=self.delay(node))
         keyed = self._keyed(node, node.partition_keys, ttl)
         growth, release = keyed.growth, keyed.release
         if not node.partition_keys:
@@ -456,6 +496,9 @@ class StateAnalyzer:
 
     def _sort(self, node: Sort) -> StateInfo:
         delay = self.delay(node)
+        if node.limit is not None and self.retract_ranking(node):
+            part = self._ranking_over_changes(node, (), node.limit, _ttl_for(node, self.ttl))
+            return StateInfo(node, node.kind, (part,), watermark_delay_ms=delay)
         if node.limit is not None:
             part = StatePart(
                 role=PartRole.SORTED_ROWS, stored=Stored(StoredKind.FIRST_ROWS, count=node.limit), grouping=Grouping.TOTAL,
@@ -497,6 +540,16 @@ ANALYZERS: dict[type[Node], Callable[[StateAnalyzer, Any], StateInfo]] = {
 }
 
 
+def _counts_matches(join: Join, side: int) -> bool:
+    """Whether a regular join keeps, with each row of this side, how many rows it matches: the
+    side whose rows are padded with NULLs until a match (outer joins), or emitted on the first
+    match and taken back on the last (semi and anti joins)."""
+    kind = join.join_kind
+    if kind in (JoinKind.SEMI, JoinKind.ANTI, JoinKind.FULL):
+        return side == 0 or kind == JoinKind.FULL
+    return (kind == JoinKind.LEFT and side == 0) or (kind == JoinKind.RIGHT and side == 1)
+
+
 def _proctime_window(node: WindowAggregate, w: WindowSpec) -> bool:
     # after a window TVF its time column is a plain timestamp: ask the TVF's input
     for n in node.walk():
@@ -507,9 +560,15 @@ def _proctime_window(node: WindowAggregate, w: WindowSpec) -> bool:
     return f is not None and f.time == TimeKind.PROCTIME
 
 
-def analyze_state(plans: Iterable[Node], props: dict[int, NodeProps], lineage: Lineage, ttl_ms: int | None) -> list[StateInfo]:
+def analyze_state(
+    plans: Iterable[Node],
+    props: dict[int, NodeProps],
+    lineage: Lineage,
+    ttl_ms: int | None,
+    physical: dict[int, Physical] | None = None,
+) -> list[StateInfo]:
     """The state of every stateful operator of the plans (a shared subtree once), pre-order."""
-    analyzer = StateAnalyzer(props, lineage, ttl_ms)
+    analyzer = StateAnalyzer(props, lineage, ttl_ms, physical)
     out = []
     for node in distinct_nodes(plans):
         info = analyzer.analyze(node)

@@ -63,6 +63,7 @@ class StoredKind(StrEnum):
     OVER_RANGE = "over range"  # OVER RANGE ``span_ms`` PRECEDING
     PARTIAL_MATCHES = "partial matches"  # MATCH_RECOGNIZE
     FIRST_ROWS = "first rows"  # ORDER BY ... LIMIT ``count``
+    PARTITION_ROWS = "partition rows"  # a ranking over changes: every row of the partition
     WAITING_ROWS = "waiting rows"  # rows waiting for the watermark to pass their time
 
 
@@ -73,6 +74,7 @@ class Extra(StrEnum):
     INPUT_VALUES = "input values"  # every input value per group (MIN/MAX over updates)
     WAITING = "waiting"  # rows waiting for the watermark (OVER)
     UNBOUNDED_MATCH = "unbounded match"  # no WITHIN: a partial match may stay open forever
+    MATCH_COUNTS = "match counts"  # an outer, semi or anti join: how many rows each row matches
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,7 @@ class Never(StrEnum):
     DISTINCT_SETS = "the sets of seen values are never released"
     NO_WATERMARK_SORT = "without a watermark no row is ever ready"
     NOT_TIME_ATTRIBUTE = "sorted by a column that is not a time attribute"
+    RANKING_INPUT = "a ranking over changes keeps every row its input holds"
 
 
 class TtlClock(StrEnum):

@@ -28,6 +28,7 @@ _NEVER = {
     Never.DISTINCT_SETS: ": the sets of seen values are never released",
     Never.NO_WATERMARK_SORT: ": without a watermark no row is ever ready",
     Never.NOT_TIME_ATTRIBUTE: ": sorted by a column that is not a time attribute",
+    Never.RANKING_INPUT: ": a row leaves only when its input retracts it (a retraction may bring any row into the top)",
 }
 
 _EXTRAS = {
@@ -35,6 +36,7 @@ _EXTRAS = {
     Extra.INPUT_VALUES: " plus every input value per group (MIN/MAX over updates must handle retractions)",
     Extra.WAITING: ", plus rows waiting for the watermark",
     Extra.UNBOUNDED_MATCH: " (no WITHIN: a match may stay open forever)",
+    Extra.MATCH_COUNTS: ", each with how many rows of the other side it matches",
 }
 
 
@@ -68,6 +70,7 @@ def stored_text(part: StatePart, extras: bool = True) -> str:
         StoredKind.OVER_RANGE: f"the rows of the last {_dur(s.span_ms)} per partition",
         StoredKind.PARTIAL_MATCHES: "rows of partial matches",
         StoredKind.FIRST_ROWS: f"the first {s.count} rows",
+        StoredKind.PARTITION_ROWS: f"every row of the input (the top {s.count} emitted)",
         StoredKind.WAITING_ROWS: "rows waiting for the watermark to pass their time",
     }[s.kind]
     return main + ("".join(_EXTRAS[e] for e in s.extras) if extras else "")

@@ -8,11 +8,15 @@ import pytest
 
 from catalog import Catalog
 from planner.check import Code
+from planner.logical.visit import distinct_nodes
+from planner.physical import RankStrategy, Why
 from planner.script import parse_script
 from planner.session import Outcome, PlannerSession
 
 DDL = """
 CREATE TABLE bids (ts TIMESTAMP(3), item STRING, price BIGINT, bidder BIGINT, url STRING,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');
+CREATE TABLE clicks (ts TIMESTAMP(3), usr STRING, url STRING, pt AS PROCTIME(),
   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');
 CREATE TABLE items (ts TIMESTAMP(3), id STRING, cat INT,
   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');
@@ -32,8 +36,6 @@ def plan(sql: str, mode: str = "streaming") -> Outcome:
 
 
 CASES = {
-    # the result's key is projected away: explain said "runs as written", the run refused it
-    "root retracts": ("SELECT COUNT(*) AS c FROM bids GROUP BY item;", Code.ROOT_RETRACTS, "key (item)"),
     "session by other keys": (
         "SELECT cat, window_start, COUNT(*) FROM TABLE(SESSION(TABLE items PARTITION BY id, DESCRIPTOR(ts), "
         "INTERVAL '4' SECOND)) GROUP BY cat, window_start, window_end;",
@@ -58,14 +60,29 @@ CASES = {
     ),
     "updates into files": ("INSERT INTO out_files SELECT item, COUNT(*) FROM bids GROUP BY item;", Code.SINK_TAKES_APPENDS, "only appends"),
     "custom watermark": ("SELECT v FROM odd;", Code.WATERMARK_NOT_CONSTANT, "ts - INTERVAL"),
-    "top-n": (
-        "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY price DESC) AS rn FROM bids) WHERE rn <= 3;",
-        Code.TOP_N_RETRACTS, "retractions",
+    "an aggregate without a changelog implementation": (
+        "SELECT n, STDDEV_POP(n) FROM (SELECT item, COUNT(*) AS n FROM bids GROUP BY item) GROUP BY n;",
+        Code.CHANGELOG_AGGREGATE, "STDDEV_POP cannot run as a changelog aggregation yet (it runs as one because its input",
     ),
-    "state ttl": ("SELECT /*+ STATE_TTL('bids' = '1 h') */ item, COUNT(*) FROM bids GROUP BY item;", Code.STATE_TTL, "TTL"),
-    "aggregate of aggregate": (
-        "SELECT n, COUNT(*) FROM (SELECT item, COUNT(*) AS n FROM bids GROUP BY item) GROUP BY n;",
-        Code.GROUP_AGG_UPDATING_INPUT, "updating input",
+    "outer join condition with a function": (
+        "SELECT * FROM bids b LEFT JOIN items i ON b.item = i.id AND UPPER(b.url) = i.id;",
+        Code.JOIN_CONDITION, "LEFT join",
+    ),
+    "deduplication on processing time over changes": (
+        "SELECT usr, n FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY usr ORDER BY pt) AS rn FROM "
+        "(SELECT usr, COUNT(*) AS n, PROCTIME() AS pt FROM clicks GROUP BY usr)) WHERE rn = 1;",
+        Code.DEDUP_PROCTIME_CHANGES, "processing time over an updating input",
+    ),
+    "union of updates without all": (
+        "SELECT item, COUNT(*) FROM bids GROUP BY item UNION SELECT id, COUNT(*) FROM items GROUP BY id;",
+        Code.UNION_UPDATING, "UNION (without ALL)",
+    ),
+    "a window over a changelog operator": (
+        "SET 'table.exec.state.ttl' = '1 h'; CREATE VIEW firsts AS SELECT usr, ts FROM (SELECT *, ROW_NUMBER() OVER "
+        "(PARTITION BY usr ORDER BY pt) AS rn FROM clicks) WHERE rn = 1;"
+        "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE firsts, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+        "GROUP BY window_start, window_end;",
+        Code.AFTER_CHANGELOG, "cannot read the rows of a changelog operator (Deduplicate)",
     ),
 }
 
@@ -113,3 +130,70 @@ def test_group_window_functions_outside_a_group_window_are_bind_errors():
     with pytest.raises(SqlError) as info:
         plan("SELECT SPLIT_INDEX(url, '/') FROM bids;")
     assert "SPLIT_INDEX takes (string, separator, index)" in info.value.message
+
+
+# what Flink runs and Spark's own operators cannot: each runs as a changelog operator, and says why
+RUNS = {
+    "the three latest clicks of each user": (
+        "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY usr ORDER BY ts DESC) AS rn FROM clicks) WHERE rn <= 3;",
+        {"TopN": (Why.NO_NATIVE, RankStrategy.APPEND_FAST)},
+    ),
+    "users per number of clicks": (
+        "SELECT n, COUNT(*) AS users FROM (SELECT usr, COUNT(*) AS n FROM clicks GROUP BY usr) GROUP BY n;",
+        {"GroupAggregate": (Why.CONSUMES_CHANGES, None)},
+    ),
+    "the two users with the most spend": (
+        "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY spend DESC) AS rn FROM "
+        "(SELECT bidder, SUM(price) AS spend FROM bids GROUP BY bidder)) WHERE rn <= 2;",
+        {"TopN": (Why.CONSUMES_CHANGES, RankStrategy.RETRACT)},
+    ),
+    "the two busiest items (a count only grows)": (
+        "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY n DESC) AS rn FROM "
+        "(SELECT item, COUNT(*) AS n FROM bids GROUP BY item)) WHERE rn <= 2;",
+        {"TopN": (Why.CONSUMES_CHANGES, RankStrategy.UPDATE_FAST)},
+    ),
+    "a left join without a time bound": (
+        "SELECT b.item, i.cat FROM bids b LEFT JOIN items i ON b.item = i.id;",
+        {"RegularJoin": (Why.NO_NATIVE, None)},
+    ),
+    "a join of two aggregations": (
+        "SELECT c.usr, c.n, s.spend FROM (SELECT usr, COUNT(*) AS n FROM clicks GROUP BY usr) c "
+        "JOIN (SELECT url, SUM(1) AS spend FROM clicks GROUP BY url) s ON c.usr = s.url;",
+        {"RegularJoin": (Why.CONSUMES_CHANGES, None), "GroupAggregate": (Why.FEEDS_STATEFUL, None)},
+    ),
+    "a state TTL": (
+        "SELECT /*+ STATE_TTL('bids' = '1 h') */ item, COUNT(*) FROM bids GROUP BY item;",
+        {"GroupAggregate": (Why.TTL, None)},
+    ),
+    "a result without its key": ("SELECT COUNT(*) AS c FROM bids GROUP BY item;", {"GroupAggregate": (Why.KEY_NOT_KEPT, None)}),
+    "an aggregation over a window aggregation": (
+        f"SELECT item, MAX(n) FROM (SELECT item, window_start, COUNT(*) AS n FROM {TUMBLE} GROUP BY item, window_start, window_end) "
+        "GROUP BY item;",
+        {"GroupAggregate": (Why.LATE_INPUT, None)},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(RUNS))
+def test_what_spark_has_no_operator_for_runs_as_a_changelog_operator_and_says_why(name):
+    sql, expected = RUNS[name]
+    analysis = plan(sql).analysis
+    assert analysis.problems == ()
+    chosen = {}
+    for node in distinct_nodes(analysis.plans):
+        physical = analysis.physical_of(node)
+        if physical is not None and physical.changelog:
+            chosen.setdefault(str(node.kind), (physical.why, physical.strategy))
+    assert {k: chosen.get(k) for k in expected} == expected, chosen
+    text = str(analysis)
+    why, _ = next(iter(expected.values()))
+    assert f"runs as: changelog operator ({why}" in text
+    se302 = [d for d in analysis.diagnostics if d.code == "SE302"]
+    assert any(str(why) in d.message for d in se302), [d.message for d in se302]
+
+
+def test_native_operators_stay_native():
+    analysis = plan("INSERT INTO out_print SELECT item, COUNT(*) FROM bids GROUP BY item;").analysis
+    assert [str(p) for p in analysis.physical.values()] == ["native"]
+    assert "SE302" not in {d.code for d in analysis.diagnostics}
+    assert plan("SELECT item, COUNT(*) FROM bids GROUP BY item;", "batch").analysis.physical == {}

@@ -188,7 +188,7 @@ def test_shared_setup_prefix_gives_the_same_findings_as_linting_alone(tmp_path):
     by_file = {}
     for x in together.diagnostics:
         by_file.setdefault(x.path, []).append(x.code)
-    assert by_file == {str(a): ["SE108", "SE301"], str(b): ["SE108", "SE301"], str(c): ["SE101"], str(d): ["E002"]}
+    assert by_file == {str(a): ["SE108", "SE302"], str(b): ["SE108", "SE302"], str(c): ["SE101"], str(d): ["E002"]}
     assert together.statements == 3 + 4 + 2 + 3
     assert shared.prefixes.get(header.rstrip("\n")) is not None  # the state after the header was kept
 

@@ -1,0 +1,238 @@
+"""Bound expressions evaluated over Python values, with SQL's three-valued logic: the part of a
+changelog join's condition that is not an equality of keys (an outer, semi or anti join decides
+per pair of rows whether they match, so the condition runs inside the operator).
+
+A small, closed set of expressions: column references, literals (numbers, strings, booleans,
+NULL, intervals), comparisons, arithmetic, AND/OR/NOT, IS [NOT] NULL, BETWEEN and IN lists. The
+checker asks ``unsupported`` before anything runs; ``compile_expression`` makes the function.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlglot import exp
+
+from planner.binder.joins import conjuncts
+from planner.logical.fields import Field
+from planner.logical.operators import Join
+
+Row = Sequence[Any]
+Fn = Callable[[Row], Any]
+
+_COMPARISONS: dict[type[exp.Expr], Callable[[Any, Any], bool]] = {
+    exp.EQ: lambda a, b: a == b,
+    exp.NEQ: lambda a, b: a != b,
+    exp.GT: lambda a, b: a > b,
+    exp.GTE: lambda a, b: a >= b,
+    exp.LT: lambda a, b: a < b,
+    exp.LTE: lambda a, b: a <= b,
+}
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
+_UNITS_MS = {
+    "MILLISECOND": 1,
+    "SECOND": 1000,
+    "MINUTE": 60_000,
+    "HOUR": 3_600_000,
+    "DAY": 86_400_000,
+}
+SUPPORTED: tuple[type[exp.Expr], ...] = (
+    exp.Column, exp.Literal, exp.Boolean, exp.Null, exp.Paren, exp.And, exp.Or, exp.Not, exp.Is,
+    exp.Between, exp.In, exp.Neg, exp.Interval, exp.Var, *_COMPARISONS, *_ARITHMETIC,
+)
+
+
+def residual_condition(join: Join) -> exp.Expr | None:
+    """The join's condition without its equalities of keys (``equi_keys``), or None."""
+    keys = set(join.equi_keys)
+    rest = []
+    for c in conjuncts(join.condition):
+        if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Column):
+            a, b = c.this.name, c.expression.name
+            if (a, b) in keys or (b, a) in keys:
+                continue
+        rest.append(c)
+    if not rest:
+        return None
+    out = rest[0]
+    for c in rest[1:]:
+        out = exp.And(this=out, expression=c)
+    return out
+
+
+def unsupported(e: exp.Expr, fields: Sequence[Field]) -> str | None:
+    """The first part of ``e`` this module cannot evaluate, as SQL, or None."""
+    names = {f.name for f in fields}
+    for node in e.walk():
+        if not isinstance(node, SUPPORTED):
+            return node.sql()
+        if isinstance(node, exp.Column) and node.name not in names:
+            return node.sql()
+        if isinstance(node, exp.In) and node.args.get("query") is not None:
+            return node.sql()
+        if isinstance(node, exp.Interval) and _interval_ms(node) is None:
+            return node.sql()
+        if isinstance(node, exp.Is) and not isinstance(node.expression, exp.Null):
+            return node.sql()  # IS TRUE / IS DISTINCT FROM
+    return None
+
+
+def _interval_ms(node: exp.Interval) -> int | None:
+    unit = node.args.get("unit")
+    value = node.this
+    if unit is None or not isinstance(value, exp.Literal):
+        return None
+    size = _UNITS_MS.get(unit.name.upper().rstrip("S"))
+    try:
+        return int(decimal.Decimal(value.this) * size) if size is not None else None
+    except decimal.InvalidOperation:
+        return None
+
+
+def _literal(node: exp.Literal) -> Any:
+    if node.is_string:
+        return node.this
+    text = node.this
+    if any(c in text for c in ".eE"):
+        return decimal.Decimal(text)  # a Flink literal with a point is a DECIMAL
+    return int(text)
+
+
+def _numbers(a: Any, b: Any) -> tuple[Any, Any]:
+    """Operands made compatible: a float with a Decimal computes in float (as DOUBLE wins)."""
+    if isinstance(a, float) and isinstance(b, decimal.Decimal):
+        return a, float(b)
+    if isinstance(b, float) and isinstance(a, decimal.Decimal):
+        return float(a), b
+    return a, b
+
+
+def _arithmetic(kind: type[exp.Expr], a: Any, b: Any) -> Any:
+    if a is None or b is None:
+        return None
+    a, b = _numbers(a, b)
+    if kind is exp.Add:
+        return a + b
+    if kind is exp.Sub:
+        return a - b
+    if kind is exp.Mul:
+        return a * b
+    if b == 0:
+        return None
+    if isinstance(a, int) and isinstance(b, int):  # integer division and remainder truncate
+        q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+        return q if kind is exp.Div else a - q * b
+    if kind is exp.Div:
+        return a / b
+    return a % b
+
+
+def _compare(op: Callable[[Any, Any], bool], a: Any, b: Any) -> bool | None:
+    if a is None or b is None:
+        return None
+    a, b = _numbers(a, b)
+    return op(a, b)
+
+
+def compile_expression(e: exp.Expr, names: Sequence[str]) -> Fn:
+    """A function of a row (values in the order of ``names``) giving the value of ``e``, NULL as
+    None. Raises ValueError on what ``unsupported`` names."""
+    index = {n: i for i, n in enumerate(names)}
+
+    def build(node: exp.Expr) -> Fn:
+        if isinstance(node, exp.Paren):
+            return build(node.this)
+        if isinstance(node, exp.Column):
+            i = index[node.name]
+            return lambda row: row[i]
+        if isinstance(node, exp.Null):
+            return lambda row: None
+        if isinstance(node, exp.Boolean):
+            flag = bool(node.this)
+            return lambda row: flag
+        if isinstance(node, exp.Literal):
+            lit = _literal(node)
+            return lambda row: lit
+        if isinstance(node, exp.Interval):
+            ms = _interval_ms(node)
+            if ms is None:
+                raise ValueError(node.sql())
+            delta = datetime.timedelta(milliseconds=ms)
+            return lambda row: delta
+        if isinstance(node, exp.Neg):
+            inner = build(node.this)
+            return lambda row: None if (v := inner(row)) is None else -v
+        if isinstance(node, exp.Not):
+            inner = build(node.this)
+            return lambda row: None if (v := inner(row)) is None else not v
+        if isinstance(node, exp.And):
+            left, right = build(node.this), build(node.expression)
+
+            def and_(row: Row) -> bool | None:
+                a = left(row)
+                if a is False:
+                    return False
+                b = right(row)
+                if b is False:
+                    return False
+                return None if a is None or b is None else True
+
+            return and_
+        if isinstance(node, exp.Or):
+            left, right = build(node.this), build(node.expression)
+
+            def or_(row: Row) -> bool | None:
+                a = left(row)
+                if a is True:
+                    return True
+                b = right(row)
+                if b is True:
+                    return True
+                return None if a is None or b is None else False
+
+            return or_
+        if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+            inner = build(node.this)
+            return lambda row: inner(row) is None
+        cmp = _COMPARISONS.get(type(node))
+        if cmp is not None:
+            left, right = build(node.this), build(node.expression)
+            return lambda row: _compare(cmp, left(row), right(row))
+        if isinstance(node, _ARITHMETIC):
+            left, right = build(node.this), build(node.expression)
+            kind = type(node)
+            return lambda row: _arithmetic(kind, left(row), right(row))
+        if isinstance(node, exp.Between):
+            value, low, high = build(node.this), build(node.args["low"]), build(node.args["high"])
+
+            def between(row: Row) -> bool | None:
+                v, lo, hi = value(row), low(row), high(row)
+                a, b = _compare(_COMPARISONS[exp.GTE], v, lo), _compare(_COMPARISONS[exp.LTE], v, hi)
+                if a is False or b is False:
+                    return False
+                return None if a is None or b is None else True
+
+            return between
+        if isinstance(node, exp.In) and node.args.get("query") is None:
+            value = build(node.this)
+            options = [build(o) for o in node.expressions]
+
+            def in_(row: Row) -> bool | None:
+                v = value(row)
+                if v is None:
+                    return None
+                unknown = False
+                for o in options:
+                    r = _compare(_COMPARISONS[exp.EQ], v, o(row))
+                    if r:
+                        return True
+                    unknown = unknown or r is None
+                return None if unknown else False
+
+            return in_
+        raise ValueError(node.sql())
+
+    return build(e)

@@ -1,0 +1,301 @@
+"""How each stateful operator runs on Spark: as Spark's own operator (native), or as one of our
+changelog operators on ``transformWithState`` (rows carry their kind: +I, -U, +U, -D).
+
+Decided once per plan, from the plan alone, and shown by EXPLAIN, lint (SE302), ``SHOW JOBS`` and
+``DESCRIBE JOB``; the checker and the translator follow it. Native wherever Spark's operator gives
+Flink's result exactly; a changelog operator wherever it cannot:
+
+- the operator consumes changes (its input updates or retracts rows, or comes from a changelog
+  operator);
+- Spark has no operator for it (Top-N with N > 1 or RANK, ORDER BY ... LIMIT, outer and anti
+  joins without a time bound, a Top-1 ordered by a column Spark cannot reverse);
+- it emits changes and another stateful operator reads them (Spark runs an updating operator
+  only as a query's last stateful step), or its result retracts rows (Spark's output modes are
+  append and update by key), or what reaches the result does not keep its key;
+- a state TTL is in force for it (Spark's operators cannot forget state);
+- it emits updates over an input that may hold rows behind the watermark (Spark's global
+  watermark check refuses an updating operator there).
+
+Batch mode (``execution.runtime-mode = batch``) runs everything on Spark's batch engine: no
+decision is made there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sqlglot import exp
+
+from planner.logical import typing as T
+from planner.logical.changelog import Mode
+from planner.logical.operators import (
+    AggFunc,
+    Calc,
+    Correlate,
+    Deduplicate,
+    GroupAggregate,
+    Join,
+    JoinKind,
+    LookupJoin,
+    Node,
+    Sink,
+    Sort,
+    TopN,
+    Union,
+    WindowAggregate,
+    WindowTVF,
+)
+from planner.logical.visit import distinct_nodes
+from planner.properties import NodeProps
+
+
+class Execution(StrEnum):
+    NATIVE = "native"  # Spark's own operator
+    CHANGELOG = "changelog"  # ours, on transformWithState
+
+
+class Why(StrEnum):
+    """Why an operator runs as a changelog operator."""
+
+    CONSUMES_CHANGES = "its input updates or retracts rows"
+    AFTER_CHANGELOG = "its input comes from a changelog operator"
+    NO_NATIVE = "Spark has no operator for it"
+    FEEDS_STATEFUL = "another stateful operator reads its updates"
+    RETRACTS = "its result retracts rows"
+    KEY_NOT_KEPT = "the result does not keep its key, so its updates become retractions"
+    TTL = "a state TTL is in force"
+    LATE_INPUT = "its input may hold rows behind the watermark"
+
+
+class RankStrategy(StrEnum):
+    """How a Top-N (or a deduplication over changes) keeps its rows, chosen from its input's
+    changelog as Flink chooses (EXPLAIN shows Flink's names)."""
+
+    APPEND_FAST = "AppendFastStrategy"  # insert-only input: the top N rows per partition
+    UPDATE_FAST = "UpdateFastStrategy"  # upserts whose order only moves up: the top N rows
+    RETRACT = "RetractStrategy"  # anything else: every row of each partition
+
+
+@dataclass(frozen=True)
+class Physical:
+    execution: Execution
+    why: Why | None = None  # for CHANGELOG: the first reason found
+    strategy: RankStrategy | None = None  # for a ranking run as a changelog operator
+
+    @property
+    def changelog(self) -> bool:
+        return self.execution == Execution.CHANGELOG
+
+    def __str__(self) -> str:
+        if self.execution == Execution.NATIVE:
+            return "native"
+        strategy = f", {self.strategy}" if self.strategy else ""
+        return f"changelog operator ({self.why}{strategy})" if self.why else "changelog operator"
+
+
+NATIVE = Physical(Execution.NATIVE)
+
+# the operators there is a changelog implementation of (exact classes; windowed rankings run
+# natively, as they are insert-only and Flink refuses them over changes)
+CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset({GroupAggregate, TopN, Deduplicate, Join, Sort})
+# stateless operators rows pass through with their kind
+PASS_THROUGH: frozenset[type[Node]] = frozenset({Calc, Correlate, Union, Sink, LookupJoin, WindowTVF})
+
+
+def has_changelog_implementation(node: Node) -> bool:
+    if type(node) not in CHANGELOG_OPERATORS:
+        return False
+    if isinstance(node, (TopN, Deduplicate)):
+        return node.window is None
+    if isinstance(node, Sort):
+        return node.limit is not None and bool(node.order)
+    return True
+
+
+def _windowed(node: Node) -> bool:
+    return isinstance(node, (Deduplicate, TopN)) and node.window is not None
+
+
+def _emits_late_rows(node: Node) -> bool:
+    """Whether an operator may emit rows behind the watermark (windows close after it passes;
+    an outer join pads rows once a bound passes): Spark's global watermark check refuses an
+    updating operator over them."""
+    if isinstance(node, (WindowAggregate, GroupAggregate)) or _windowed(node):
+        return True
+    return isinstance(node, Join) and node.join_kind != JoinKind.INNER
+
+
+def reversible(node: Node, order: Sequence[tuple[str, bool]]) -> bool:
+    """Whether Spark's max_by can find the first row by ``order``: every key sorted against its
+    natural direction can be negated (a number, a date or a time)."""
+    for name, desc in order:
+        if desc:
+            continue
+        f = node.inputs[0].field(name)
+        if f is None or not T.is_type(f.type, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL, *T.TIMESTAMPS, exp.DType.DATE):
+            return False
+    return True
+
+
+def _no_native(node: Node) -> bool:
+    if isinstance(node, TopN) and node.window is None:
+        return not node.top1 or not reversible(node, node.order)
+    if isinstance(node, Deduplicate) and node.window is None:
+        return node.keep_last and not reversible(node, ((node.order_field, True),))
+    if isinstance(node, Sort):
+        return node.limit is not None and bool(node.order)
+    if type(node) is Join:
+        return node.join_kind.outer or node.join_kind == JoinKind.ANTI
+    return False
+
+
+def _ttl(node: Node, ttl_ms: int | None) -> bool:
+    """A TTL applies: a STATE_TTL hint, or the session's TTL (Flink applies it to the keyed
+    operators without a window: group aggregation, deduplication, Top-N, regular joins)."""
+    keyed = isinstance(node, (GroupAggregate, Deduplicate, TopN)) and not _windowed(node)
+    if not keyed and type(node) is not Join:
+        return False
+    return any(t for t in node.state_ttl_ms) or bool(ttl_ms)
+
+
+def _monotonic(node: Node, field_name: str, props: dict[int, NodeProps]) -> str | None:
+    """Whether a field of ``node``'s output only ever moves one way ("up" or "down") as its
+    upsert key is updated: a COUNT or MAX (up) or MIN (down) of a group aggregation over an
+    insert-only input, seen through projections that keep it. As Flink's planner, SUM is not
+    known to be monotonic (its values may be negative)."""
+    while isinstance(node, Calc):
+        source = next((e for n, e in node.projections if n == field_name), None)
+        if not isinstance(source, exp.Column):
+            return None
+        field_name, node = source.name, node.input
+    if not isinstance(node, GroupAggregate) or not props[node.input.node_id].changelog.insert_only:
+        return None
+    call = next((a for a in node.aggs if a.name == field_name), None)
+    if call is None or call.filter is not None:
+        return None
+    if call.func in (AggFunc.COUNT, AggFunc.MAX):
+        return "up"
+    if call.func == AggFunc.MIN:
+        return "down"
+    return None
+
+
+def rank_strategy(node: Node, props: dict[int, NodeProps]) -> RankStrategy:
+    """How a changelog ranking keeps its rows, from its input's changelog (Flink's rules): an
+    insert-only input keeps the top N; an upsert input whose key holds the partition key and
+    whose order only improves keeps the top N too; anything else keeps every row."""
+    child = node.inputs[0]
+    changelog = props[child.node_id].changelog
+    if changelog.insert_only:
+        return RankStrategy.APPEND_FAST
+    if not isinstance(node, TopN):
+        return RankStrategy.RETRACT
+    upsert_by_partition = (
+        changelog.mode == Mode.UPSERT
+        and bool(changelog.key)
+        and set(node.partition_keys) <= set(changelog.key)
+        and len(node.order) == 1
+    )
+    if upsert_by_partition:
+        name, desc = node.order[0]
+        if _monotonic(child, name, props) == ("up" if desc else "down") and _never_deletes(child, props):
+            return RankStrategy.UPDATE_FAST
+    return RankStrategy.RETRACT
+
+
+def _never_deletes(node: Node, props: dict[int, NodeProps]) -> bool:
+    """An upsert input that never deletes a key: a group aggregation (with keys) over an
+    insert-only input, through projections."""
+    while isinstance(node, Calc):
+        if node.condition is not None:
+            return False  # a filter turns an update that leaves it into a delete
+        node = node.input
+    return isinstance(node, GroupAggregate) and bool(node.keys) and props[node.input.node_id].changelog.insert_only
+
+
+def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | None, streaming: bool = True) -> dict[int, Physical]:
+    """How every stateful operator of the plans runs, by node id (in batch mode: none)."""
+    if not streaming:
+        return {}
+    out: dict[int, Physical] = {}
+    nodes = distinct_nodes(plans)
+    parents: dict[int, list[Node]] = {}
+    for n in nodes:
+        for child in n.inputs:
+            parents.setdefault(child.node_id, []).append(n)
+    {p.node_id for p in plans}
+
+    def stateful_above(node: Node) -> bool:
+        """Another stateful operator reads this one's output (through stateless steps)."""
+        todo = list(parents.get(node.node_id, []))
+        while todo:
+            above = todo.pop()
+            if above.stateful:
+                return True
+            todo.extend(parents.get(above.node_id, []))
+        return False
+
+    def result_keeps_key(node: Node) -> bool:
+        """The result its updates reach is still an upsert on a key."""
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            if props[n.node_id].changelog.mode != Mode.UPSERT:
+                return False
+            todo.extend(parents.get(n.node_id, []))
+        return True
+
+    def late_below(node: Node) -> bool:
+        return any(_emits_late_rows(n) for child in node.inputs for n in child.walk() if n.stateful)
+
+    def after_changelog(node: Node) -> bool:
+        return any(carries_kinds(c, out) for c in node.inputs)
+
+    # bottom-up: what an operator consumes depends on how the operators below it run
+    for node in reversed(nodes):
+        if not node.stateful or isinstance(node, LookupJoin):
+            continue
+        emits = not props[node.node_id].changelog.insert_only
+        why: Why | None = None
+        if any(not props[c.node_id].changelog.insert_only for c in node.inputs):
+            why = Why.CONSUMES_CHANGES
+        elif after_changelog(node):
+            why = Why.AFTER_CHANGELOG
+        elif _no_native(node):
+            why = Why.NO_NATIVE
+        elif emits and stateful_above(node):
+            why = Why.FEEDS_STATEFUL
+        elif emits and props[node.node_id].changelog.mode == Mode.RETRACT:
+            why = Why.RETRACTS
+        elif emits and not result_keeps_key(node):
+            why = Why.KEY_NOT_KEPT
+        elif _ttl(node, ttl_ms):
+            why = Why.TTL
+        elif emits and late_below(node):
+            why = Why.LATE_INPUT
+        if why is None or not has_changelog_implementation(node):
+            out[node.node_id] = NATIVE  # the checker refuses what cannot run either way
+            continue
+        ranking = isinstance(node, (TopN, Sort)) or (isinstance(node, Deduplicate) and why in (Why.CONSUMES_CHANGES, Why.AFTER_CHANGELOG))
+        strategy = rank_strategy(node, props) if ranking else None
+        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy)
+    return out
+
+
+def carries_kinds(node: Node, physical: dict[int, Physical]) -> bool:
+    """Whether the rows out of ``node`` carry their kind: a changelog operator emits them, and
+    stateless operators pass them on (a lookup join: its probe side's)."""
+    p = physical.get(node.node_id)
+    if p is not None and p.changelog:
+        return True
+    if isinstance(node, LookupJoin):
+        return carries_kinds(node.left, physical)
+    if type(node) in PASS_THROUGH:
+        return any(carries_kinds(c, physical) for c in node.inputs)
+    return False
+
+
+def changelog_nodes(plans: Sequence[Node], physical: dict[int, Physical]) -> list[Node]:
+    return [n for n in distinct_nodes(plans) if (p := physical.get(n.node_id)) is not None and p.changelog]
