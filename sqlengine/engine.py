@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catalog import Catalog, TableDef
+from catalog.connectors import spec_of
 from catalog.home import resolve_home
 from planner.analysis import is_streaming
 from planner.dialect import Flink
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 
 # Flink's semantics where Spark's defaults differ (ANSI mode raises on overflow and bad casts)
 SQL_DEFAULTS = {"spark.sql.ansi.enabled": "false"}
+STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 JOB_KINDS = {Kind.QUERY: JobKind.SELECT, Kind.INSERT: JobKind.INSERT, Kind.STATEMENT_SET: JobKind.STATEMENT_SET}
 
 
@@ -158,20 +161,27 @@ class Engine:
         spark = job_session(self.spark, self.sql_conf(outcome.settings))
         pipelines = []
         result = None
+        buckets = _buckets(outcome.settings)
         for i, plan in enumerate(outcome.plans):
             try:
-                translated = translate(plan, analysis, spark, job_dir=checkpoint)
+                translated = translate(plan, analysis, spark, job_dir=checkpoint, buckets=buckets)
                 if isinstance(plan, Sink):
                     pipelines.append(self._sink_pipeline(plan, translated, f"{key}-{i}", streaming, checkpoint))
                 else:
                     from sqlengine.results import ResultTable
 
-                    result = ResultTable(tuple(f.name for f in plan.fields), translated.upsert_key)
+                    upsert_key = () if translated.kind_column else translated.upsert_key
+                    result = ResultTable(
+                        tuple(f.name for f in plan.fields), upsert_key, changelog=translated.kind_column is not None
+                    )
                     pipelines.append(_result_pipeline(translated, result, f"{key}-{i}", streaming, plan))
             except PlanningError as err:
                 raise located(err, stmt.source, stmt.span) from None
             except ConnectorError as err:  # a sink's options, shown at the statement
                 raise located(PlanningError(str(err), plan.origin), stmt.source, stmt.span) from None
+        if any(p.translated.changelog_operators for p in pipelines):
+            # transformWithState keeps its state only in RocksDB (the provider is fixed per checkpoint)
+            spark.conf.set(STATE_STORE_PROVIDER, ROCKSDB)
         sources = [s for p in pipelines for s in p.translated.sources]
         bounded = streaming and all(p.translated.bounded for p in pipelines)
         job = Job(
@@ -205,12 +215,17 @@ class Engine:
         table: TableDef = plan.table
         df = translated.df
         persisted = [(c.name, spark_type(c.type or "STRING")) for c in table.columns if c.is_persisted]
+        connector = get_connector(table.connector)
+        spec = spec_of(table)
+        # a changelog's kind column goes to a sink that takes updates; to one that only appends
+        # (the checker let only +I rows through), the rows go without it
+        kind = translated.kind_column if spec is None or spec.accepts_updates else None
         # the select is left out when it would change nothing (each costs Spark an analysis of the
         # whole plan); a watermark mark on a column is taken off, not written into the files
         fields = df.schema.fields
-        if [(f.name, f.dataType) for f in fields] != persisted or any(f.metadata for f in fields):
-            df = df.select(*[F.col(f"`{n}`").cast(t).alias(n) for n, t in persisted])
-        connector = get_connector(table.connector)
+        wanted = ([(kind, fields[0].dataType)] if kind else []) + persisted
+        if [(f.name, f.dataType) for f in fields] != wanted or any(f.metadata for f in fields):
+            df = df.select(*([F.col(f"`{kind}`")] if kind else []), *[F.col(f"`{n}`").cast(t).alias(n) for n, t in persisted])
         request = SinkRequest(
             table=table,
             streaming=streaming,
@@ -218,6 +233,7 @@ class Engine:
             upsert_key=translated.upsert_key,
             job_dir=job_dir,
             overwrite=plan.overwrite,
+            kind_column=kind,
         )
 
         def start(trigger: Trigger, ck: Path) -> StreamingQuery | None:
@@ -239,8 +255,19 @@ class Engine:
         shutil.rmtree(self.home / "tmp", ignore_errors=True)
 
 
+def _buckets(settings: dict[str, str]) -> int:
+    """How many buckets a changelog operator's keys are hashed into ('sqlengine.changelog.buckets')."""
+    from sqlengine.translate.changelog import BUCKETS_SETTING, DEFAULT_BUCKETS
+
+    raw = settings.get(BUCKETS_SETTING)
+    try:
+        return max(1, int(raw)) if raw else DEFAULT_BUCKETS
+    except ValueError:
+        return DEFAULT_BUCKETS
+
+
 def _result_pipeline(translated: Translated, result: ResultTable, name: str, streaming: bool, plan: Node) -> Pipeline:
-    df = _typed_like(translated.df, plan.fields)
+    df = _typed_like(translated.df, plan.fields, translated.kind_column)
 
     def collect(batch_df: DataFrame, batch_id: int) -> None:
         result.apply(batch_id, [tuple(r) for r in batch_df.collect()])
@@ -255,15 +282,16 @@ def _result_pipeline(translated: Translated, result: ResultTable, name: str, str
     return Pipeline(name, translated, _once(start) if not streaming else start)
 
 
-def _typed_like(df: DataFrame, fields: tuple[Field, ...]) -> DataFrame:
+def _typed_like(df: DataFrame, fields: tuple[Field, ...], kind: str | None = None) -> DataFrame:
     """Result columns in the types the query declares (a rowtime computed as Spark's TIMESTAMP
-    goes back to Flink's TIMESTAMP, a wall-clock value with no zone)."""
+    goes back to Flink's TIMESTAMP, a wall-clock value with no zone); a changelog's kind column
+    stays first."""
     from pyspark.sql import functions as F
 
     from sqlengine.types import UnsupportedType, spark_type
 
-    cols = []
-    for f, c in zip(fields, df.columns, strict=True):
+    cols = [F.col(f"`{kind}`")] if kind else []
+    for f, c in zip(fields, df.columns[1:] if kind else df.columns, strict=True):
         try:
             target = spark_type(f.type)
         except UnsupportedType:  # a type Spark has no counterpart of: as Spark computed it

@@ -1,6 +1,8 @@
 """A continuous query's result as Flink's dynamic table: each micro-batch becomes changelog rows
 (+I, -U, +U, -D) applied to a materialized table. Spark's append mode gives +I; update mode gives
-the new row of each upsert key, turned here into -U/+U against the row it replaces."""
+the new row of each upsert key, turned here into -U/+U against the row it replaces; the rows of
+changelog operators carry their kind (the first column) and are applied as they say: a multiset
+of rows, where -U and -D take one copy of the row back."""
 
 from __future__ import annotations
 
@@ -24,12 +26,23 @@ class Change:
         return f"{self.kind}[{', '.join('NULL' if v is None else str(v) for v in self.row)}]"
 
 
+def _frozen(v: Any) -> Any:
+    """A value as a hashable key (Spark gives lists for arrays, dicts for maps)."""
+    if isinstance(v, list):
+        return tuple(_frozen(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted(((_frozen(k), _frozen(x)) for k, x in v.items()), key=repr))
+    return v
+
+
 @dataclass
 class ResultTable:
     columns: tuple[str, ...]
     key: tuple[str, ...] = ()  # upsert key; () for insert-only results
+    changelog: bool = False  # rows come with their kind first (a changelog operator's result)
     max_changes: int = 100_000  # changes kept for the changelog view
     _rows: dict[object, Row] = field(default_factory=dict)  # key -> row (upsert) or seq -> row (append)
+    _counts: dict[object, int] = field(default_factory=dict)  # changelog: copies of each row held
     _seq: int = 0
     _last_batch: int = -1
     changes: deque[Change] = field(default_factory=deque)
@@ -49,6 +62,9 @@ class ResultTable:
             self._last_batch = batch_id
             for row in rows:
                 row = tuple(row)
+                if self.changelog:
+                    self._apply_change(RowKind.of_code(row[0]), row[1:], out)
+                    continue
                 if not self._key_idx:
                     self._rows[self._seq] = row
                     self._seq += 1
@@ -68,6 +84,22 @@ class ResultTable:
             self.total_changes += len(out)
         return out
 
+    def _apply_change(self, kind: RowKind, row: Row, out: list[Change]) -> None:
+        key = ("row", tuple(_frozen(v) for v in row))
+        held = self._rows.get(key)
+        count = self._counts.get(key, 0)
+        if kind.adds:
+            self._rows[key] = row
+            self._counts[key] = count + 1
+        elif count <= 1:
+            if held is None:
+                return  # taking back a row the table does not hold (a state TTL forgot it)
+            del self._rows[key]
+            self._counts.pop(key, None)
+        else:
+            self._counts[key] = count - 1
+        out.append(Change(kind, row))
+
     def changes_since(self, seen: int) -> tuple[list[Change], int, int]:
         """The changes after the first ``seen`` ones, the new count, and how many of the wanted
         changes were already dropped from the bounded ``changes`` buffer (read under the lock, so
@@ -81,10 +113,12 @@ class ResultTable:
 
     def rows(self) -> list[Row]:
         with self._lock:
+            if self.changelog:
+                return [row for key, row in self._rows.items() for _ in range(self._counts[key])]
             return list(self._rows.values())
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return sum(self._counts.values()) if self.changelog else len(self._rows)
 
     @property
     def last_batch(self) -> int:

@@ -69,6 +69,11 @@ def local_conf(
         "spark.sql.timeType.enabled": "true",
         # arrow makes foreachBatch collects of small batches cheap when pyarrow is present
         "spark.sql.execution.arrow.pyspark.fallback.enabled": "true",
+        # Python workers import the changelog operators (sqlengine.changelog) by name: they find
+        # this copy of sqlengine even when it is not installed where the workers look
+        "spark.executorEnv.PYTHONPATH": source_root(),
+        # integer columns reach the changelog operators as integers, NULLs included (not floats)
+        "spark.sql.execution.pythonUDF.pandas.preferIntExtensionDtype": "true",
     }
     if master.startswith("local"):
         out.update(
@@ -85,6 +90,11 @@ def local_conf(
     user_opts = out.get("spark.driver.extraJavaOptions", "")
     out["spark.driver.extraJavaOptions"] = f"{ours} {user_opts}".strip()
     return out
+
+
+def source_root() -> str:
+    """The directory holding this sqlengine's packages."""
+    return str(Path(__file__).resolve().parent.parent)
 
 
 def local_driver_memory() -> str:

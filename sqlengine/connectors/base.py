@@ -65,6 +65,9 @@ class SinkRequest:
     job_dir: Path
     # INSERT OVERWRITE (batch mode only): replace the table's data, or the partitions written
     overwrite: bool = False
+    # a changelog (output mode "append"): each row's kind (0 +I, 1 -U, 2 +U, 3 -D) in this column,
+    # the first of the DataFrame; a sink that takes updates applies it, others never see one
+    kind_column: str | None = None
 
 
 class Connector(ABC):

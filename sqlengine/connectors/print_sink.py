@@ -1,12 +1,13 @@
 """The print connector: each row as Flink prints it, ``+I[1, foo]``, to standard output (or
 error), prefixed by 'print-identifier> ' when set.
 
-An insert-only input prints +I. An upsert input (output mode 'update') arrives per micro-batch
-as the new rows of the keys that changed; we print +I the first time this sink sees a key and +U
-after that. What we cannot show: -U (the old row; Spark does not hand it to a sink) and -D
-(Spark's update mode never deletes). Keys seen are remembered in the driver only, so after a
-restart a key's first row prints +I again, and a micro-batch replayed after a failure prints
-again (foreachBatch is at-least-once).
+An insert-only input prints +I. A changelog (rows of changelog operators, with their kind)
+prints each row with its kind: +I, -U, +U, -D, as Flink does. An upsert input of Spark's own
+aggregation (output mode 'update') arrives per micro-batch as the new rows of the keys that
+changed; we print +I the first time this sink sees a key, and -U (the key's previous row) then
++U after that. Spark's update mode never deletes, so there is no -D. Rows per key are remembered
+in the driver only, so after a restart a key's first row prints +I again, and a micro-batch
+replayed after a failure prints again (foreachBatch is at-least-once).
 """
 
 from __future__ import annotations
@@ -30,23 +31,34 @@ if TYPE_CHECKING:
 class RowPrinter:
     """The foreachBatch function: collects each (small) micro-batch and prints it in order."""
 
-    def __init__(self, identifier: str | None, stderr: bool, upsert_key: tuple[str, ...] | None):
+    def __init__(self, identifier: str | None, stderr: bool, upsert_key: tuple[str, ...] | None, changelog: bool = False):
         self.prefix = f"{identifier}> " if identifier else ""
         self.stderr = stderr
-        self.upsert_key = upsert_key  # None: insert-only input
-        self.seen: set[tuple[Any, ...]] = set()
+        self.upsert_key = upsert_key  # None: insert-only input (or a changelog)
+        self.changelog = changelog  # each row's kind is its first column
+        self.seen: dict[tuple[Any, ...], Any] = {}  # upsert key -> the row printed last
         self._lock = threading.Lock()
 
     def lines(self, rows: Iterable[Row], schema: StructType) -> list[str]:
         out: list[str] = []
+        if self.changelog:
+            from pyspark.sql.types import StructType as Struct
+
+            fields = Struct(schema.fields[1:])
+            for row in rows:
+                out.append(self.prefix + format_row(row[1:], fields, RowKind.of_code(row[0])))
+            return out
         positions = [schema.fieldNames().index(k) for k in self.upsert_key or ()]
         for row in rows:
-            kind = RowKind.INSERT
-            if self.upsert_key is not None:
-                key = tuple(row[i] for i in positions) if positions else tuple(row)
-                kind = RowKind.UPDATE_AFTER if key in self.seen else RowKind.INSERT
-                self.seen.add(key)
-            out.append(self.prefix + format_row(row, schema, kind))
+            if self.upsert_key is None:
+                out.append(self.prefix + format_row(row, schema, RowKind.INSERT))
+                continue
+            key = tuple(row[i] for i in positions) if positions else tuple(row)
+            old = self.seen.get(key)
+            if old is not None:
+                out.append(self.prefix + format_row(old, schema, RowKind.UPDATE_BEFORE))
+            out.append(self.prefix + format_row(row, schema, RowKind.INSERT if old is None else RowKind.UPDATE_AFTER))
+            self.seen[key] = row
         return out
 
     def __call__(self, batch: DataFrame, batch_id: int) -> None:
@@ -69,13 +81,14 @@ class Print(Connector):
         opts = TableOptions(request.table)
         opts.validate()
         updating = request.output_mode == "update"
-        missing = [k for k in request.upsert_key if k not in df.columns]
+        missing = [k for k in request.upsert_key if k not in df.columns] if updating else []
         if missing:
             raise opts.error(f"the upsert key column {', '.join(missing)} is not in the result.")
         printer = RowPrinter(
             opts.string("print-identifier"),
             opts.bool("standard-error"),
             tuple(request.upsert_key) if updating else None,
+            changelog=request.kind_column is not None,
         )
         if request.streaming:
             return df.writeStream.foreachBatch(printer).outputMode(request.output_mode)

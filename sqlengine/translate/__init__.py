@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING
 
 from planner.logical.operators import Node, Sink
 from planner.properties import Mode
+from sqlengine.translate.changelog import DEFAULT_BUCKETS
 from sqlengine.translate.core import SourceInfo, TranslationBug, Translator
 from sqlengine.translate.errors import TranslationError
+from sqlengine.translate.expressions import quote
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -32,6 +34,9 @@ class Translated:
     upsert_key: tuple[str, ...]
     sources: list[SourceInfo]
     side_queries: list[DeadLetterQuery] = field(default_factory=list)
+    # a changelog's rows carry their kind: this column, the first of ``df`` (appended rows)
+    kind_column: str | None = None
+    changelog_operators: int = 0  # how many of the plan's operators are changelog operators
 
     @property
     def bounded(self) -> bool:
@@ -42,7 +47,9 @@ class Translated:
         return tuple(m for s in self.sources for m in s.metric_names)
 
 
-def translate(plan: Node, analysis: Analysis, spark: SparkSession, *, job_dir: Path, end_markers: bool = True) -> Translated:
+def translate(
+    plan: Node, analysis: Analysis, spark: SparkSession, *, job_dir: Path, end_markers: bool = True, buckets: int = DEFAULT_BUCKETS
+) -> Translated:
     """The DataFrame of one plan of ``analysis`` (streaming or batch, as the analysis was made).
 
     ``end_markers``: a bounded streaming job may carry end-of-input markers (only where an
@@ -53,14 +60,22 @@ def translate(plan: Node, analysis: Analysis, spark: SparkSession, *, job_dir: P
     streaming = analysis.streaming
     root = plan.input if isinstance(plan, Sink) else plan
     changelog = analysis.props[root.node_id].changelog
-    if streaming and changelog.mode == Mode.RETRACT:
-        raise TranslationBug(f"internal error: a retracting result ({root.kind} {root.label}) the checker let through")
     markers = end_markers and streaming and any(n.waits_on_watermark() for n in root.walk())
-    t = Translator(spark, analysis.props, streaming, job_dir, end_markers=markers)
+    t = Translator(
+        spark, analysis.props, streaming, job_dir, end_markers=markers, physical=analysis.physical,
+        ttl_ms=analysis.ttl_ms, buckets=buckets,
+    )
     t.claim_names(plan)
     rel = t.translate(root)
+    if rel.kind is not None:  # the rows of changelog operators, appended with their kind
+        from pyspark.sql import functions as F
+
+        df = rel.df.select(F.col(quote(rel.kind)), *[F.col(quote(c)) for c in rel.columns])
+        return Translated(df, OutputMode.APPEND, changelog.key, t.sources, t.side_queries, rel.kind, t.changelog_operators)
+    if streaming and changelog.mode == Mode.RETRACT:
+        raise TranslationBug(f"internal error: a retracting result ({root.kind} {root.label}) with no changelog operator")
     mode = OutputMode.APPEND if changelog.insert_only else OutputMode.UPDATE
-    return Translated(rel.visible(), mode, changelog.key, t.sources, t.side_queries)
+    return Translated(rel.visible(), mode, changelog.key, t.sources, t.side_queries, None, t.changelog_operators)
 
 
 __all__ = ["OutputMode", "Translated", "TranslationError", "translate"]

@@ -15,13 +15,14 @@ has a bug, and says so with an internal error.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.check import Windows, carried_windows
 from planner.logical.fields import Field
 from planner.logical.operators import Node, Scan
+from planner.physical import Physical
 from planner.properties import NodeProps
 from sqlengine.translate.expressions import SparkExpressions, quote
 
@@ -41,17 +42,28 @@ def unreachable(node: Node, what: str) -> TranslationBug:
 
 @dataclass(frozen=True)
 class Rel:
-    """A node's DataFrame: its fields as ``columns``, and the hidden columns of the windows it
-    carries (window id -> column)."""
+    """A node's DataFrame: its fields as ``columns``, and the hidden columns it carries: the
+    windows (window id -> column), and the row kind of rows out of a changelog operator."""
 
     df: DataFrame
     columns: tuple[str, ...]
     windows: Mapping[int, str] = field(default_factory=dict)  # window id -> Spark's window struct
     session_times: Mapping[int, str] = field(default_factory=dict)  # SESSION TVF id -> its time column
+    kind: str | None = None  # the row kind (+I 0, -U 1, +U 2, -D 3) of a changelog's rows
 
     @property
     def hidden(self) -> list[str]:
-        return [*self.windows.values(), *self.session_times.values()]
+        return [*self.windows.values(), *self.session_times.values(), *([self.kind] if self.kind else [])]
+
+    def but(self, df: DataFrame, columns: tuple[str, ...] | None = None) -> Rel:
+        """The same node's hidden columns over another DataFrame (and fields)."""
+        return replace(self, df=df, columns=self.columns if columns is None else columns)
+
+    def kind_column(self) -> Column:
+        """Each row's kind: carried, or +I for the rows of an insert-only input."""
+        from pyspark.sql import functions as F
+
+        return F.col(quote(self.kind)) if self.kind else F.lit(0).cast("tinyint")
 
     def col(self, name: str) -> Column:
         from pyspark.sql import functions as F
@@ -91,6 +103,10 @@ class Translator:
     job_dir: Path
     # bounded streaming runs end with a marker row that moves each watermark to the end of time
     end_markers: bool = True
+    physical: dict[int, Physical] = field(default_factory=dict)  # which operators are changelog operators
+    ttl_ms: int | None = None  # the session's state TTL
+    buckets: int = 64  # how many buckets a changelog operator's keys are hashed into
+    changelog_operators: int = 0  # how many this plan has (their job needs the RocksDB state store)
     sources: list[SourceInfo] = field(default_factory=list)
     side_queries: list[DeadLetterQuery] = field(default_factory=list)
     _cache: dict[int, Rel] = field(default_factory=dict)
@@ -140,7 +156,7 @@ class Translator:
             return self._cache[node.node_id]
         from sqlengine.translate.dispatch import handler_for
 
-        handler = handler_for(node, self.streaming)
+        handler = handler_for(node, self.streaming, self.physical.get(node.node_id))
         if handler is None:
             raise unreachable(node, "no translation for this operator")
         rel = handler(self, node)
@@ -157,7 +173,7 @@ class Translator:
         hidden = [F.col(quote(h)) for h in rel.hidden] if keep_hidden else []
         df = rel.df.select(*cols, *hidden)
         if keep_hidden:
-            return Rel(df, names, rel.windows, rel.session_times)
+            return rel.but(df, names)
         return Rel(df, names)
 
 

@@ -22,8 +22,15 @@ from planner.logical.operators import (
     WindowJoin,
     WindowTVF,
 )
+from planner.physical import Physical
 from sqlengine.translate.aggregates import translate_deduplicate, translate_group_aggregate, translate_topn
 from sqlengine.translate.batch_only import translate_over, translate_rank_batch, translate_sort
+from sqlengine.translate.changelog import (
+    translate_changelog_aggregate,
+    translate_changelog_dedup,
+    translate_changelog_join,
+    translate_changelog_rank,
+)
 from sqlengine.translate.core import Handler, Rel, Translator
 from sqlengine.translate.joins import translate_join
 from sqlengine.translate.relational import translate_calc, translate_correlate, translate_union, translate_values
@@ -62,9 +69,21 @@ BATCH_HANDLERS: dict[type[Node], Handler] = {
 }
 
 
-def handler_for(node: Node, streaming: bool) -> Handler | None:
+# where the planner made an operator a changelog operator (planner.physical)
+CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
+    GroupAggregate: translate_changelog_aggregate,
+    TopN: translate_changelog_rank,
+    Sort: translate_changelog_rank,
+    Deduplicate: translate_changelog_dedup,
+    Join: translate_changelog_join,
+}
+
+
+def handler_for(node: Node, streaming: bool, physical: Physical | None = None) -> Handler | None:
     if not streaming:
         batch = BATCH_HANDLERS.get(type(node))
         if batch is not None:
             return batch
+    if physical is not None and physical.changelog:
+        return CHANGELOG_HANDLERS.get(type(node))
     return HANDLERS.get(type(node))

@@ -38,7 +38,9 @@ def _side(t: Translator, rel: Rel, names: list[str], rename_hidden: bool) -> Rel
         times = {w: t.fresh("t") for w in rel.session_times}
     cols += [F.col(quote(rel.windows[w])).alias(windows[w]) for w in rel.windows]
     cols += [F.col(quote(rel.session_times[w])).alias(times[w]) for w in rel.session_times]
-    return Rel(rel.df.select(*cols), tuple(names), windows, times)
+    if rel.kind:  # a lookup join's probe side may be a changelog: each row keeps its kind
+        cols.append(F.col(quote(rel.kind)))
+    return Rel(rel.df.select(*cols), tuple(names), windows, times, rel.kind)
 
 
 def translate_join(t: Translator, node: Join) -> Rel:
@@ -65,8 +67,8 @@ def translate_join(t: Translator, node: Join) -> Rel:
     windows = {**{w: c for w, c in right.windows.items() if w not in left.windows}, **left.windows}
     times = {**{w: c for w, c in right.session_times.items() if w not in left.session_times}, **left.session_times}
     if node.join_kind in (JoinKind.SEMI, JoinKind.ANTI):
-        return Rel(df, tuple(names[:n_left]), left.windows, left.session_times)
-    return Rel(df, tuple(names), windows, times)
+        return Rel(df, tuple(names[:n_left]), left.windows, left.session_times, left.kind)
+    return Rel(df, tuple(names), windows, times, left.kind)
 
 
 def _without_null_keys(

@@ -19,27 +19,32 @@ def translate_calc(t: Translator, node: Calc) -> Rel:
     names = tuple(n for n, _ in node.projections)
     if names == rel.columns and all(is_plain_column(e) and e.name == n for n, e in node.projections):
         # the columns as they are: a select would only cost Spark another analysis
-        return Rel(df, names, rel.windows, rel.session_times)
+        return rel.but(df, names)
     cols = [
         F.col(quote(e.name)).alias(name) if is_plain_column(e) else F.expr(exprs.sql(e)).alias(name)
         for name, e in node.projections
     ]
-    return t.with_columns(Rel(df, rel.columns, rel.windows, rel.session_times), cols, names)
+    return t.with_columns(rel.but(df), cols, names)
 
 
 def translate_union(t: Translator, node: Union) -> Rel:
     from pyspark.sql import functions as F
 
     names = tuple(node.field_names())
+    rels = [t.translate(child) for child in node.children]
+    # rows of a changelog keep their kind; the rows of an insert-only branch are +I
+    kind = t.fresh("kind") if any(r.kind for r in rels) else None
     out = None
-    for child in node.children:
-        rel = t.translate(child)
-        df = rel.df.select(*[F.col(quote(c)).alias(n) for c, n in zip(rel.columns, names, strict=True)])
+    for rel in rels:
+        cols = [F.col(quote(c)).alias(n) for c, n in zip(rel.columns, names, strict=True)]
+        df = rel.df.select(*cols, *([rel.kind_column().alias(kind)] if kind else []))
         out = df if out is None else out.unionByName(df)
     assert out is not None
     if not node.all:
+        if kind is not None:
+            raise unreachable(node, "a UNION (without ALL) of changelogs")
         out = without_event_time(out).dropDuplicates()
-    return Rel(out, names)
+    return Rel(out, names, kind=kind)
 
 
 def translate_values(t: Translator, node: Values) -> Rel:
@@ -72,4 +77,4 @@ def translate_correlate(t: Translator, node: Correlate) -> Rel:
         members = struct.fieldNames()
         extra = [F.col(f"{elem}.{quote(m)}").alias(f.name) for m, f in zip(members, new_fields, strict=True)]
     base = [F.col(quote(c)) for c in rel.columns]
-    return t.with_columns(Rel(exploded, rel.columns, rel.windows, rel.session_times), [*base, *extra], tuple(node.field_names()))
+    return t.with_columns(rel.but(exploded), [*base, *extra], tuple(node.field_names()))

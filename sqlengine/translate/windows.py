@@ -6,6 +6,7 @@ at window end."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from planner.logical.fields import WindowRole
@@ -113,7 +114,7 @@ def translate_tvf(t: Translator, node: WindowTVF) -> Rel:
         placeholders = [F.lit(None).cast("timestamp").alias(start), F.lit(None).cast("timestamp").alias(end),
                         F.lit(None).cast("timestamp").alias(wtime)]
         df = df.select(*[F.col(quote(c)) for c in df.columns], *placeholders)
-        return Rel(df, names, rel.windows, {**rel.session_times, spec.id: session_time})
+        return replace(rel.but(df, names), session_times={**rel.session_times, spec.id: session_time})
     w = t.fresh("w")
     if spec.kind == WindowKind.CUMULATE:
         df = _cumulate(t, rel.df, spec, time, w)
@@ -121,7 +122,7 @@ def translate_tvf(t: Translator, node: WindowTVF) -> Rel:
         df = without_event_time(rel.df.withColumn(w, window_struct(node, spec, time)), [spec.time_field])
     window_names = [f.name for f in node.fields[-3:]]
     df = df.select(*[F.col(quote(c)) for c in df.columns], *_window_columns(w, window_names, spec))
-    return Rel(df, rel.columns + tuple(window_names), {**rel.windows, spec.id: w}, rel.session_times)
+    return replace(rel.but(df, rel.columns + tuple(window_names)), windows={**rel.windows, spec.id: w})
 
 
 def translate_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:

@@ -1,0 +1,281 @@
+"""Group aggregation over a changelog (Flink's GroupAggFunction with retraction).
+
+Input: the row kind, the group key columns, then per aggregate call its argument columns and,
+with a FILTER clause, the filter's value (all computed by Spark before the rows come in).
+
+State layout, per group key (``planner.state`` says "one accumulator per group key"):
+``[rows, acc_1, ..., acc_n, emitted]``: the number of input rows the group holds (+1 for each
++I/+U, -1 for each -U/-D), one accumulator per aggregate call, and the row last emitted for the
+group. An accumulator is a count, a (sum, count) pair, the extreme value (MIN/MAX over an
+insert-only input), or a multiset of values with their counts (MIN/MAX over an updating input,
+so that retracting the maximum falls back to the next; DISTINCT aggregates). Nothing releases a
+group but its last row being retracted (its count back to 0) or the state TTL.
+
+Output per micro-batch and group (as Flink does with mini-batches): +I for a new group, -U/+U
+when its row changed, -D when its last row was retracted; nothing when the row is unchanged.
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from sqlengine.changelog.kinds import DELETE, INSERT, SIGN, UPDATE_AFTER, UPDATE_BEFORE
+from sqlengine.changelog.operator import Changes, Expiry, Operator
+from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing, columns, thaw, value_key
+
+_MISSING = object()
+AS_IS = Typing("as-is")
+
+
+@dataclass(frozen=True)
+class AggCallSpec:
+    func: str  # COUNT, SUM, AVG, MIN, MAX
+    distinct: bool = False
+    star: bool = False  # COUNT(*)
+    args: int = 1  # argument columns
+    filtered: bool = False  # a FILTER column follows the arguments
+    typing: Typing = AS_IS  # the result's type, as the batch engine gives it
+
+
+class _Accumulator:
+    """One aggregate call's accumulate/retract/value over a per-group slot."""
+
+    def new(self) -> Any:
+        raise NotImplementedError
+
+    def update(self, acc: Any, args: Sequence[Any], sign: int) -> Any:
+        raise NotImplementedError
+
+    def value(self, acc: Any) -> Any:
+        raise NotImplementedError
+
+
+class _CountStar(_Accumulator):
+    def new(self) -> Any:
+        return 0
+
+    def update(self, acc: Any, args: Sequence[Any], sign: int) -> Any:
+        return acc + sign
+
+    def value(self, acc: Any) -> Any:
+        return acc
+
+
+class _Count(_Accumulator):
+    def new(self) -> Any:
+        return 0
+
+    def update(self, acc: Any, args: Sequence[Any], sign: int) -> Any:
+        for a in args:
+            if a is None:
+                return acc
+        return acc + sign
+
+    def value(self, acc: Any) -> Any:
+        return acc
+
+
+class _Sum(_Accumulator):
+    """SUM and AVG: [sum, count of non-NULL values]."""
+
+    def __init__(self, typing: Typing, average: bool) -> None:
+        self.typing, self.average = typing, average
+
+    def new(self) -> Any:
+        return [0, 0]
+
+    def update(self, acc: Any, args: Sequence[Any], sign: int) -> Any:
+        v = args[0]
+        if v is not None:
+            acc[0] = acc[0] + v if sign > 0 else acc[0] - v
+            acc[1] += sign
+        return acc
+
+    def value(self, acc: Any) -> Any:
+        if acc[1] <= 0:
+            return None
+        return self.typing.divide(acc[0], acc[1]) if self.average else self.typing.cast(acc[0])
+
+
+class _Extreme(_Accumulator):
+    """MIN/MAX over an insert-only input: the best value so far."""
+
+    def __init__(self, key: Callable[[Any], Any], largest: bool) -> None:
+        self.key, self.largest = key, largest
+
+    def new(self) -> Any:
+        return None
+
+    def update(self, acc: Any, args: Sequence[Any], sign: int) -> Any:
+        v = args[0]
+        if v is None:
+            return acc
+        if acc is None:
+            return v
+        better = self.key(v) > self.key(acc) if self.largest else self.key(v) < self.key(acc)
+        return v if better else acc
+
+    def value(self, acc: Any) -> Any:
+        return acc
+
+
+class _Multiset(_Accumulator):
+    """A multiset of values: {value: count}; MIN/MAX over an updating input (the extreme found
+    again when it is retracted), and the DISTINCT aggregates."""
+
+    def __init__(self, func: str, typing: Typing, key: Callable[[Any], Any]) -> None:
+        self.func, self.typing, self.key = func, typing, key
+
+    def new(self) -> Any:
+        return {}
+
+    def update(self, acc: Any, args: Sequence[Any], sign: int) -> Any:
+        for a in args:
+            if a is None:
+                return acc
+        v = args[0] if len(args) == 1 else tuple(args)
+        n = acc.get(v, 0) + sign
+        if n > 0:
+            acc[v] = n
+        else:
+            acc.pop(v, None)
+        return acc
+
+    def value(self, acc: Any) -> Any:
+        f = self.func
+        if f == "COUNT":
+            return len(acc)
+        if not acc:
+            return None
+        if f == "MIN":
+            return min(acc, key=self.key)
+        if f == "MAX":
+            return max(acc, key=self.key)
+        total = sum(acc, start=0)
+        return self.typing.divide(total, len(acc)) if f == "AVG" else self.typing.cast(total)
+
+
+def _accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: bool) -> _Accumulator:
+    key = value_key(arg_type) if arg_type is not None else (lambda v: v)
+    if spec.func == "COUNT" and spec.star:
+        return _CountStar()
+    if spec.distinct and spec.func in ("COUNT", "SUM", "AVG"):
+        return _Multiset(spec.func, spec.typing, key)
+    if spec.func == "COUNT":
+        return _Count()
+    if spec.func in ("SUM", "AVG"):
+        return _Sum(spec.typing, spec.func == "AVG")
+    if spec.func in ("MIN", "MAX"):
+        return _Multiset(spec.func, spec.typing, key) if retracting else _Extreme(key, spec.func == "MAX")
+    raise ValueError(f"no changelog implementation of {spec.func}")
+
+
+class GroupAggregate(Operator):
+    name = "group aggregation"
+
+    def __init__(
+        self,
+        n_keys: int,
+        calls: Sequence[AggCallSpec],
+        arg_types: Sequence[pa.DataType | None],
+        retracting: bool,
+        out_schema: pa.Schema,
+        ttl_ms: int | None = None,
+    ) -> None:
+        super().__init__(out_schema, ttl_ms)
+        self.n_keys = n_keys
+        self.calls = tuple(calls)
+        self.arg_types = tuple(arg_types)
+        self.retracting = retracting
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.__dict__.update(d)
+
+    def _accumulators(self) -> list[_Accumulator]:
+        accs = getattr(self, "_accs", None)
+        if accs is None:
+            accs = [_accumulator(c, t, self.retracting) for c, t in zip(self.calls, self.arg_types, strict=True)]
+            self._accs = accs
+        return accs
+
+    def new_state(self) -> Any:
+        return {"groups": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None}
+
+    def is_empty(self, state: Any) -> bool:
+        return not state["groups"]
+
+    def size(self, state: Any) -> tuple[int, int]:
+        return len(state["groups"]), len(state["groups"])
+
+    def apply(self, state: Any, inputs: Sequence[pa.Table | None], now_ms: int) -> Changes:
+        batch = inputs[0]
+        assert batch is not None
+        with decimal.localcontext(DECIMAL_CONTEXT):  # decimal sums with all their digits
+            return self._apply(state, batch, now_ms)
+
+    def _apply(self, state: Any, batch: pa.Table, now_ms: int) -> Changes:
+        groups: dict[Any, list[Any]] = state["groups"]
+        expiry: Expiry | None = state["ttl"]
+        accs = self._accumulators()
+        n_calls = len(accs)
+        cols = columns(batch, 0)
+        kinds = cols[0]
+        keys: list[Any] = list(zip(*cols[1 : 1 + self.n_keys], strict=True)) if self.n_keys else [()] * len(kinds)
+        # per call: a function of the row index giving its arguments, and its filter column
+        pos = 1 + self.n_keys
+        arg_cols: list[list[list[Any]]] = []
+        filters: list[list[Any] | None] = []
+        for c in self.calls:
+            arg_cols.append(cols[pos : pos + c.args])
+            pos += c.args
+            filters.append(cols[pos] if c.filtered else None)
+            pos += 1 if c.filtered else 0
+        touched: dict[Any, Any] = {}  # group key -> the row emitted before this batch (or None)
+        for i, kind in enumerate(kinds):
+            key = keys[i]
+            group = groups.get(key)
+            if group is not None and expiry is not None and key not in touched and not expiry.alive(key, now_ms):
+                del groups[key]  # idle longer than the TTL: gone, and nothing retracted
+                group = None
+            sign = SIGN[kind]
+            if group is None:
+                if sign < 0:
+                    continue  # a retraction of a group this operator does not hold (Flink ignores it)
+                group = [0, *(a.new() for a in accs), None]
+                groups[key] = group
+            if key not in touched:
+                touched[key] = group[-1]
+            group[0] += sign
+            for j in range(n_calls):
+                f = filters[j]
+                if f is not None and f[i] is not True:
+                    continue
+                group[j + 1] = accs[j].update(group[j + 1], [c[i] for c in arg_cols[j]], sign)
+        out = Changes()
+        for key, before in touched.items():
+            group = groups[key]
+            if group[0] <= 0:
+                if before is not None:
+                    out.emit(DELETE, before)
+                del groups[key]
+                if expiry is not None:
+                    expiry.forget(key)
+                continue
+            row = (*(thaw(k) for k in key), *(accs[j].value(group[j + 1]) for j in range(n_calls)))
+            if before is None:
+                out.emit(INSERT, row)
+            elif row != before:
+                out.emit(UPDATE_BEFORE, before)
+                out.emit(UPDATE_AFTER, row)
+            group[-1] = row
+            if expiry is not None:
+                expiry.touch(key, now_ms)
+        if expiry is not None:
+            for key in expiry.expire(now_ms):
+                groups.pop(key, None)
+        return out

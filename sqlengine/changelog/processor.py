@@ -1,0 +1,74 @@
+"""The Spark side of a changelog operator: one ``StatefulProcessor`` for all of them, grouped by
+bucket (``sqlengine.changelog.wire``), that keeps each bucket's state as one value in Spark's
+state store (RocksDB) and hands the bucket's rows of the micro-batch to the operator at once.
+
+Why a bucket and not a key: each call of the processor and each state read or write is a round
+trip between the Python worker and the JVM (~60 us measured here), so per-key state variables
+cost more per row than the work itself (Top-3 on 100,000 keys ran at 0.06 of Spark's native
+aggregation per key, 0.3-0.5 per bucket). A bucket's state is the operator's map from key to what
+it keeps for that key, pickled; it is read once and written once per micro-batch in which the
+bucket has rows. The number of buckets is fixed when a job first runs (it is in the checkpoint).
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
+from pyspark.sql.types import BinaryType, StructField, StructType
+
+from sqlengine.changelog.operator import Operator
+from sqlengine.changelog.wire import from_blob, to_blob
+
+STATE_VERSION = 1
+STATE_SCHEMA = StructType([StructField("blob", BinaryType())])
+STATE_NAME = "bucket"
+
+
+def load(blob: bytes) -> Any:
+    version, state = pickle.loads(blob)
+    if version != STATE_VERSION:
+        raise RuntimeError(f"changelog operator state of version {version}; this sqlengine reads version {STATE_VERSION}")
+    return state
+
+
+def dump(state: Any) -> bytes:
+    return pickle.dumps((STATE_VERSION, state), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class BucketProcessor(StatefulProcessor):
+    def __init__(self, operator: Operator) -> None:
+        self.operator = operator
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.store = handle.getValueState(STATE_NAME, STATE_SCHEMA)
+
+    def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any) -> Iterator[pd.DataFrame]:
+        blobs: list[tuple[int, int, int, bytes]] = []
+        for pdf in rows:
+            blobs.extend(zip(pdf["side"].tolist(), pdf["part"].tolist(), pdf["seq"].tolist(), pdf["blob"].tolist(), strict=True))
+        blobs.sort(key=lambda b: (b[0], b[1], b[2]))  # per input, the order rows had where they were packed
+        op = self.operator
+        inputs: list[Any] = [None] * op.inputs
+        for side in range(op.inputs):
+            tables = [from_blob(b[3]) for b in blobs if b[0] == side]
+            if tables:
+                inputs[side] = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+        got = self.store.get()
+        state = load(got[0]) if got is not None else op.new_state()
+        changes = op.apply(state, inputs, int(time.time() * 1000))
+        if op.is_empty(state):
+            if got is not None:
+                self.store.clear()
+        else:
+            self.store.update((dump(state),))
+        if changes:
+            yield pd.DataFrame({"blob": [to_blob(changes.table(op.out_schema))]})
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,251 @@
+"""Changelog operators on Spark: where the planner decided an operator runs as one
+(``planner.physical``), its input rows (with their kind) are hashed into buckets by the
+operator's key, packed per bucket (``sqlengine.changelog.wire``), handed to its processor on
+``transformWithStateInPandas`` (``sqlengine.changelog.processor``), and its changes unpacked into
+rows that carry their kind onwards. The operator's logic is plain Python
+(``sqlengine.changelog.aggregate``, ``topn``, ``dedup``, ``join``); this module builds it from the
+plan and wires it into the DataFrame.
+
+Result types are the batch engine's: an aggregate's output types are read from the schema of the
+native aggregation of the same calls (Spark computes them without running anything), so a
+continuous query and batch mode give the same types, and the Python code the same values.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from planner.logical.changelog import Mode
+from planner.logical.evaluate import compile_expression, residual_condition
+from planner.logical.operators import Deduplicate, GroupAggregate, Join, JoinKind, Node, Sort, TopN
+from sqlengine.translate.core import Rel, Translator, unreachable
+from sqlengine.translate.event_time import without_event_time
+from sqlengine.translate.expressions import agg_sql, quote
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import Column, DataFrame
+    from pyspark.sql.types import DataType, StructType
+
+    from sqlengine.changelog.operator import Operator
+
+DEFAULT_BUCKETS = 64
+BUCKETS_SETTING = "sqlengine.changelog.buckets"
+
+
+# -- the Spark side of every changelog operator ------------------------------------------------
+
+
+def _arrow(t: Translator, spark_type: DataType) -> pa.DataType:
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    return to_arrow_type(spark_type, timezone=t.spark.conf.get("spark.sql.session.timeZone") or "UTC")
+
+
+def _arrow_schema(t: Translator, schema: StructType) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(schema, timezone=t.spark.conf.get("spark.sql.session.timeZone") or "UTC")
+
+
+def _bucket(t: Translator, keys: list[Column]) -> Column:
+    from pyspark.sql import functions as F
+
+    if not keys:
+        return F.lit(0).alias("b")  # one group: one bucket
+    return F.pmod(F.hash(*keys), F.lit(t.buckets)).cast("int").alias("b")
+
+
+def _packed(df: DataFrame, side: int = 0) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.wire import PACKED, pack
+
+    return df.mapInArrow(pack, PACKED).withColumn("side", F.lit(side))
+
+
+def _run(t: Translator, node: Node, packed: DataFrame, op: Operator, out: StructType) -> DataFrame:
+    """The operator's output rows: its kind column first, then its fields (``out``)."""
+    from sqlengine.changelog.processor import BucketProcessor
+    from sqlengine.changelog.wire import OUT, unpack
+
+    t.changelog_operators += 1
+    changes = packed.groupBy("b").transformWithStateInPandas(
+        statefulProcessor=BucketProcessor(op), outputStructType=OUT, outputMode="Append", timeMode="None"
+    )
+    return changes.mapInArrow(unpack, out)
+
+
+def _out_schema(t: Translator, kind: str, fields: list[tuple[str, DataType]]) -> StructType:
+    from pyspark.sql.types import ByteType, StructField, StructType
+
+    return StructType([StructField(kind, ByteType(), False), *[StructField(n, dt, True) for n, dt in fields]])
+
+
+def _ttl(t: Translator, node: Node, side: int = 0) -> int | None:
+    """The state TTL of the operator (of one join side): its STATE_TTL hint, or the session's."""
+    hint = node.state_ttl_ms[side] if len(node.state_ttl_ms) > side else None
+    return hint if hint is not None else t.ttl_ms
+
+
+# -- group aggregation -------------------------------------------------------------------------
+
+
+def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.aggregate import AggCallSpec
+    from sqlengine.changelog.aggregate import GroupAggregate as Op
+    from sqlengine.changelog.values import Typing
+
+    rel = t.translate(node.input)
+    df = without_event_time(rel.df)
+    exprs = t.exprs(node)
+    # the result types: those of the native aggregation of the same calls (nothing runs)
+    native = df.groupBy(*[F.col(quote(k)) for k in node.keys]).agg(
+        *[F.expr(agg_sql(exprs, a)).alias(a.name) for a in node.aggs] or [F.count(F.lit(1)).alias(t.fresh("n"))]
+    )
+    types = {f.name: f.dataType for f in native.schema.fields}
+    cols: list[Column] = [F.col(quote(k)) for k in node.keys]
+    specs, positions = [], []
+    for call in node.aggs:
+        args = [] if call.star else [F.expr(exprs.sql(a)) for a in call.args]
+        positions.append(len(cols) if args else None)
+        cols += args
+        if call.filter is not None:
+            cols.append(F.expr(exprs.sql(call.filter)))
+        typing = Typing.of(_arrow(t, types[call.name]))
+        distinct = call.distinct and call.func.value in ("COUNT", "SUM", "AVG")
+        specs.append(AggCallSpec(call.func.value, distinct, call.star, len(args), call.filter is not None, typing))
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *cols)
+    arg_types = [_arrow(t, payload.schema.fields[2 + i].dataType) if i is not None else None for i in positions]
+    kind = t.fresh("kind")
+    out_fields = [(k, types[k]) for k in node.keys] + [(a.name, types[a.name]) for a in node.aggs]
+    out = _out_schema(t, kind, out_fields)
+    updating = not t.props[node.input.node_id].changelog.insert_only or rel.kind is not None
+    op = Op(len(node.keys), specs, arg_types, updating, _arrow_schema(t, out), _ttl(t, node))
+    result = _run(t, node, _packed(payload), op, out)
+    names = tuple(node.field_names())
+    return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(kind)), names, kind=kind)
+
+
+# -- rankings: Top-N, ORDER BY ... LIMIT, deduplication over changes ----------------------------
+
+
+def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> Rel:
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.topn import TopN as Op
+
+    rel = t.translate(node.input)
+    df = without_event_time(rel.df)
+    in_names = list(rel.columns)
+    physical = t.physical[node.node_id]
+    if isinstance(node, TopN):
+        keys, order, n, function, rank_field = node.partition_keys, node.order, node.n, node.rank_func.value, node.rank_field
+    elif isinstance(node, Deduplicate):
+        keys, order, n, function, rank_field = node.keys, ((node.order_field, node.keep_last),), 1, "ROW_NUMBER", node.rank_field
+    else:
+        assert node.limit is not None
+        keys, order, n, function, rank_field = (), node.order, node.limit, "ROW_NUMBER", None
+    row_types = [_arrow(t, df.schema[c].dataType) for c in in_names]
+    out_names = [f.name for f in node.fields]
+    rank_position = out_names.index(rank_field) if rank_field else None
+    upstream = t.props[node.input.node_id].changelog
+    row_key = [in_names.index(k) for k in upstream.key] if upstream.mode == Mode.UPSERT else []
+    kind = t.fresh("kind")
+    fields = [(c, df.schema[c].dataType) for c in in_names]
+    if rank_position is not None:
+        from pyspark.sql.types import LongType
+
+        fields.insert(rank_position, (str(rank_field), LongType()))
+    out = _out_schema(t, kind, fields)
+    op = Op(
+        [in_names.index(k) for k in keys], [(in_names.index(c), desc) for c, desc in order], row_types, n,
+        _arrow_schema(t, out), function=function, rank_position=rank_position,
+        strategy=(physical.strategy.value if physical.strategy else "RetractStrategy"), row_key=row_key, ttl_ms=_ttl(t, node),
+    )
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
+    result = _run(t, node, _packed(payload), op, out)
+    names = tuple(f[0] for f in fields)
+    if names != tuple(node.field_names()):
+        raise unreachable(node, f"a ranking whose fields {node.field_names()} are not its input's {names}")
+    return Rel(result, names, kind=kind)
+
+
+def translate_changelog_dedup(t: Translator, node: Deduplicate) -> Rel:
+    """A deduplication of an insert-only input (over changes it is a ranking, as in Flink)."""
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.dedup import Deduplicate as Op
+
+    if t.physical[node.node_id].strategy is not None:
+        return translate_changelog_rank(t, node)
+    rel = t.translate(node.input)
+    df = without_event_time(rel.df)
+    in_names = list(rel.columns)
+    row_types = [_arrow(t, df.schema[c].dataType) for c in in_names]
+    fields = [(c, df.schema[c].dataType) for c in in_names]
+    out_names = [f.name for f in node.fields]
+    rank_position = out_names.index(node.rank_field) if node.rank_field else None
+    if rank_position is not None:
+        from pyspark.sql.types import LongType
+
+        fields.insert(rank_position, (node.rank_field or "", LongType()))
+    kind = t.fresh("kind")
+    out = _out_schema(t, kind, fields)
+    op = Op(
+        [in_names.index(k) for k in node.keys], in_names.index(node.order_field), row_types, _arrow_schema(t, out),
+        keep_last=node.keep_last, on_proctime=node.on_proctime, rank_position=rank_position, ttl_ms=_ttl(t, node),
+    )
+    # processing time: the row's arrival is its position, the column's value is not compared
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
+    result = _run(t, node, _packed(payload), op, out)
+    names = tuple(f[0] for f in fields)
+    return Rel(result, names, kind=kind)
+
+
+# -- joins ---------------------------------------------------------------------------------------
+
+
+def translate_changelog_join(t: Translator, node: Join) -> Rel:
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import NumericType
+
+    from sqlengine.changelog.join import Join as Op
+
+    names = node.field_names()
+    n_left = len(node.left.fields)
+    left, right = t.translate(node.left), t.translate(node.right)
+    ldf, rdf = without_event_time(left.df), without_event_time(right.df)
+    lnames, rnames = names[:n_left], names[n_left:]
+    lkeys = [lnames.index(a) for a, _ in node.equi_keys]
+    rkeys = [rnames.index(b) for _, b in node.equi_keys]
+
+    def key_cols(df: DataFrame, rel: Rel, idx: list[int], other: DataFrame, other_rel: Rel, other_idx: list[int]) -> list[Column]:
+        """Key columns to hash: numbers of different types as DOUBLE, so that equal values land
+        in the same bucket on both sides (1 and 1.00 hash alike)."""
+        out = []
+        for i, j in zip(idx, other_idx, strict=True):
+            a, b = df.schema[rel.columns[i]].dataType, other.schema[other_rel.columns[j]].dataType
+            col = F.col(quote(rel.columns[i]))
+            out.append(col.cast("double") if a != b and isinstance(a, NumericType) and isinstance(b, NumericType) else col)
+        return out
+
+    lpay = ldf.select(_bucket(t, key_cols(ldf, left, lkeys, rdf, right, rkeys)), left.kind_column(), *[F.col(quote(c)) for c in left.columns])
+    rpay = rdf.select(_bucket(t, key_cols(rdf, right, rkeys, ldf, left, lkeys)), right.kind_column(), *[F.col(quote(c)) for c in right.columns])
+    residual = residual_condition(node)
+    predicate = compile_expression(residual, names) if residual is not None else None
+    kind = t.fresh("kind")
+    semi = node.join_kind in (JoinKind.SEMI, JoinKind.ANTI)
+    fields = [(n, ldf.schema[c].dataType) for n, c in zip(lnames, left.columns, strict=True)]
+    if not semi:
+        fields += [(n, rdf.schema[c].dataType) for n, c in zip(rnames, right.columns, strict=True)]
+    out = _out_schema(t, kind, fields)
+    op = Op(
+        node.join_kind.value, lkeys, rkeys, len(lnames), len(rnames), _arrow_schema(t, out), residual=predicate,
+        ttl_ms=(_ttl(t, node, 0), _ttl(t, node, 1)),
+    )
+    packed = _packed(lpay, 0).unionByName(_packed(rpay, 1))
+    result = _run(t, node, packed, op, out)
+    return Rel(result, tuple(n for n, _ in fields), kind=kind)
