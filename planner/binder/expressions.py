@@ -196,7 +196,9 @@ class ExprBinder:
             raise BindError("Window functions (OVER) are only allowed in the select list", node)
         func = node.this
         name = func_name(func)
-        args = tuple(self._bind(a, None) for a in (func.expressions if isinstance(func, exp.Anonymous) else [v for v in [func.this] if isinstance(v, exp.Expr)]))
+        operands = func.expressions if isinstance(func, exp.Anonymous) else [v for v in [func.this] if isinstance(v, exp.Expr)]
+        # COUNT(*) OVER (...) counts rows: no argument
+        args = tuple(self._bind(a, None) for a in operands if not isinstance(a, exp.Star))
         partition = tuple(self._bind(p, None) for p in node.args.get("partition_by") or [])
         order_node = node.args.get("order")
         order = tuple(

@@ -18,6 +18,7 @@ from planner.binder.expressions import (
     no_group_window_calls,
 )
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
+from planner.binder.named_windows import expand_named_windows
 from planner.binder.relations import Item
 from planner.binder.scope import Relation, Scope
 from planner.binder.windows import legacy_window, window_fields, window_kind
@@ -203,6 +204,7 @@ class SelectMixin(BinderBase):
         return out
 
     def bind_select(self, sel: exp.Select) -> Node:
+        expand_named_windows(sel)
         ttl = self._state_ttl_hint(sel)
         node, scope, where_parts = self.bind_from(sel, ttl)
         binder = ExprBinder(scope, self.catalog.get_function)
