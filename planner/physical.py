@@ -147,7 +147,8 @@ def _no_native(node: Node) -> bool:
     if isinstance(node, Sort):
         return node.limit is not None and bool(node.order)
     if type(node) is Join:
-        return node.join_kind.outer or node.join_kind == JoinKind.ANTI
+        # Spark joins two streams without a time bound only as an inner join
+        return node.join_kind.outer or node.join_kind in (JoinKind.SEMI, JoinKind.ANTI)
     return False
 
 

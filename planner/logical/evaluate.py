@@ -67,6 +67,8 @@ def unsupported(e: exp.Expr, fields: Sequence[Field]) -> str | None:
     """The first part of ``e`` this module cannot evaluate, as SQL, or None."""
     names = {f.name for f in fields}
     for node in e.walk():
+        if isinstance(node, exp.Identifier):
+            continue  # a column's (or an interval unit's) name, read with its parent
         if not isinstance(node, SUPPORTED):
             return node.sql()
         if isinstance(node, exp.Column) and node.name not in names:

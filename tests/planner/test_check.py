@@ -156,6 +156,14 @@ RUNS = {
         "SELECT b.item, i.cat FROM bids b LEFT JOIN items i ON b.item = i.id;",
         {"RegularJoin": (Why.NO_NATIVE, None)},
     ),
+    "a left join whose condition has more than keys": (
+        "SELECT b.item, i.cat FROM bids b LEFT JOIN items i ON b.item = i.id AND i.cat = 1 AND b.price > i.cat * 2;",
+        {"RegularJoin": (Why.NO_NATIVE, None)},
+    ),
+    "an IN subquery over a stream": (
+        "SELECT item, price FROM bids WHERE item IN (SELECT id FROM items WHERE cat = 2);",
+        {"RegularJoin": (Why.NO_NATIVE, None)},
+    ),
     "a join of two aggregations": (
         "SELECT c.usr, c.n, s.spend FROM (SELECT usr, COUNT(*) AS n FROM clicks GROUP BY usr) c "
         "JOIN (SELECT url, SUM(1) AS spend FROM clicks GROUP BY url) s ON c.usr = s.url;",
