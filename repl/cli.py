@@ -270,6 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration value")
     sp.add_argument("--format", choices=("tableau", "json", "csv"), default="tableau", help="how SELECT results are printed")
     sp.add_argument("--bounded", action="store_true", help="run in batch mode (execution.runtime-mode = batch)")
+    sp.add_argument("--changelog", action="store_true", help="print each SELECT's changelog (+I, -U, +U, -D in an op column), not its final table")
     sp.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("lint", help="check .sql files for unbounded state, non-determinism and what Spark cannot run")

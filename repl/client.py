@@ -116,9 +116,22 @@ def jobs_table(jobs: Sequence[Job]) -> str:
                 _clock(j.started_at),
                 f"{j.rows_per_second():.0f}",
                 f"{j.state_rows()} rows / {human_bytes(j.state_bytes())}",
+                _runs_as(j),
             )
         )
-    return render_table(("job id", "name", "kind", "status", "started", "rows/s", "state"), rows, count=False)
+    return render_table(("job id", "name", "kind", "status", "started", "rows/s", "state", "operators"), rows, count=False)
+
+
+def _runs_as(job: Job) -> str:
+    """The job's stateful operators in a word: how many run natively, how many as changelog
+    operators."""
+    if job.batch:
+        return "batch"
+    changelog = sum(1 for _, how in job.operators if how != "native")
+    native = len(job.operators) - changelog
+    parts = [f"{native} native"] if native else []
+    parts += [f"{changelog} changelog"] if changelog else []
+    return ", ".join(parts) or "stateless"
 
 
 def find_job(jobs: Sequence[Job], ref: str) -> Job:
@@ -156,6 +169,9 @@ def describe_job(job: Job, analysis: Analysis | None = None) -> str:
         "  sql:",
         *("    " + ln for ln in job.sql.strip().splitlines()),
     ]
+    if job.operators:
+        lines.append("  operators:")
+        lines.extend(f"    {op}: {how}" for op, how in job.operators)
     latest = job.latest
     if latest:
         lines.append("  latest progress:")

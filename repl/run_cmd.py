@@ -98,9 +98,10 @@ def print_rows(columns: tuple[str, ...], rows: Sequence[tuple[object, ...]], fmt
 
 
 class Runner:
-    def __init__(self, engine: Engine, fmt: str) -> None:
+    def __init__(self, engine: Engine, fmt: str, changelog: bool = False) -> None:
         self.engine = engine
         self.fmt = fmt
+        self.changelog = changelog  # print each SELECT's changelog (op column first), not its final table
         self.failed = False
         self.background: list[Job] = []  # unbounded jobs left running
         self.interrupted: list[Job] = []  # jobs Ctrl-C stopped while we waited on them
@@ -170,7 +171,7 @@ class Runner:
             job.wait(30)
             self.interrupted.append(job)
             if job.result is not None:
-                print_rows(job.result.columns, job.result.rows(), self.fmt)
+                self.print_result(job)
             raise
         return self.finish(job)
 
@@ -206,10 +207,21 @@ class Runner:
             info(f"Job {job.id}: this statement already ran to the end of its input (checkpoint {job.checkpoint}); nothing new to do")
             return EXIT_OK
         if job.result is not None:
-            print_rows(job.result.columns, job.result.rows(), self.fmt)
+            self.print_result(job)
         states = [f"{o.name} {o.rows} rows" for s in job.latest.values() for o in s.operators]
         info(f"Job {job.id} {job.status.value.lower()}" + (f"; final state: {', '.join(states)}" if states else ""))
         return EXIT_OK
+
+    def print_result(self, job: Job) -> None:
+        result = job.result
+        assert result is not None
+        if not self.changelog:
+            print_rows(result.columns, result.rows(), self.fmt)
+            return
+        changes, total, dropped = result.changes_since(0)
+        if dropped:
+            info(f"the first {dropped} of {total} changes are not kept (at most {result.max_changes}); the last {len(changes)} follow")
+        print_rows(("op", *result.columns), [(str(c.kind), *c.row) for c in changes], self.fmt)
 
     def wait_background(self) -> int:
         running = [j for j in self.background if not j.done]
@@ -266,7 +278,7 @@ def main(args: argparse.Namespace) -> int:
     engine = Engine(home, master=getattr(args, "master", None), remote=getattr(args, "remote", None),
                     conf=conf, variables=variables, settings={k: v for k, v in settings.items() if not k.startswith("spark.")})
     engine.conf.update({k: v for k, v in settings.items() if k.startswith("spark.")})
-    runner = Runner(engine, fmt)
+    runner = Runner(engine, fmt, changelog=getattr(args, "changelog", False))
     try:
         for text, path in texts:
             code = runner.run_script(text, path)

@@ -8,6 +8,7 @@ import hashlib
 import logging
 import shutil
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,10 +16,11 @@ from typing import TYPE_CHECKING
 from catalog import Catalog, TableDef
 from catalog.connectors import spec_of
 from catalog.home import resolve_home
-from planner.analysis import is_streaming
+from planner.analysis import Analysis, is_streaming
 from planner.dialect import Flink
 from planner.logical.fields import Field
 from planner.logical.operators import Node, Sink
+from planner.logical.visit import distinct_nodes
 from planner.problems import PlanningError, located
 from planner.script import Statement
 from planner.session import Kind, Outcome, PlannerSession
@@ -196,6 +198,7 @@ class Engine:
             end_of_input=EndOfInput.of(sources),
             result=result,
             batch=not streaming,
+            operators=operators_of(outcome.plans, analysis) if streaming else (),
         )
         return self.jobs.submit(job)
 
@@ -316,3 +319,14 @@ def _once(start: Start) -> Start:
 
 
 __all__ = ["Engine", "Result", "Status"]
+
+
+def operators_of(plans: Sequence[Node], analysis: Analysis) -> tuple[tuple[str, str], ...]:
+    """How each stateful operator of the plans runs: (operator and node id, native or changelog
+    operator and why), for SHOW JOBS and DESCRIBE JOB."""
+    out = []
+    for node in distinct_nodes(plans):
+        physical = analysis.physical_of(node)
+        if physical is not None and (node.stateful or physical.changelog):
+            out.append((f"{node.kind} {node.node_id}", str(physical)))
+    return tuple(out)

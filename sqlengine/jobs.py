@@ -89,6 +89,8 @@ class Job:
     spark: SparkSession | None = field(default=None, repr=False)  # the job's own session
     end_of_input: EndOfInput = field(default_factory=lambda: EndOfInput((), True))
     batch: bool = False  # runs on Spark's batch engine ('execution.runtime-mode' = 'batch')
+    # per stateful operator: (operator, how it runs: "native" or "changelog operator (why)")
+    operators: tuple[tuple[str, str], ...] = ()
     status: Status = Status.STARTING
     started_at: float = field(default_factory=time.time)
     ended_at: float | None = None

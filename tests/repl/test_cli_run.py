@@ -155,6 +155,7 @@ class Scenarios:
     committed_after_interrupt: Counter
     resumed: subprocess.CompletedProcess  # the same file again
     long_sink: Path
+    changelog: subprocess.CompletedProcess  # a query that retracts, --changelog --format json
 
 
 def _json_then_csv(root: Path) -> tuple:
@@ -174,6 +175,20 @@ def _bounded(root: Path) -> subprocess.CompletedProcess:
     sql = root / "bounded.sql"
     sql.write_text(script(source, sink))
     return run(home, "run", str(sql), "--bounded", "--format", "json")
+
+
+COUNT_OF_COUNTS = "SELECT n, COUNT(*) AS users FROM (SELECT usr, COUNT(*) AS n FROM clicks GROUP BY usr) GROUP BY n"
+
+
+def _changelog(root: Path) -> subprocess.CompletedProcess:
+    """How many users have each number of clicks, over 3 files read one per micro-batch: its
+    counts change from batch to batch, so the outer aggregation's changelog retracts."""
+    home, source = root / "changelog-home", root / "changelog-clicks"
+    write_clicks(source, 3)
+    sql = root / "changelog.sql"
+    ddl = script(source, root / "unused", files_per_batch=1).split("CREATE TABLE per_user")[0]
+    sql.write_text(f"{ddl}\n{COUNT_OF_COUNTS};\n")
+    return run(home, "run", str(sql), "--changelog", "--format", "json")
 
 
 LONG_FILES = 40
@@ -240,11 +255,12 @@ def scenarios(tmp_path_factory) -> Scenarios:
     root = tmp_path_factory.mktemp("cli-run")
     with cf.ThreadPoolExecutor(3) as pool:
         a = pool.submit(_json_then_csv, root)
-        b = pool.submit(_bounded, root)
+        b = pool.submit(lambda: (_bounded(root), _changelog(root)))
         c = pool.submit(_interrupt_and_resume, root)
         first, files1, second, files2 = a.result()
         interrupted, batches, committed, resumed, long_sink = c.result()
-        return Scenarios(root, first, files1, second, files2, b.result(), interrupted, batches, committed, resumed, long_sink)
+        bounded, changelog = b.result()
+        return Scenarios(root, first, files1, second, files2, bounded, interrupted, batches, committed, resumed, long_sink, changelog)
 
 
 # -- INSERT + SELECT, json then csv, resume --------------------------------------------------------
@@ -280,6 +296,25 @@ def test_bounded_runs_batch_mode_with_the_same_result(scenarios: Scenarios) -> N
     streamed = [s for log in (scenarios.root / "home" / "jobs").glob("*/progress.jsonl") for s in _snapshots(log)]
     batched = [s for log in (scenarios.root / "bounded-home" / "jobs").glob("*/progress.jsonl") for s in _snapshots(log)]
     assert streamed and not batched
+
+
+@pytest.mark.spark
+def test_changelog_prints_every_change_with_its_kind_and_they_end_in_the_final_table(scenarios: Scenarios) -> None:
+    proc = scenarios.changelog
+    assert proc.returncode == 0, describe(proc)
+    changes = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    table: Counter = Counter()
+    for c in changes:
+        row = (c["n"], c["users"])
+        if c["op"] in ("+I", "+U"):
+            table[row] += 1
+        else:
+            assert table[row] > 0, f"{c} takes back a row not in the table: {describe(proc)}"
+            table[row] -= 1
+    per_user = Counter(r["usr"] for r in clicks())
+    assert +table == Counter(Counter(per_user.values()).items()), describe(proc)
+    # the counts grew over three micro-batches: earlier rows were taken back
+    assert any(c["op"] in ("-U", "-D") for c in changes), describe(proc)
 
 
 # -- Ctrl-C and resume ---------------------------------------------------------------------------------

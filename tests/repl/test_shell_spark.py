@@ -5,6 +5,7 @@ as one line. Keys go through the pipe input, as in test_shell.py."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -142,6 +143,29 @@ def test_insert_runs_as_a_job_listed_described_and_stopped(spark_engine, shell_o
     again = [j for j in spark_engine.job_list() if j is not job]
     assert len(again) == 1 and again[0].checkpoint == job.checkpoint
     sh.run(f"STOP JOB '{again[0].id}';", timeout=120)
+
+
+def test_a_query_that_retracts_runs_and_its_job_says_which_operators_are_changelog_operators(spark_engine, shell_of, data, tmp_path):
+    """How many items have each number of bids: a GROUP BY over a GROUP BY (the outer one's input
+    updates), refused before changelog operators. Its result in the shell, and the job of the same
+    query into a print sink: SHOW JOBS counts its changelog operators, DESCRIBE JOB names them."""
+    write_events(data, "a.json", 0, 30, items=("apple", "pear", "fig"))
+    sh = shell_of(spark_engine)
+    sh.run(table_ddl("bids", data, unbounded=False))
+    sh.run("SET 'sql-client.execution.result-mode' = 'tableau';")
+    query = "SELECT c, COUNT(*) AS items FROM (SELECT item, COUNT(*) AS c FROM bids GROUP BY item) GROUP BY c"
+    out = sh.run(query + ";", timeout=180)
+    assert re.search(r"\|\s*(\+I\s*\|\s*)?10\s*\|\s*3\s*\|", out), out  # 10 bids of each of the 3 items
+    sh.run("CREATE TABLE shown (c BIGINT, items BIGINT) WITH ('connector' = 'print');")
+    sh.run(f"INSERT INTO shown {query};", timeout=120)
+    (job,) = [j for j in spark_engine.job_list() if j.kind == "insert"]
+    sh.wait_until(lambda: job.done, timeout=180, what="the bounded job's end")
+    assert job.status.value == "FINISHED", job.error
+    out = sh.run("SHOW JOBS;")
+    assert "changelog" in out.split(job.id, 1)[1].splitlines()[0]
+    out = sh.run(f"DESCRIBE JOB '{job.id}';")
+    runs = [ln.strip() for ln in out.split("operators:", 1)[1].splitlines() if ln.startswith("    GroupAggregate")]
+    assert len(runs) == 2 and any("changelog operator (" in ln for ln in runs), out
 
 
 def test_leaving_with_jobs_running_asks_then_stops_them(spark_engine, shell_of, data, tmp_path):
