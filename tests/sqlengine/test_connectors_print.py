@@ -78,7 +78,25 @@ def test_upsert_stream_prints_plus_u_for_keys_seen_before(spark, tmp_path, capsy
     captured = capsys.readouterr()
     assert captured.out == ""
     assert sorted(captured.err.splitlines()[:2]) == ["+I[a, 1]", "+I[b, 1]"]
-    assert captured.err.splitlines()[2:] == ["+U[a, 2]"]
+    assert captured.err.splitlines()[2:] == ["-U[a, 1]", "+U[a, 2]"]  # the key's previous row, then its new one
+
+
+@pytest.mark.spark
+def test_a_changelog_prints_each_row_with_its_kind(spark, tmp_path, capsys):
+    """Rows of a changelog operator carry their kind (first column): printed as Flink prints
+    them, the kind column itself not shown."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.json").write_text(
+        '{"kind": 0, "k": "a", "n": 1}\n{"kind": 1, "k": "a", "n": 1}\n{"kind": 2, "k": "a", "n": 2}\n{"kind": 3, "k": "a", "n": 2}\n'
+    )
+    rows = read(spark, table("src", [("kind", "INT"), ("k", "STRING"), ("n", "BIGINT")], connector="filesystem",
+                             path=str(src), format="json"), tmp_path / "job").df
+    df = rows.selectExpr("CAST(kind AS TINYINT) AS `__kind`", "k", "n")
+    request = SinkRequest(print_table(), True, "append", (), tmp_path / "job", kind_column="__kind")
+    writer = get_connector("print").sink(df, request)
+    writer.trigger(availableNow=True).option("checkpointLocation", str(tmp_path / "ck")).start().awaitTermination()
+    assert capsys.readouterr().out.splitlines() == ["+I[a, 1]", "-U[a, 1]", "+U[a, 2]", "-D[a, 2]"]
 
 
 @pytest.mark.spark

@@ -1,0 +1,152 @@
+"""Changelog operators against Spark's native operator of the nearest shape, on the same Nexmark
+bid stream, in one JVM, in the same run.
+
+    python bench/changelog_ops.py [--events 1000000] [--runs 3] [pair ...]
+
+Each pair is a query that runs as a changelog operator (sqlengine's, in transformWithStateInPandas)
+and the nearest query Spark runs natively (e.g. Top-3 per auction vs Top-1 per auction), both
+through sqlengine into a blackhole sink over a bounded stream of ``--events`` Nexmark events. One
+warm-up run each, then ``--runs`` rounds, alternating which goes first; reported: the median
+events per second of each and their ratio (the target is 0.3 or more). Nexmark q4 and q19 (which
+run only as changelog operators) are reported on their own. ``--doc`` writes the table into
+docs/benchmarks.md between its changelog markers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+from statistics import median
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from nexmark import FIXTURES, _ddl, _session, _variables  # noqa: E402
+
+SINK = "CREATE TABLE discard ({columns}) WITH ('connector' = 'blackhole')"
+
+# name: (changelog query, its sink columns, native query, its sink columns, what is compared)
+PAIRS: dict[str, tuple[str, str, str, str, str]] = {
+    "top3": (
+        "SELECT auction, bidder, price FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rn "
+        "FROM bid) WHERE rn <= 3",
+        "auction BIGINT, bidder BIGINT, price BIGINT",
+        "SELECT auction, bidder, price FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rn "
+        "FROM bid) WHERE rn = 1",
+        "auction BIGINT, bidder BIGINT, price BIGINT",
+        "Top-3 per auction (changelog, append-only input) vs Top-1 per auction (native)",
+    ),
+    "agg_of_agg": (
+        "SELECT c, COUNT(*) AS n FROM (SELECT auction, COUNT(*) AS c FROM bid GROUP BY auction) GROUP BY c",
+        "c BIGINT, n BIGINT",
+        "SELECT auction, COUNT(*) AS c FROM bid GROUP BY auction",
+        "auction BIGINT, c BIGINT",
+        "COUNT per count of bids (changelog, both aggregations) vs COUNT per auction (native)",
+    ),
+    "ttl_agg": (
+        "SELECT /*+ STATE_TTL('bid' = '1 h') */ auction, COUNT(*) AS c, MAX(price) AS m FROM bid GROUP BY auction",
+        "auction BIGINT, c BIGINT, m BIGINT",
+        "SELECT auction, COUNT(*) AS c, MAX(price) AS m FROM bid GROUP BY auction",
+        "auction BIGINT, c BIGINT, m BIGINT",
+        "COUNT, MAX per auction with a state TTL (changelog) vs without (native)",
+    ),
+    "left_join": (
+        "SELECT B.auction, B.price, A.seller FROM bid B LEFT JOIN auction A ON B.auction = A.id",
+        "auction BIGINT, price BIGINT, seller BIGINT",
+        "SELECT B.auction, B.price, A.seller FROM bid B JOIN auction A ON B.auction = A.id",
+        "auction BIGINT, price BIGINT, seller BIGINT",
+        "regular LEFT JOIN (changelog) vs inner join (native), no time bound",
+    ),
+}
+
+
+def runner(spark, query: str, columns: str, events: int, work: Path, tag: str):
+    from planner.script import parse_script
+    from sqlengine.engine import Engine
+
+    def once(i: int) -> float:
+        engine = Engine(home=work / f"home-{tag}-{i}", spark=spark, variables=_variables(events, 10_000))
+        for stmt in parse_script(_ddl(events, 10_000) + SINK.format(columns=columns) + ";").statements:
+            engine.plan(stmt)
+        t0 = time.perf_counter()
+        job = engine.start(engine.plan(parse_script(f"INSERT INTO discard {query};").statements[0]))
+        job.wait()
+        seconds = time.perf_counter() - t0
+        if job.error_detail is not None:
+            raise RuntimeError(str(job.error_detail).splitlines()[0])
+        return seconds
+
+    return once
+
+
+def nexmark_runner(spark, number: int, events: int, work: Path):
+    from planner.script import parse_script
+    from sqlengine.engine import Engine
+
+    statements = parse_script((FIXTURES / f"q{number}.sql").read_text()).statements
+
+    def once(i: int) -> float:
+        engine = Engine(home=work / f"home-q{number}-{i}", spark=spark, variables=_variables(events, 10_000))
+        for stmt in parse_script(_ddl(events, 10_000)).statements + statements[:-1]:
+            engine.plan(stmt)
+        t0 = time.perf_counter()
+        job = engine.start(engine.plan(statements[-1]))
+        job.wait()
+        if job.error_detail is not None:
+            raise RuntimeError(str(job.error_detail).splitlines()[0])
+        return time.perf_counter() - t0
+
+    return once
+
+
+def measure(spark, variants: dict, runs: int) -> dict[str, list[float]]:
+    jvm = spark.sparkContext._jvm
+
+    def run(once, i: int) -> float:
+        seconds = once(i)
+        jvm.org.apache.spark.sql.execution.streaming.state.StateStore.stop()  # as bench/nexmark.py
+        jvm.java.lang.System.gc()
+        return seconds
+
+    for once in variants.values():
+        run(once, 0)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    order = list(variants.items())
+    for i in range(1, runs + 1):
+        for name, once in order if i % 2 else order[::-1]:
+            times[name].append(run(once, i))
+    return times
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--events", type=int, default=1_000_000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("pairs", nargs="*", help=f"any of {', '.join(PAIRS)}, q4, q19 (default: all)")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="changelog-bench-"))
+    spark = _session(work)
+    chosen = args.pairs or [*PAIRS, "q4", "q19"]
+    print(f"{args.events} events, {args.runs} runs each after a warm-up; median events/s")
+    print("| pair | changelog events/s | native events/s | ratio | compared |\n|---|---|---|---|---|")
+    for name in chosen:
+        if name in PAIRS:
+            cq, cc, nq, nc, what = PAIRS[name]
+            times = measure(
+                spark,
+                {"changelog": runner(spark, cq, cc, args.events, work, f"{name}-c"), "native": runner(spark, nq, nc, args.events, work, f"{name}-n")},
+                args.runs,
+            )
+            c, n = args.events / median(times["changelog"]), args.events / median(times["native"])
+            print(f"| {name} | {c:,.0f} | {n:,.0f} | {c / n:.2f} | {what} |", flush=True)
+        else:
+            times = measure(spark, {"q": nexmark_runner(spark, int(name[1:]), args.events, work)}, args.runs)
+            print(f"| {name} | {args.events / median(times['q']):,.0f} | | | Nexmark {name} (changelog operators only) |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

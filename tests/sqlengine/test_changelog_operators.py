@@ -1,0 +1,372 @@
+"""The changelog operators on their own (plain Python over Arrow, no Spark): fed a random
+changelog in random micro-batches, with their state pickled between batches as the processor
+keeps it, each emits a well-formed changelog (it never takes back a row it did not emit) whose
+final table is what the operator computes from scratch over the final input. Plus the cases
+Flink's documentation spells out: the exact changes of an update, the ranks of RANK and
+DENSE_RANK, NULL ordering, padded rows of outer joins, TTL."""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+from collections import Counter
+from typing import Any
+
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sqlengine.changelog.aggregate import AggCallSpec, GroupAggregate
+from sqlengine.changelog.dedup import Deduplicate
+from sqlengine.changelog.join import ANTI, FULL, INNER, LEFT, SEMI, Join
+from sqlengine.changelog.kinds import DELETE, INSERT, SIGN, UPDATE_AFTER, UPDATE_BEFORE
+from sqlengine.changelog.operator import KIND_FIELD, Operator
+from sqlengine.changelog.topn import APPEND_FAST, DENSE_RANK, RANK, RETRACT, ROW_NUMBER, TopN
+from sqlengine.changelog.values import Typing
+
+KINDS = {INSERT: "+I", UPDATE_BEFORE: "-U", UPDATE_AFTER: "+U", DELETE: "-D"}
+
+
+def table(fields: list[tuple[str, pa.DataType]], changes: list[tuple[int, tuple[Any, ...]]]) -> pa.Table:
+    schema = pa.schema([KIND_FIELD, *(pa.field(n, t) for n, t in fields)])
+    cols = list(zip(*[(k, *row) for k, row in changes], strict=True)) if changes else [()] * len(schema)
+    return pa.Table.from_arrays([pa.array(list(c), f.type) for c, f in zip(cols, schema, strict=True)], schema=schema)
+
+
+def out_schema(fields: list[tuple[str, pa.DataType]]) -> pa.Schema:
+    return pa.schema([KIND_FIELD, *(pa.field(n, t) for n, t in fields)])
+
+
+def run(op: Operator, batches: list[list[pa.Table | None]], now_ms: int = 0) -> list[tuple[str, tuple[Any, ...]]]:
+    """The operator's changes over ``batches`` (per batch, per input), state pickled in between."""
+    blob = pickle.dumps(op.new_state())
+    out: list[tuple[str, tuple[Any, ...]]] = []
+    for inputs in batches:
+        state = pickle.loads(blob)
+        changes = op.apply(state, inputs, now_ms)
+        # what reaches Spark: the changes as Arrow, in the operator's output schema
+        t = changes.table(op.out_schema)
+        for row in t.to_pylist():
+            values = list(row.values())
+            out.append((KINDS[values[0]], tuple(values[1:])))
+        blob = pickle.dumps(state)
+    return out
+
+
+def apply_changelog(changes: list[tuple[str, tuple[Any, ...]]]) -> Counter[tuple[Any, ...]]:
+    """The table a changelog ends in; a retraction of a row not in the table fails the test."""
+    held: Counter[tuple[Any, ...]] = Counter()
+    for kind, row in changes:
+        if kind in ("+I", "+U"):
+            held[row] += 1
+        else:
+            assert held[row] > 0, f"{kind}{row} takes back a row the table does not hold"
+            held[row] -= 1
+            if not held[row]:
+                del held[row]
+    return held
+
+
+# -- random changelogs -----------------------------------------------------------------------------
+
+rows_ = st.tuples(st.sampled_from(["a", "b", "c", None]), st.one_of(st.none(), st.integers(-5, 5)))
+
+
+@st.composite
+def changelogs(draw: Any, rows: Any = rows_, max_size: int = 30) -> list[tuple[int, tuple[Any, ...]]]:
+    """A valid changelog: insertions, and retractions (as -U/+U pairs or -D) of rows it holds."""
+    out: list[tuple[int, tuple[Any, ...]]] = []
+    held: list[tuple[Any, ...]] = []
+    for _ in range(draw(st.integers(0, max_size))):
+        action = draw(st.sampled_from(["insert", "insert", "delete", "update"]))
+        if action == "insert" or not held:
+            row = draw(rows)
+            held.append(row)
+            out.append((INSERT, row))
+        else:
+            row = held.pop(draw(st.integers(0, len(held) - 1)))
+            if action == "delete":
+                out.append((DELETE, row))
+            else:
+                new = draw(rows)
+                held.append(new)
+                out += [(UPDATE_BEFORE, row), (UPDATE_AFTER, new)]
+    return out
+
+
+def final(changes: list[tuple[int, tuple[Any, ...]]]) -> list[tuple[Any, ...]]:
+    held: Counter[tuple[Any, ...]] = Counter()
+    for kind, row in changes:
+        held[row] += SIGN[kind]
+    return list(held.elements())
+
+
+def split(draw: Any, changes: list[Any]) -> list[list[Any]]:
+    cuts = sorted(draw(st.lists(st.integers(0, len(changes)), max_size=5)))
+    bounds = [0, *cuts, len(changes)]
+    return [changes[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+FIELDS = [("k", pa.string()), ("v", pa.int64())]
+
+
+# -- group aggregation --------------------------------------------------------------------------------
+
+
+def aggregate() -> GroupAggregate:
+    calls = [
+        AggCallSpec("COUNT", star=True, args=0),
+        AggCallSpec("COUNT"),
+        AggCallSpec("SUM", typing=Typing("long")),
+        AggCallSpec("MIN"),
+        AggCallSpec("MAX"),
+    ]
+    out = out_schema([("k", pa.string()), ("n", pa.int64()), ("nv", pa.int64()), ("s", pa.int64()), ("lo", pa.int64()), ("hi", pa.int64())])
+    return GroupAggregate(1, calls, [None, pa.int64(), pa.int64(), pa.int64(), pa.int64()], retracting=True, out_schema=out)
+
+
+def expected_aggregate(rows: list[tuple[Any, ...]]) -> Counter[tuple[Any, ...]]:
+    groups: dict[Any, list[Any]] = {}
+    for k, v in rows:
+        groups.setdefault(k, []).append(v)
+    out: Counter[tuple[Any, ...]] = Counter()
+    for k, vs in groups.items():
+        nn = [v for v in vs if v is not None]
+        out[(k, len(vs), len(nn), sum(nn) if nn else None, min(nn, default=None), max(nn, default=None))] += 1
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_an_aggregation_over_any_changelog_ends_in_the_aggregation_of_its_final_table(data: Any) -> None:
+    changes = data.draw(changelogs())
+    op = aggregate()
+    # the input arrives in micro-batches; the operator's own input is the aggregation's arguments
+    op_fields = [("k", pa.string()), ("a", pa.int64()), ("b", pa.int64()), ("c", pa.int64()), ("d", pa.int64())]
+    batches = [[table(op_fields, [(k, (r[0], r[1], r[1], r[1], r[1])) for k, r in part])] for part in split(data.draw, changes)]
+    assert apply_changelog(run(op, batches)) == expected_aggregate(final(changes))
+
+
+def test_an_update_of_a_group_is_a_minus_u_then_a_plus_u_and_its_last_row_gone_a_minus_d() -> None:
+    op = aggregate()
+    f = [("k", pa.string()), ("a", pa.int64()), ("b", pa.int64()), ("c", pa.int64()), ("d", pa.int64())]
+    out = run(
+        op,
+        [
+            [table(f, [(INSERT, ("a", 1, 1, 1, 1))])],
+            [table(f, [(INSERT, ("a", 4, 4, 4, 4))])],
+            [table(f, [(DELETE, ("a", 1, 1, 1, 1)), (DELETE, ("a", 4, 4, 4, 4))])],
+        ],
+    )
+    assert out == [
+        ("+I", ("a", 1, 1, 1, 1, 1)),
+        ("-U", ("a", 1, 1, 1, 1, 1)),
+        ("+U", ("a", 2, 2, 5, 1, 4)),
+        ("-D", ("a", 2, 2, 5, 1, 4)),
+    ]
+
+
+def test_a_batch_that_leaves_a_group_as_it_was_emits_nothing_for_it() -> None:
+    op = aggregate()
+    f = [("k", pa.string()), ("a", pa.int64()), ("b", pa.int64()), ("c", pa.int64()), ("d", pa.int64())]
+    row = ("a", 3, 3, 3, 3)
+    out = run(op, [[table(f, [(INSERT, row)])], [table(f, [(UPDATE_BEFORE, row), (UPDATE_AFTER, row)])]])
+    assert out == [("+I", ("a", 1, 1, 3, 3, 3))]
+
+
+def test_a_sum_of_bigints_wraps_as_the_batch_engine_does() -> None:
+    out = out_schema([("k", pa.string()), ("s", pa.int64())])
+    op = GroupAggregate(1, [AggCallSpec("SUM", typing=Typing("long"))], [pa.int64()], retracting=False, out_schema=out)
+    f = [("k", pa.string()), ("v", pa.int64())]
+    got = run(op, [[table(f, [(INSERT, ("a", 2**63 - 1)), (INSERT, ("a", 1))])]])
+    assert got == [("+I", ("a", -(2**63)))]
+
+
+def test_state_ttl_forgets_an_idle_group_without_a_retraction() -> None:
+    out = out_schema([("k", pa.string()), ("n", pa.int64())])
+    op = GroupAggregate(1, [AggCallSpec("COUNT", star=True, args=0)], [None], retracting=False, out_schema=out, ttl_ms=1000)
+    f = [("k", pa.string())]
+    state = op.new_state()
+    first = op.apply(state, [table(f, [(INSERT, ("a",))])], now_ms=0)
+    again = op.apply(state, [table(f, [(INSERT, ("a",))])], now_ms=500)
+    later = op.apply(state, [table(f, [(INSERT, ("b",))])], now_ms=1600)  # a: idle 1100 ms, expired
+    back = op.apply(state, [table(f, [(INSERT, ("a",))])], now_ms=1700)
+    assert list(first.rows) == [("a", 1)]
+    assert again.rows == [("a", 1), ("a", 2)]
+    assert later.rows == [("b", 1)]
+    assert back.kinds == [INSERT] and back.rows == [("a", 1)]  # counted from zero again
+    assert op.size(state) == (2, 2)
+
+
+# -- Top-N ---------------------------------------------------------------------------------------------
+
+
+def topn(n: int, function: str = ROW_NUMBER, *, rank: bool = False, strategy: str = RETRACT) -> TopN:
+    fields = [("k", pa.string()), ("v", pa.int64())]
+    if rank:
+        fields.append(("rk", pa.int64()))
+    return TopN(
+        [0], [(1, True)], [pa.string(), pa.int64()], n, out_schema(fields),
+        function=function, rank_position=2 if rank else None, strategy=strategy,
+    )  # fmt: skip
+
+
+def expected_topn(rows: list[tuple[Any, ...]], n: int, function: str) -> Counter[tuple[Any, ...]]:
+    """Rows ranked by v descending, NULLs last (Flink), per k; the ranks of RANK/DENSE_RANK."""
+    out: Counter[tuple[Any, ...]] = Counter()
+    for k in {r[0] for r in rows}:
+        part = sorted((r for r in rows if r[0] == k), key=lambda r: (r[1] is None, -(r[1] or 0)))
+        values = [r[1] for r in part]
+        for _i, r in enumerate(part):
+            if function == RANK:
+                rk = values.index(r[1]) + 1
+            else:
+                rk = len(dict.fromkeys(values[: values.index(r[1]) + 1]))
+            if rk <= n:
+                out[(*r, rk)] += 1
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data(), st.integers(1, 3))
+def test_top_n_over_any_changelog_ends_in_the_top_n_of_its_final_table(data: Any, n: int) -> None:
+    changes = data.draw(changelogs())
+    got = apply_changelog(run(topn(n), [[table(FIELDS, part)] for part in split(data.draw, changes)]))
+    rows = final(changes)
+    # ties may be broken either way: compare per partition the multiset of order values kept
+    want: Counter[tuple[Any, ...]] = Counter()
+    for k in {r[0] for r in rows}:
+        part = sorted((r for r in rows if r[0] == k), key=lambda r: (r[1] is None, -(r[1] or 0)))
+        want.update(part[:n])
+    assert Counter((r[0], r[1]) for r in got.elements()) == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data(), st.sampled_from([RANK, DENSE_RANK]), st.integers(1, 3))
+def test_rank_and_dense_rank_over_any_changelog_end_with_their_batch_ranks(data: Any, function: str, n: int) -> None:
+    changes = data.draw(changelogs())
+    op = topn(n, function, rank=True)
+    got = apply_changelog(run(op, [[table(FIELDS, part)] for part in split(data.draw, changes)]))
+    assert got == expected_topn(final(changes), n, function)
+
+
+def test_a_new_leader_moves_the_others_down_one_rank_each() -> None:
+    op = topn(2, rank=True, strategy=APPEND_FAST)
+    out = run(op, [[table(FIELDS, [(INSERT, ("a", 5)), (INSERT, ("a", 3))])], [table(FIELDS, [(INSERT, ("a", 9))])]])
+    assert out == [
+        ("+I", ("a", 5, 1)),
+        ("+I", ("a", 3, 2)),
+        ("-U", ("a", 5, 1)),
+        ("+U", ("a", 9, 1)),
+        ("-U", ("a", 3, 2)),
+        ("+U", ("a", 5, 2)),
+    ]
+
+
+def test_without_the_rank_number_a_row_pushed_out_is_deleted_and_the_newcomer_inserted() -> None:
+    op = topn(2, strategy=APPEND_FAST)
+    out = run(op, [[table(FIELDS, [(INSERT, ("a", 5)), (INSERT, ("a", 3))])], [table(FIELDS, [(INSERT, ("a", 9))])]])
+    assert out[2:] == [("+I", ("a", 9)), ("-D", ("a", 3))]
+
+
+def test_descending_order_puts_nulls_last_as_flink_does() -> None:
+    op = topn(2)
+    out = run(op, [[table(FIELDS, [(INSERT, ("a", None)), (INSERT, ("a", -1)), (INSERT, ("a", 4))])]])
+    assert sorted(row for _, row in out) == [("a", -1), ("a", 4)]
+
+
+def test_a_retraction_from_the_top_brings_back_the_next_row() -> None:
+    op = topn(1)
+    out = run(op, [[table(FIELDS, [(INSERT, ("a", 5)), (INSERT, ("a", 3))])], [table(FIELDS, [(DELETE, ("a", 5))])]])
+    assert out == [("+I", ("a", 5)), ("+I", ("a", 3)), ("-D", ("a", 5))]
+
+
+# -- deduplication --------------------------------------------------------------------------------------
+
+
+def test_keep_first_on_event_time_replaces_its_row_when_an_earlier_one_arrives() -> None:
+    op = Deduplicate([0], 1, [pa.string(), pa.int64()], out_schema(FIELDS), keep_last=False, on_proctime=False)
+    out = run(op, [[table(FIELDS, [(INSERT, ("a", 5))])], [table(FIELDS, [(INSERT, ("a", 7)), (INSERT, ("a", 2))])]])
+    assert out == [("+I", ("a", 5)), ("-U", ("a", 5)), ("+U", ("a", 2))]
+
+
+def test_keep_last_on_event_time_keeps_the_latest_whatever_the_arrival_order() -> None:
+    op = Deduplicate([0], 1, [pa.string(), pa.int64()], out_schema(FIELDS), keep_last=True, on_proctime=False)
+    out = run(op, [[table(FIELDS, [(INSERT, ("a", 5)), (INSERT, ("b", 1))])], [table(FIELDS, [(INSERT, ("a", 3)), (INSERT, ("a", 8))])]])
+    assert apply_changelog(out) == Counter({("a", 8): 1, ("b", 1): 1})
+    assert out[2:] == [("-U", ("a", 5)), ("+U", ("a", 8))]
+
+
+# -- joins -----------------------------------------------------------------------------------------------
+
+L = [("k", pa.string()), ("v", pa.int64())]
+R = [("k2", pa.string()), ("w", pa.int64())]
+
+
+def join(kind: str) -> Join:
+    fields = L if kind in (SEMI, ANTI) else [*L, *R]
+    return Join(kind, [0], [0], 2, 2, out_schema(fields))
+
+
+def expected_join(kind: str, left: list[tuple[Any, ...]], right: list[tuple[Any, ...]]) -> Counter[tuple[Any, ...]]:
+    out: Counter[tuple[Any, ...]] = Counter()
+
+    def match(lrow: tuple[Any, ...], rrow: tuple[Any, ...]) -> bool:
+        return lrow[0] is not None and lrow[0] == rrow[0]
+
+    for lrow in left:
+        matches = [r for r in right if match(lrow, r)]
+        if (kind == SEMI and matches) or (kind == ANTI and not matches):
+            out[lrow] += 1
+        elif kind in (INNER, LEFT, FULL):
+            for r in matches:
+                out[(*lrow, *r)] += 1
+            if not matches and kind != INNER:
+                out[(*lrow, None, None)] += 1
+    if kind == FULL:
+        for r in right:
+            if not any(match(lrow, r) for lrow in left):
+                out[(None, None, *r)] += 1
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data(), st.sampled_from([INNER, LEFT, FULL, SEMI, ANTI]))
+def test_a_join_of_any_two_changelogs_ends_in_the_join_of_their_final_tables(data: Any, kind: str) -> None:
+    left, right = data.draw(changelogs(max_size=15)), data.draw(changelogs(max_size=15))
+    lparts, rparts = split(data.draw, left), split(data.draw, right)
+    batches: list[list[pa.Table | None]] = []
+    for i in range(max(len(lparts), len(rparts))):
+        lt = table(L, lparts[i]) if i < len(lparts) else None
+        rt = table(R, rparts[i]) if i < len(rparts) else None
+        batches.append([lt, rt])
+    got = apply_changelog(run(join(kind), batches))
+    assert got == expected_join(kind, final(left), final(right))
+
+
+def test_a_left_row_is_padded_until_its_first_match_and_again_after_its_last() -> None:
+    out = run(
+        join(LEFT),
+        [
+            [table(L, [(INSERT, ("a", 1))]), None],
+            [None, table(R, [(INSERT, ("a", 10))])],
+            [None, table(R, [(DELETE, ("a", 10))])],
+        ],
+    )
+    assert out == [
+        ("+I", ("a", 1, None, None)),
+        ("-D", ("a", 1, None, None)),
+        ("+I", ("a", 1, "a", 10)),
+        ("-D", ("a", 1, "a", 10)),
+        ("+I", ("a", 1, None, None)),
+    ]
+
+
+def test_changes_that_cancel_within_a_batch_are_not_emitted() -> None:
+    out = run(join(LEFT), [[table(L, [(INSERT, ("a", 1))]), table(R, [(INSERT, ("a", 10))])]])
+    assert out == [("+I", ("a", 1, "a", 10))]
+
+
+def test_a_null_key_matches_nothing() -> None:
+    out = run(join(INNER), [[table(L, [(INSERT, (None, 1))]), table(R, [(INSERT, (None, 10))])]])
+    assert out == []
