@@ -78,6 +78,11 @@ def _num(v: object) -> float:
         return 0.0
 
 
+# a changelog operator keeps its state per bucket of keys (sqlengine.changelog.processor): Spark
+# counts buckets, not keys, so its rows are shown as buckets
+CHANGELOG_STATE = {"transformWithStateInPandasExec": "changelog operator (rows = buckets of keys)"}
+
+
 def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -> Snapshot:
     """From a pyspark StreamingQueryProgress (or its json dict)."""
     data: dict[str, Any] = p if isinstance(p, dict) else json.loads(p.json)
@@ -85,7 +90,7 @@ def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -
     for op in data.get("stateOperators") or []:
         ops.append(
             OperatorState(
-                name=op.get("operatorName") or "state",
+                name=CHANGELOG_STATE.get(op.get("operatorName") or "", op.get("operatorName") or "state"),
                 rows=int(op.get("numRowsTotal") or 0),
                 bytes=int(op.get("memoryUsedBytes") or 0),
                 dropped_late=int(op.get("numRowsDroppedByWatermark") or 0),

@@ -109,7 +109,7 @@ def freezer(t: pa.DataType) -> Callable[[Any], Any] | None:
     return None
 
 
-class _FrozenStruct(tuple):  # type: ignore[type-arg]  # a tuple of (name, value) pairs
+class _FrozenStruct(tuple[tuple[str, Any], ...]):
     """A struct value made hashable; Arrow reads it back as a dict."""
 
 

@@ -370,3 +370,12 @@ def test_changes_that_cancel_within_a_batch_are_not_emitted() -> None:
 def test_a_null_key_matches_nothing() -> None:
     out = run(join(INNER), [[table(L, [(INSERT, (None, 1))]), table(R, [(INSERT, (None, 10))])]])
     assert out == []
+
+
+def test_spark_s_count_of_a_changelog_operator_s_state_is_shown_as_buckets() -> None:
+    """Spark counts the state rows of transformWithState: one per bucket of keys, not one per
+    key. Shown as such, never as keys."""
+    from sqlengine.progress import from_progress
+
+    snap = from_progress("q", {"stateOperators": [{"operatorName": "transformWithStateInPandasExec", "numRowsTotal": 64}]})
+    assert [(o.name, o.rows) for o in snap.operators] == [("changelog operator (rows = buckets of keys)", 64)]
