@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
 from statistics import median
 
@@ -25,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from nexmark import FIXTURES, _ddl, _session, _variables  # noqa: E402
+from nexmark import _session, sqlengine_runner, statements_runner  # noqa: E402
 
 SINK = "CREATE TABLE discard ({columns}) WITH ('connector' = 'blackhole')"
 
@@ -65,42 +64,8 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
 
 
 def runner(spark, query: str, columns: str, events: int, work: Path, tag: str):
-    from planner.script import parse_script
-    from sqlengine.engine import Engine
-
-    def once(i: int) -> float:
-        engine = Engine(home=work / f"home-{tag}-{i}", spark=spark, variables=_variables(events, 10_000))
-        for stmt in parse_script(_ddl(events, 10_000) + SINK.format(columns=columns) + ";").statements:
-            engine.plan(stmt)
-        t0 = time.perf_counter()
-        job = engine.start(engine.plan(parse_script(f"INSERT INTO discard {query};").statements[0]))
-        job.wait()
-        seconds = time.perf_counter() - t0
-        if job.error_detail is not None:
-            raise RuntimeError(str(job.error_detail).splitlines()[0])
-        return seconds
-
-    return once
-
-
-def nexmark_runner(spark, number: int, events: int, work: Path):
-    from planner.script import parse_script
-    from sqlengine.engine import Engine
-
-    statements = parse_script((FIXTURES / f"q{number}.sql").read_text()).statements
-
-    def once(i: int) -> float:
-        engine = Engine(home=work / f"home-q{number}-{i}", spark=spark, variables=_variables(events, 10_000))
-        for stmt in parse_script(_ddl(events, 10_000)).statements + statements[:-1]:
-            engine.plan(stmt)
-        t0 = time.perf_counter()
-        job = engine.start(engine.plan(statements[-1]))
-        job.wait()
-        if job.error_detail is not None:
-            raise RuntimeError(str(job.error_detail).splitlines()[0])
-        return time.perf_counter() - t0
-
-    return once
+    script = f"{SINK.format(columns=columns)};\nINSERT INTO discard {query};"
+    return statements_runner(spark, script, events, 10_000, work / tag)
 
 
 def measure(spark, variants: dict, runs: int) -> dict[str, list[float]]:
@@ -144,7 +109,7 @@ def main() -> None:
             c, n = args.events / median(times["changelog"]), args.events / median(times["native"])
             print(f"| {name} | {c:,.0f} | {n:,.0f} | {c / n:.2f} | {what} |", flush=True)
         else:
-            times = measure(spark, {"q": nexmark_runner(spark, int(name[1:]), args.events, work)}, args.runs)
+            times = measure(spark, {"q": sqlengine_runner(spark, name, args.events, 10_000, work / name)}, args.runs)
             print(f"| {name} | {args.events / median(times['q']):,.0f} | | | Nexmark {name} (changelog operators only) |", flush=True)
 
 

@@ -89,10 +89,16 @@ def _ddl(events: int, tps: int) -> str:
 
 def sqlengine_runner(spark, query: str, events: int, tps: int, work: Path):
     """``once(i)``: run the query through sqlengine over a new checkpoint; its wall time."""
+    return statements_runner(spark, (FIXTURES / f"{query}.sql").read_text(), events, tps, work)
+
+
+def statements_runner(spark, script: str, events: int, tps: int, work: Path):
+    """``once(i)``: the Nexmark DDL and ``script`` (its last statement the job) through sqlengine
+    over a new home and checkpoint; the job's wall time."""
     from planner.script import parse_script
     from sqlengine.engine import Engine
 
-    statements = parse_script((FIXTURES / f"{query}.sql").read_text()).statements
+    statements = parse_script(script).statements
 
     def once(i: int) -> float:
         engine = Engine(home=work / f"home{i}", spark=spark, variables=_variables(events, tps))

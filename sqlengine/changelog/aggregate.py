@@ -276,6 +276,5 @@ class GroupAggregate(Operator):
             if expiry is not None:
                 expiry.touch(key, now_ms)
         if expiry is not None:
-            for key in expiry.expire(now_ms):
-                groups.pop(key, None)
+            expiry.drop_expired(groups, now_ms)
         return out

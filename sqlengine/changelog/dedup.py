@@ -101,6 +101,5 @@ class Deduplicate(Operator):
             if expiry is not None and (before is None or after is not before):
                 expiry.touch(k, now_ms)
         if expiry is not None:
-            for k in expiry.expire(now_ms):
-                kept.pop(k, None)
+            expiry.drop_expired(kept, now_ms)
         return out

@@ -79,6 +79,11 @@ class Expiry:
             del self.written[key]
         return out
 
+    def drop_expired(self, entries: dict[Any, Any], now_ms: int) -> None:
+        """Remove from ``entries`` (keyed as this expiry is) the keys whose time is up."""
+        for key in self.expire(now_ms):
+            entries.pop(key, None)
+
 
 class Operator(ABC):
     """One changelog operator's logic. Built in the driver from the plan, pickled into Spark's

@@ -201,8 +201,7 @@ class TopN(Operator):
             elif expiry is not None:
                 expiry.touch(pkey, now_ms)
         if expiry is not None:
-            for pkey in expiry.expire(now_ms):
-                parts.pop(pkey, None)
+            expiry.drop_expired(parts, now_ms)
         return out
 
 
