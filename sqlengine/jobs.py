@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlengine.end_of_input import EndOfInput
-from sqlengine.progress import Snapshot, from_progress
+from sqlengine.progress import ChangelogKeys, Snapshot, from_progress
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -103,6 +103,7 @@ class Job:
     _thread: threading.Thread | None = field(default=None, repr=False)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _seen_batches: set[tuple[str, int, str]] = field(default_factory=set, repr=False)
+    _changelog_keys: ChangelogKeys = field(default_factory=ChangelogKeys, repr=False)
 
     @property
     def ends_by_itself(self) -> bool:
@@ -219,6 +220,7 @@ class JobManager:
             if key in job._seen_batches:
                 continue
             job._seen_batches.add(key)
+            snap = job._changelog_keys.apply(snap)
             job.history.append(snap)
             if job.log_path is not None:
                 with open(job.log_path, "a") as fh:

@@ -4,7 +4,7 @@ operator's rows and bytes (from Spark's StreamingQueryProgress)."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -79,8 +79,44 @@ def _num(v: object) -> float:
 
 
 # a changelog operator keeps its state per bucket of keys (sqlengine.changelog.processor): Spark
-# counts buckets, not keys, so its rows are shown as buckets
-CHANGELOG_STATE = {"transformWithStateInPandasExec": "changelog operator (rows = buckets of keys)"}
+# counts buckets, not keys, so its rows are shown as buckets until its own count arrives
+BUCKETS = "changelog operator (rows = buckets of keys)"
+KEYS = "changelog operator (rows = keys)"
+CHANGELOG_STATE = {"transformWithStateInPandasExec": BUCKETS}
+# the observed metric (+ node id) by which a changelog operator reports the keys it gained per
+# micro-batch
+CHANGELOG_METRIC = "changelog-"
+
+
+@dataclass
+class ChangelogKeys:
+    """How many keys each changelog operator of a job keeps: each micro-batch reports what it
+    gained (an observed metric per operator); the running sums replace Spark's count of buckets.
+    Spark lists state operators top-down, as node ids (pre-order) run, so the operators are
+    paired in that order. A job resumed from its checkpoint counts from zero again."""
+
+    totals: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    def apply(self, snap: Snapshot) -> Snapshot:
+        gained = sorted(
+            (int(name[len(CHANGELOG_METRIC) :]), value)
+            for name, value in snap.metrics.items()
+            if name.startswith(CHANGELOG_METRIC) and name[len(CHANGELOG_METRIC) :].isdigit()
+        )
+        for node_id, value in gained:
+            key = (snap.query, node_id)
+            self.totals[key] = self.totals.get(key, 0) + int(_num(value))
+        # a batch without the metric (no data) keeps the counts
+        counts = [n for (query, _), n in sorted(self.totals.items()) if query == snap.query]
+        if not counts:
+            return snap
+        left = iter(counts)
+        operators = []
+        for op in snap.operators:
+            count = next(left, None) if op.name == BUCKETS else None
+            operators.append(replace(op, name=KEYS, rows=count) if count is not None else op)
+        metrics = {k: v for k, v in snap.metrics.items() if not k.startswith(CHANGELOG_METRIC)}
+        return replace(snap, operators=tuple(operators), metrics=metrics)
 
 
 def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -> Snapshot:
@@ -98,6 +134,8 @@ def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -
         )
     metrics = {}
     for name, row in (data.get("observedMetrics") or {}).items():
+        if hasattr(row, "asDict"):  # a pyspark Row (the progress object is a dict in pyspark 4)
+            row = row.asDict()
         if isinstance(row, dict):
             metrics.update({f"{name}.{k}" if len(row) > 1 else name: v for k, v in row.items()})
         else:

@@ -209,6 +209,9 @@ class GroupAggregate(Operator):
     def is_empty(self, state: Any) -> bool:
         return not state["groups"]
 
+    def key_count(self, state: Any) -> int:
+        return len(state["groups"])
+
     def size(self, state: Any) -> tuple[int, int]:
         return len(state["groups"]), len(state["groups"])
 

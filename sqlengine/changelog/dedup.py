@@ -57,6 +57,9 @@ class Deduplicate(Operator):
     def is_empty(self, state: Any) -> bool:
         return not state["kept"]
 
+    def key_count(self, state: Any) -> int:
+        return len(state["kept"])
+
     def size(self, state: Any) -> tuple[int, int]:
         return len(state["kept"]), len(state["kept"])
 

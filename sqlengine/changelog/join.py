@@ -68,6 +68,9 @@ class Join(Operator):
     def is_empty(self, state: Any) -> bool:
         return not state["sides"][0] and not state["sides"][1]
 
+    def key_count(self, state: Any) -> int:
+        return sum(len(side) for side in state["sides"])  # join keys held, per side
+
     def size(self, state: Any) -> tuple[int, int]:
         keys = sum(len(side) for side in state["sides"])
         rows = sum(len(rows) for side in state["sides"] for rows in side.values())

@@ -110,5 +110,9 @@ class Operator(ABC):
         """Whether the bucket keeps nothing (its state is then cleared from the store)."""
 
     @abstractmethod
+    def key_count(self, state: Any) -> int:
+        """How many keys the bucket keeps (at no cost: it is reported every micro-batch)."""
+
+    @abstractmethod
     def size(self, state: Any) -> tuple[int, int]:
         """What the bucket keeps: (keys, rows), for the state measurements."""

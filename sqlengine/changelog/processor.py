@@ -61,14 +61,17 @@ class BucketProcessor(StatefulProcessor):
                 inputs[side] = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
         got = self.store.get()
         state = load(got[0]) if got is not None else op.new_state()
+        keys_before = op.key_count(state)
         changes = op.apply(state, inputs, int(time.time() * 1000))
         if op.is_empty(state):
             if got is not None:
                 self.store.clear()
         else:
             self.store.update((dump(state),))
-        if changes:
-            yield pd.DataFrame({"blob": [to_blob(changes.table(op.out_schema))]})
+        gained = op.key_count(state) - keys_before  # summed per operator into the job's progress
+        if changes or gained:
+            blob = to_blob(changes.table(op.out_schema)) if changes else None
+            yield pd.DataFrame({"blob": [blob], "keys": [gained]})
 
     def close(self) -> None:
         pass

@@ -73,6 +73,9 @@ class TopN(Operator):
     def is_empty(self, state: Any) -> bool:
         return not state["parts"]
 
+    def key_count(self, state: Any) -> int:
+        return len(state["parts"])
+
     def size(self, state: Any) -> tuple[int, int]:
         parts = state["parts"]
         return len(parts), sum(len(p[0]) for p in parts.values())

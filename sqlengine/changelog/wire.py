@@ -20,7 +20,7 @@ import pyarrow as pa
 
 BUCKET = "b"  # the bucket column of the packed input
 PACKED = "b INT, part INT, seq INT, blob BINARY"  # + "side" (which input) once the inputs are unioned
-OUT = "blob BINARY"
+OUT = "blob BINARY, keys LONG"  # the changes, and how many keys the bucket gained (or lost)
 
 
 def to_blob(table: pa.Table | pa.RecordBatch) -> bytes:

@@ -70,10 +70,17 @@ def _run(t: Translator, node: Node, packed: DataFrame, op: Operator, out: Struct
     from sqlengine.changelog.wire import OUT, unpack
 
     t.changelog_operators += 1
+    from pyspark.sql import functions as F
+
+    from sqlengine.progress import CHANGELOG_METRIC
+
     changes = packed.groupBy("b").transformWithStateInPandas(
         statefulProcessor=BucketProcessor(op), outputStructType=OUT, outputMode="Append", timeMode="None"
     )
-    return changes.mapInArrow(unpack, out)
+    # Spark counts this operator's state in buckets; the keys it gained per micro-batch reach the
+    # job's progress as an observed metric (sqlengine.progress.ChangelogKeys sums them)
+    observed = changes.observe(f"{CHANGELOG_METRIC}{node.node_id}", F.coalesce(F.sum("keys"), F.lit(0)).alias("keys"))
+    return observed.mapInArrow(unpack, out)
 
 
 def _out_schema(t: Translator, kind: str, fields: list[tuple[str, DataType]]) -> StructType:

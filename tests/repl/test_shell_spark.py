@@ -168,6 +168,9 @@ def test_a_query_that_retracts_runs_and_its_job_says_which_operators_are_changel
     section = out.split("  operators:", 1)[1].split("  latest progress:", 1)[0]
     runs = [ln.strip() for ln in section.splitlines() if ln.startswith("    GroupAggregate")]
     assert len(runs) == 2 and any("changelog operator (" in ln for ln in runs), out
+    # the keys each keeps, not Spark's buckets: one count (10 bids each), three items
+    measured = [ln.strip() for ln in out.split("state per operator", 1)[1].splitlines() if "rows = keys" in ln]
+    assert [ln.split("): ", 1)[1].split(" rows")[0] for ln in measured] == ["1", "3"], out
 
 
 def test_leaving_with_jobs_running_asks_then_stops_them(spark_engine, shell_of, data, tmp_path):

@@ -379,3 +379,23 @@ def test_spark_s_count_of_a_changelog_operator_s_state_is_shown_as_buckets() -> 
 
     snap = from_progress("q", {"stateOperators": [{"operatorName": "transformWithStateInPandasExec", "numRowsTotal": 64}]})
     assert [(o.name, o.rows) for o in snap.operators] == [("changelog operator (rows = buckets of keys)", 64)]
+
+
+def test_the_keys_a_changelog_operator_gained_per_batch_add_up_to_what_it_keeps() -> None:
+    """Each micro-batch reports the keys each changelog operator gained (an observed metric per
+    node id); summed, they replace Spark's count of buckets, paired top-down (node id order)."""
+    from sqlengine.progress import KEYS, ChangelogKeys, from_progress
+
+    tws = {"operatorName": "transformWithStateInPandasExec", "numRowsTotal": 3}
+    native = {"operatorName": "stateStoreSave", "numRowsTotal": 7}
+    counter = ChangelogKeys()
+
+    def batch(n: int, gained: dict[str, int]):
+        progress = {"batchId": n, "stateOperators": [tws, native, tws], "observedMetrics": {k: {"keys": v} for k, v in gained.items()}}
+        return counter.apply(from_progress("q", progress))
+
+    batch(0, {"changelog-4": 10, "changelog-1": 2})
+    snap = batch(1, {"changelog-4": -3, "changelog-1": 1})
+    assert [(o.name, o.rows) for o in snap.operators] == [(KEYS, 3), ("stateStoreSave", 7), (KEYS, 7)]
+    assert snap.metrics == {}
+    assert [o.rows for o in batch(2, {}).operators] == [3, 7, 7]  # a batch without data keeps the counts
