@@ -19,8 +19,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from planner.analysis import Analysis
 from planner.logical.operators import Deduplicate, GroupAggregate, Join, Node, TopN, WindowAggregate
 from planner.script import parse_script
+from sqlengine.progress import BUCKETS, KEYS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "nexmark"
 NO_EVIDENCE = "no evidence"
@@ -136,11 +138,16 @@ def family(kind: str) -> str:
         "symmetricHashJoin": "join",
         "dedupe": "dedup",
         "sessionWindowStateStoreSaveExec": "agg",
+        KEYS: "changelog",  # sqlengine's operators, their state counted in keys
+        BUCKETS: "changelog",
     }.get(kind, kind)
 
 
-def plan_family(node: Node) -> str | None:
+def plan_family(node: Node, analysis: Analysis | None = None) -> str | None:
     """Which Spark state operator a planned operator becomes (None: it keeps no Spark state)."""
+    physical = analysis.physical_of(node) if analysis is not None else None
+    if physical is not None and physical.changelog:
+        return "changelog"
     if not node.stateful:
         return None
     if isinstance(node, Join):
@@ -176,7 +183,7 @@ def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int,
         if measured is None:
             stateful = [(s.node, s) for s in analysis.state]
             planned = [(s.operator, s.verdict.value) for _, s in stateful]
-            measured = Measured(case, planned, families=[plan_family(n) for n, _ in stateful])
+            measured = Measured(case, planned, families=[plan_family(n, analysis) for n, _ in stateful])
         job = engine.start(outcome)
         job.wait()
         if job.status != Status.FINISHED:
