@@ -156,16 +156,10 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
         assert node.limit is not None
         keys, order, n, function, rank_field = (), node.order, node.limit, "ROW_NUMBER", None
     row_types = [_arrow(t, df.schema[c].dataType) for c in in_names]
-    out_names = [f.name for f in node.fields]
-    rank_position = out_names.index(rank_field) if rank_field else None
+    fields, rank_position = _ranked_fields(node, df, in_names, rank_field)
     upstream = t.props[node.input.node_id].changelog
     row_key = [in_names.index(k) for k in upstream.key] if upstream.mode == Mode.UPSERT else []
     kind = t.fresh("kind")
-    fields = [(c, df.schema[c].dataType) for c in in_names]
-    if rank_position is not None:
-        from pyspark.sql.types import LongType
-
-        fields.insert(rank_position, (str(rank_field), LongType()))
     out = _out_schema(t, kind, fields)
     op = Op(
         [in_names.index(k) for k in keys], [(in_names.index(c), desc) for c, desc in order], row_types, n,
@@ -180,6 +174,21 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
     return Rel(result, names, kind=kind)
 
 
+def _ranked_fields(
+    node: Node, df: DataFrame, in_names: list[str], rank_field: str | None
+) -> tuple[list[tuple[str, DataType]], int | None]:
+    """A ranking's output fields: its input's, with the rank number (BIGINT) where the node's
+    fields have it; and that position (None: no rank column)."""
+    from pyspark.sql.types import LongType
+
+    fields: list[tuple[str, DataType]] = [(c, df.schema[c].dataType) for c in in_names]
+    if not rank_field:
+        return fields, None
+    position = [f.name for f in node.fields].index(rank_field)
+    fields.insert(position, (rank_field, LongType()))
+    return fields, position
+
+
 def translate_changelog_dedup(t: Translator, node: Deduplicate) -> Rel:
     """A deduplication of an insert-only input (over changes it is a ranking, as in Flink)."""
     from pyspark.sql import functions as F
@@ -192,13 +201,7 @@ def translate_changelog_dedup(t: Translator, node: Deduplicate) -> Rel:
     df = without_event_time(rel.df)
     in_names = list(rel.columns)
     row_types = [_arrow(t, df.schema[c].dataType) for c in in_names]
-    fields = [(c, df.schema[c].dataType) for c in in_names]
-    out_names = [f.name for f in node.fields]
-    rank_position = out_names.index(node.rank_field) if node.rank_field else None
-    if rank_position is not None:
-        from pyspark.sql.types import LongType
-
-        fields.insert(rank_position, (node.rank_field or "", LongType()))
+    fields, rank_position = _ranked_fields(node, df, in_names, node.rank_field)
     kind = t.fresh("kind")
     out = _out_schema(t, kind, fields)
     op = Op(
