@@ -82,6 +82,21 @@ def unsupported(e: exp.Expr, fields: Sequence[Field]) -> str | None:
     return None
 
 
+def _connective(left: Callable[[Row], Any], right: Callable[[Row], Any], stop: bool) -> Callable[[Row], bool | None]:
+    decided, undecided = stop, not stop  # (`a is stop` would narrow `stop` itself to Any)
+
+    def evaluate(row: Row) -> bool | None:
+        a = left(row)
+        if a is stop:
+            return decided
+        b = right(row)
+        if b is stop:
+            return decided
+        return None if a is None or b is None else undecided
+
+    return evaluate
+
+
 def _interval_ms(node: exp.Interval) -> int | None:
     unit = node.args.get("unit")
     value = node.this
@@ -170,32 +185,9 @@ def compile_expression(e: exp.Expr, names: Sequence[str]) -> Fn:
         if isinstance(node, exp.Not):
             inner = build(node.this)
             return lambda row: None if (v := inner(row)) is None else not v
-        if isinstance(node, exp.And):
-            left, right = build(node.this), build(node.expression)
-
-            def and_(row: Row) -> bool | None:
-                a = left(row)
-                if a is False:
-                    return False
-                b = right(row)
-                if b is False:
-                    return False
-                return None if a is None or b is None else True
-
-            return and_
-        if isinstance(node, exp.Or):
-            left, right = build(node.this), build(node.expression)
-
-            def or_(row: Row) -> bool | None:
-                a = left(row)
-                if a is True:
-                    return True
-                b = right(row)
-                if b is True:
-                    return True
-                return None if a is None or b is None else False
-
-            return or_
+        if isinstance(node, (exp.And, exp.Or)):
+            # three-valued: AND stops at FALSE, OR at TRUE; otherwise NULL if either is NULL
+            return _connective(build(node.this), build(node.expression), stop=isinstance(node, exp.Or))
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
             inner = build(node.this)
             return lambda row: inner(row) is None

@@ -543,11 +543,12 @@ ANALYZERS: dict[type[Node], Callable[[StateAnalyzer, Any], StateInfo]] = {
 def _counts_matches(join: Join, side: int) -> bool:
     """Whether a regular join keeps, with each row of this side, how many rows it matches: the
     side whose rows are padded with NULLs until a match (outer joins), or emitted on the first
-    match and taken back on the last (semi and anti joins)."""
+    match and taken back on the last (semi and anti joins). The changelog join keeps exactly
+    these (``sqlengine.changelog.join.Join.counted``)."""
     kind = join.join_kind
-    if kind in (JoinKind.SEMI, JoinKind.ANTI, JoinKind.FULL):
-        return side == 0 or kind == JoinKind.FULL
-    return (kind == JoinKind.LEFT and side == 0) or (kind == JoinKind.RIGHT and side == 1)
+    if side == 0:
+        return kind in (JoinKind.LEFT, JoinKind.FULL, JoinKind.SEMI, JoinKind.ANTI)
+    return kind in (JoinKind.RIGHT, JoinKind.FULL)
 
 
 def _proctime_window(node: WindowAggregate, w: WindowSpec) -> bool:
