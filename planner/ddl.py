@@ -46,7 +46,13 @@ def _column_from_def(coldef: exp.ColumnDef) -> Column:
             comment = c.this.this
         elif isinstance(c, exp.PrimaryKeyColumnConstraint):
             nullable = False
-    type_text = _sql(coldef.args["kind"]) if coldef.args.get("kind") is not None else None
+    datatype = coldef.args.get("kind")
+    if datatype is not None and datatype.args.get("nullable") is False:
+        # sqlglot folds a column's NOT NULL into its type: it is the column's, not part of the type
+        nullable = False
+        datatype = datatype.copy()
+        datatype.set("nullable", None)
+    type_text = _sql(datatype) if datatype is not None else None
     return Column(
         name=name,
         type=type_text,

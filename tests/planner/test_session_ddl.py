@@ -119,3 +119,15 @@ def test_two_processes_altering_one_table_lose_no_change(tmp_path):
         assert p.wait(150) == 0
     options = Catalog.open(tmp_path).get_table("t").options
     assert {k for k in options if k != "connector"} == {f"{p}{i}" for p in "ab" for i in range(200)}
+
+
+def test_a_not_null_column_is_not_nullable_and_its_type_stays_plain():
+    """sqlglot folds `id BIGINT NOT NULL` into the type; the column keeps it (found binding a
+    query over such a table, which failed on the type text 'BIGINT NOT NULL')."""
+    session = PlannerSession(Catalog.in_memory())
+    script = """CREATE TABLE n (id BIGINT NOT NULL, v ROW<a INT NOT NULL>) WITH ('connector' = 'datagen');
+    DESCRIBE n; SHOW CREATE TABLE n; SELECT id FROM n;"""
+    outcomes = [session.execute(s) for s in parse_script(script).statements]
+    assert [r[:3] for r in outcomes[1].rows] == [("id", "BIGINT", "FALSE"), ("v", "ROW<a INT NOT NULL>", "TRUE")]
+    assert "id BIGINT NOT NULL," in outcomes[2].text
+    assert [f.nullable for f in outcomes[3].plans[0].fields] == [False]

@@ -1,0 +1,102 @@
+"""Writes the conformance suite's input (tests/conformance/data/), once; the files are committed
+and both Flink (make_expected.py) and sqlengine (test_conformance.py) read them.
+
+Three tables, each as a few JSON-lines files in arrival order: each row's time is up to 2 s off
+its place, so rows arrive up to 4 s out of order (the watermark delay is 5 s, so no row is late
+in either engine):
+- bids: who bid how much on which auction, on which channel (NULL prices and channels among them);
+- auctions: each auction's seller, category and reserve;
+- persons: people announced again and again with a new city (keep-last gives an updating table).
+
+    python tests/conformance/make_data.py
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+BASE = dt.datetime(2024, 1, 1)
+FILES = 4  # files per table (sqlengine reads one per micro-batch)
+
+
+def _ts(seconds: float) -> str:
+    return (BASE + dt.timedelta(milliseconds=round(seconds * 1000))).isoformat(sep=" ", timespec="milliseconds")
+
+
+def _disordered(rnd: random.Random, n: int, step: float) -> list[float]:
+    """n distinct times about ``step`` apart, each up to 2 s off its place."""
+    seen: set[float] = set()
+    out = []
+    for i in range(n):
+        t = round(i * step + 2 + rnd.uniform(-2, 2), 3)
+        while t in seen:
+            t = round(t + 0.001, 3)
+        seen.add(t)
+        out.append(t)
+    return out
+
+
+def bids(rnd: random.Random) -> list[dict]:
+    rows = []
+    for i, t in enumerate(_disordered(rnd, 320, 0.4)):
+        rows.append({
+            "ts": _ts(t),
+            "auction": rnd.randint(1, 24),
+            "bidder": rnd.randint(1, 15),
+            "price": None if i % 31 == 7 else rnd.randint(1, 200),
+            "channel": None if i % 23 == 4 else rnd.choice(["app", "web", "web", "partner"]),
+        })
+    return rows
+
+
+def auctions(rnd: random.Random) -> list[dict]:
+    # auctions 1..20 (bids also name 21..24, which no auction announces); 20 is announced twice
+    rows = []
+    ids = list(range(1, 21)) + [20]
+    for i, t in enumerate(_disordered(rnd, len(ids), 6.0)):
+        rows.append({
+            "ts": _ts(t),
+            "id": ids[i],
+            "seller": rnd.randint(1, 6),
+            "category": None if ids[i] == 13 else rnd.randint(1, 4),
+            "reserve": rnd.randint(50, 150),
+        })
+    return rows
+
+
+def persons(rnd: random.Random) -> list[dict]:
+    rows = []
+    for t in _disordered(rnd, 80, 1.6):
+        rows.append({
+            "ts": _ts(t),
+            "id": rnd.randint(1, 15),
+            "name": None,
+            "city": rnd.choice(["Oslo", "Lima", "Pune", "Kyiv", "Oslo"]),
+        })
+    for r in rows:
+        r["name"] = f"p{r['id']}"
+    return rows
+
+
+def write(name: str, rows: list[dict]) -> None:
+    directory = DATA / name
+    directory.mkdir(parents=True, exist_ok=True)
+    size = -(-len(rows) // FILES)
+    for i in range(FILES):
+        with open(directory / f"part-{i}.json", "w") as fh:
+            for r in rows[i * size:(i + 1) * size]:
+                fh.write(json.dumps(r) + "\n")
+
+
+def main() -> None:
+    rnd = random.Random(9)
+    for name, make in (("bids", bids), ("auctions", auctions), ("persons", persons)):
+        write(name, make(rnd))
+
+
+if __name__ == "__main__":
+    main()

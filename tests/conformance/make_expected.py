@@ -1,0 +1,108 @@
+"""Writes the conformance suite's expected results by running each query on Apache Flink 2.3,
+the reference implementation (a local mini-cluster, loopback only). Not run in CI: its output,
+expected/<query>.json, is committed and test_conformance.py compares sqlengine with it.
+
+    python -m venv /tmp/flink && /tmp/flink/bin/pip install apache-flink==2.3.0
+    /tmp/flink/bin/python tests/conformance/make_expected.py [QUERY ...]
+
+Each query runs in Flink's streaming mode, its changelog collected with each row's kind and
+applied (a -U/-D takes back one equal row), and in batch mode; the two final tables must agree
+(else the script stops: the query or its data is not deterministic). Flink reads each table as
+one file, the parts concatenated in order (its file source promises no order across files, and
+reading them out of order would make rows late). Parallelism 1, so watermarks follow that order.
+Written per query: the final rows (sorted), the column names and types, and how many rows of
+each kind Flink's changelog had, so a reader sees which queries update and retract.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from pyflink.common import Configuration, RowKind
+from pyflink.table import EnvironmentSettings, TableEnvironment
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from values import plain, row_key  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+KINDS = {RowKind.INSERT: "+I", RowKind.UPDATE_BEFORE: "-U", RowKind.UPDATE_AFTER: "+U", RowKind.DELETE: "-D"}
+
+
+def one_file_per_table(target: Path) -> Path:
+    for table in sorted(p for p in (HERE / "data").iterdir() if p.is_dir()):
+        (target / table.name).mkdir(parents=True)
+        with open(target / table.name / "all.json", "w") as out:
+            for part in sorted(table.glob("part-*.json")):
+                out.write(part.read_text())
+    return target
+
+
+def environment(streaming: bool, data: Path) -> TableEnvironment:
+    conf = Configuration()
+    conf.set_string("parallelism.default", "1")
+    conf.set_string("rest.bind-address", "127.0.0.1")
+    conf.set_string("taskmanager.host", "127.0.0.1")
+    conf.set_string("jobmanager.rpc.address", "127.0.0.1")
+    settings = EnvironmentSettings.new_instance()
+    settings = settings.in_streaming_mode() if streaming else settings.in_batch_mode()
+    env = TableEnvironment.create(settings.with_configuration(conf).build())
+    ddl = (HERE / "tables.sql").read_text().replace("${DATA}", str(data)).replace("${SOURCE_OPTIONS}", "")
+    for stmt in without_comments(ddl).split(";"):
+        if stmt.strip():
+            env.execute_sql(stmt)
+    return env
+
+
+def without_comments(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.strip().startswith("--"))
+
+
+def final_table(env: TableEnvironment, sql: str) -> tuple[list[list], list[dict], Counter]:
+    result = env.execute_sql(sql)
+    schema = result.get_resolved_schema()
+    columns = [{"name": c.get_name(), "type": c._j_column.getDataType().toString()} for c in schema.get_columns()]
+    table: Counter = Counter()
+    kinds: Counter = Counter()
+    with result.collect() as rows:
+        for row in rows:
+            kind = KINDS[row.get_row_kind()]
+            kinds[kind] += 1
+            key = json.dumps(plain(list(row)))
+            if kind in ("+I", "+U"):
+                table[key] += 1
+            else:
+                if table[key] <= 0:
+                    raise SystemExit(f"{kind} of a row not in the table: {key}")
+                table[key] -= 1
+    out = [json.loads(k) for k, n in table.items() for _ in range(n)]
+    return sorted(out, key=row_key), columns, kinds
+
+
+def main(names: list[str]) -> None:
+    queries = sorted((HERE / "queries").glob("*.sql"))
+    if names:
+        queries = [q for q in queries if q.stem in names]
+    (HERE / "expected").mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        data = one_file_per_table(Path(tmp))
+        streaming, batch = environment(True, data), environment(False, data)
+        for q in queries:
+            sql = without_comments(q.read_text())
+            rows, columns, kinds = final_table(streaming, sql)
+            batch_rows, _, _ = final_table(batch, sql)
+            if rows != batch_rows:
+                raise SystemExit(f"{q.stem}: Flink's streaming and batch results differ; not deterministic")
+            expected = {"query": q.name, "flink": "2.3.0", "columns": columns,
+                        "changelog": dict(sorted(kinds.items())), "rows": rows}
+            with open(HERE / "expected" / f"{q.stem}.json", "w") as fh:
+                json.dump(expected, fh, indent=1)
+                fh.write("\n")
+            print(f"{q.stem}: {len(rows)} rows, changelog {dict(sorted(kinds.items()))}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,32 @@
+"""One plain form of a result value, shared by make_expected.py (Flink's rows) and
+test_conformance.py (sqlengine's), so that both sides are written and compared alike:
+timestamps as 'yyyy-MM-dd HH:mm:ss.SSS', decimals as their text, floats to 9 significant digits.
+Standard library only: make_expected.py runs in a virtualenv of its own with PyFlink."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+from typing import Any
+
+
+def plain(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float):
+        return "NaN" if math.isnan(value) else float(f"{value:.9g}")
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ", timespec="milliseconds")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return str(value.normalize()) if value == value.to_integral() else str(value)
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return str(value)
+
+
+def row_key(row: list[Any]) -> str:
+    """A sort key for rows of mixed types and NULLs (files list rows in a stable order)."""
+    return repr([(v is None, str(v)) for v in row])

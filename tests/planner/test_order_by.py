@@ -1,0 +1,53 @@
+"""ORDER BY may name a column of the FROM clause that the SELECT list leaves out, or an
+expression, as in Flink (found by the conformance suite: `ORDER BY price DESC, ts LIMIT 5`): it
+is computed under a hidden name, sorted on, and projected away again."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog import Catalog
+from planner.errors import SqlError
+from planner.script import parse_script
+from planner.session import PlannerSession
+
+DDL = """
+CREATE TABLE bids (ts TIMESTAMP(3), auction BIGINT, price BIGINT,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');
+"""
+
+
+def explain(sql: str, mode: str = "streaming") -> str:
+    session = PlannerSession(Catalog.in_memory())
+    session.settings["execution.runtime-mode"] = mode
+    outcome = None
+    for stmt in parse_script(DDL + "EXPLAIN " + sql).statements:
+        outcome = session.execute(stmt)
+    assert outcome is not None and outcome.text
+    return outcome.text.split("== State ==")[0]
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_order_by_a_column_left_out_of_the_select_list(mode: str) -> None:
+    plan = explain("SELECT auction FROM bids ORDER BY price DESC, ts LIMIT 5", mode)
+    lines = [line.strip() for line in plan.splitlines()]
+    assert "Calc(select=[auction])" in lines[1]  # the output: only what the SELECT list names
+    assert any(line.startswith("└─ Sort(orderBy=[$order0 DESC, $order1 ASC], limit=5)") for line in lines)
+    assert any("Calc(select=[auction, `price` AS $order0, `ts` AS $order1])" in line for line in lines)
+
+
+def test_order_by_an_expression_and_an_output_alias() -> None:
+    plan = explain("SELECT auction AS a, price FROM bids ORDER BY price * -1, a LIMIT 2")
+    assert "Sort(orderBy=[$order0 ASC, a ASC], limit=2)" in plan
+    assert "`price` * -1 AS $order0" in plan
+
+
+def test_an_output_column_is_not_computed_twice() -> None:
+    plan = explain("SELECT auction, price FROM bids ORDER BY price LIMIT 2")
+    assert "$order" not in plan
+
+
+def test_an_unknown_order_column_is_a_positioned_error() -> None:
+    with pytest.raises(SqlError) as err:
+        explain("SELECT auction FROM bids ORDER BY nope LIMIT 2")
+    assert "Unknown column `nope`" in str(err.value)
