@@ -113,14 +113,16 @@ def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
         *[F.expr(agg_sql(exprs, a)).alias(a.name) for a in node.aggs] or [F.count(F.lit(1)).alias(t.fresh("n"))]
     )
     types = {f.name: f.dataType for f in native.schema.fields}
-    cols: list[Column] = [F.col(quote(k)) for k in node.keys]
+    # the payload's columns by position (c0, c1, ...): a key and arguments may be the same column
+    # (GROUP BY price ... MAX(price), MIN(price)), and Arrow refuses a struct with repeated names
+    cols: list[Column] = [F.col(quote(k)).alias(f"c{i}") for i, k in enumerate(node.keys)]
     specs, positions = [], []
     for call in node.aggs:
         args = [] if call.star else [F.expr(exprs.sql(a)) for a in call.args]
         positions.append(len(cols) if args else None)
-        cols += args
+        cols += [a.alias(f"c{len(cols) + i}") for i, a in enumerate(args)]
         if call.filter is not None:
-            cols.append(F.expr(exprs.sql(call.filter)))
+            cols.append(F.expr(exprs.sql(call.filter)).alias(f"c{len(cols)}"))
         typing = Typing.of(_arrow(t, types[call.name]))
         distinct = call.distinct and call.func.value in ("COUNT", "SUM", "AVG")
         specs.append(AggCallSpec(call.func.value, distinct, call.star, len(args), call.filter is not None, typing))
