@@ -7,7 +7,6 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from planner.binder.base import BinderBase
 from planner.binder.expressions import (
     LEGACY_WINDOW_FUNCS,
     LEGACY_WINDOW_PROPS,
@@ -21,6 +20,7 @@ from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.named_windows import expand_named_windows
 from planner.binder.relations import Item
 from planner.binder.scope import Relation, Scope
+from planner.binder.subqueries import SubqueryMixin
 from planner.binder.windows import legacy_window, window_fields, window_kind
 from planner.logical.fields import Field, WindowRole, unique_names
 from planner.logical.operators import (
@@ -50,7 +50,7 @@ def _output_name(item: exp.Expr, index: int) -> str:
     return f"EXPR${index}"
 
 
-class SelectMixin(BinderBase):
+class SelectMixin(SubqueryMixin):
     """Mixed into Binder."""
 
     # -- FROM ----------------------------------------------------------------------------------
@@ -232,8 +232,10 @@ class SelectMixin(BinderBase):
                 node, binder = self._over(node, binder, collector)
         no_group_window_calls(items_bound + ([having_bound] if having_bound is not None else []))
         names = unique_names([_output_name(it, i) for i, it in enumerate(items)], sep="", first=0)
-        fields = tuple(binder.field_of(n, e) for n, e in zip(names, items_bound, strict=True))
-        node = Calc(fields, input=node, projections=tuple(zip(names, items_bound, strict=True)), condition=having_bound, origin=sel)
+        hidden = {} if sel.args.get("distinct") else self._order_inputs(sel, names, binder)
+        projections = [*zip(names, items_bound, strict=True), *((n, e) for n, e in hidden.values())]
+        fields = tuple(binder.field_of(n, e) for n, e in projections)
+        node = Calc(fields, input=node, projections=tuple(projections), condition=having_bound, origin=sel)
         if sel.args.get("distinct"):
             node = GroupAggregate(
                 tuple(f.materialized() for f in node.fields),
@@ -243,7 +245,23 @@ class SelectMixin(BinderBase):
                 distinct_only=True,
                 origin=sel,
             )
-        return self._order_limit(node, sel)
+        node = self._order_limit(node, sel, {i: n for i, (n, _) in hidden.items()})
+        if hidden:  # the ORDER BY columns that are not in the SELECT list are projected away again
+            kept = node.fields[: len(names)]
+            node = Calc(kept, input=node, projections=tuple((f.name, col(f.name)) for f in kept))
+        return node
+
+    def _order_inputs(self, sel: exp.Select, names: list[str], binder: ExprBinder) -> dict[int, tuple[str, exp.Expr]]:
+        """ORDER BY items that are not output columns (a column of the FROM clause, or an
+        expression), bound over the SELECT's input as Flink does: {item index: (hidden name, expr)}."""
+        order = sel.args.get("order")
+        out: dict[int, tuple[str, exp.Expr]] = {}
+        for i, o in enumerate(order.expressions if order is not None else []):
+            e = o.this
+            if isinstance(e, exp.Column) and not e.table and e.name in names:
+                continue
+            out[i] = (f"$order{i}", binder.bind(e))
+        return out
 
     def _where(self, node: Node, scope: Scope, binder: ExprBinder, parts: list[exp.Expr], sel: exp.Select) -> Node:
         plain = []
@@ -251,10 +269,11 @@ class SelectMixin(BinderBase):
             negated = isinstance(c, exp.Not) and isinstance(c.this, exp.In)
             in_node = c.this if negated else c
             if isinstance(in_node, exp.In) and in_node.args.get("query") is not None:
-                node = self._semi_join(node, scope, binder, in_node, negated)
+                node = self.bind_in_subquery(node, binder, in_node, negated)
                 continue
             if isinstance(c, exp.Exists) or (isinstance(c, exp.Not) and isinstance(c.this, exp.Exists)):
-                raise BindError("EXISTS subqueries are not supported yet; write the condition as a join", c)
+                node = self.bind_exists(node, scope, c if isinstance(c, exp.Exists) else c.this, isinstance(c, exp.Not))
+                continue
             bound = binder.bind(c)
             if any(is_aggregate(n) for n in c.walk()):
                 raise BindError("Aggregate functions are not allowed in WHERE; use HAVING", c)
@@ -263,22 +282,6 @@ class SelectMixin(BinderBase):
         if not plain:
             return node
         return Calc(node.fields, input=node, projections=tuple((f.name, col(f.name)) for f in node.fields), condition=and_all(plain), origin=sel.args.get("where"))
-
-    def _semi_join(self, node: Node, scope: Scope, binder: ExprBinder, in_node: exp.In, negated: bool) -> Node:
-        sub = self.bind_query(in_node.args["query"].this if isinstance(in_node.args["query"], exp.Subquery) else in_node.args["query"])
-        if len(sub.fields) != 1:
-            raise BindError("An IN subquery must select exactly one column", in_node)
-        left_expr = binder.bind(in_node.this)
-        taken = [f.name for f in node.fields]
-        rname = unique_names(taken + [sub.fields[0].name])[-1]
-        right: Node = sub
-        if rname != sub.fields[0].name:
-            right = Calc((sub.fields[0].renamed(rname),), input=sub, projections=((rname, col(sub.fields[0].name)),))
-        cond = exp.EQ(this=left_expr, expression=col(rname))
-        fields = tuple(list(node.fields) + list(right.fields))
-        join = make_join(node, right, fields, JoinKind.ANTI if negated else JoinKind.SEMI, cond, self.windows, origin=in_node)
-        # semi/anti joins output only the left side
-        return Calc(node.fields, input=join, projections=tuple((f.name, col(f.name)) for f in node.fields))
 
     def _expand_star(self, sel: exp.Select, scope: Scope) -> list[exp.Expr]:
         out: list[exp.Expr] = []
@@ -437,7 +440,7 @@ class SelectMixin(BinderBase):
 
     # -- ORDER BY / LIMIT ----------------------------------------------------------------------
 
-    def _order_limit(self, node: Node, sel: exp.Select) -> Node:
+    def _order_limit(self, node: Node, sel: exp.Select, hidden: dict[int, str]) -> Node:
         order = sel.args.get("order")
         limit = sel.args.get("limit")
         if order is None and limit is None:
@@ -446,7 +449,10 @@ class SelectMixin(BinderBase):
         scope.add(Relation(None, list(node.fields), node.field_names()))
         binder = ExprBinder(scope)
         keys = []
-        for o in order.expressions if order is not None else []:
+        for i, o in enumerate(order.expressions if order is not None else []):
+            if i in hidden:
+                keys.append((hidden[i], bool(o.args.get("desc"))))
+                continue
             e = binder.bind(o.this)
             if not isinstance(e, exp.Column):
                 raise BindError("ORDER BY takes output columns", o)
