@@ -26,7 +26,7 @@ from pyflink.common import Configuration, RowKind
 from pyflink.table import EnvironmentSettings, TableEnvironment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from values import plain, row_key  # noqa: E402
+from values import plain, row_key
 
 HERE = Path(__file__).resolve().parent
 KINDS = {RowKind.INSERT: "+I", RowKind.UPDATE_BEFORE: "-U", RowKind.UPDATE_AFTER: "+U", RowKind.DELETE: "-D"}
