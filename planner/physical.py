@@ -83,6 +83,9 @@ class Physical:
     execution: Execution
     why: Why | None = None  # for CHANGELOG: the first reason found
     strategy: RankStrategy | None = None  # for a ranking run as a changelog operator
+    # for a join run as a changelog operator: which sides keep, with each row, how many rows of
+    # the other side it matches (the state analysis and the operator both read this)
+    counted: tuple[bool, bool] = (False, False)
 
     @property
     def changelog(self) -> bool:
@@ -226,7 +229,6 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
     for n in nodes:
         for child in n.inputs:
             parents.setdefault(child.node_id, []).append(n)
-    {p.node_id for p in plans}
 
     def stateful_above(node: Node) -> bool:
         """Another stateful operator reads this one's output (through stateless steps)."""
@@ -281,8 +283,19 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
             continue
         ranking = isinstance(node, (TopN, Sort)) or (isinstance(node, Deduplicate) and why in (Why.CONSUMES_CHANGES, Why.AFTER_CHANGELOG))
         strategy = rank_strategy(node, props) if ranking else None
-        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy)
+        counted = counted_sides(node.join_kind) if isinstance(node, Join) else (False, False)
+        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted)
     return out
+
+
+def counted_sides(kind: JoinKind) -> tuple[bool, bool]:
+    """The sides of a changelog join that count each row's matches: a side padded with NULLs
+    until its first match (outer joins), and the left of a semi or anti join (emitted on its
+    first match, taken back on its last; or the other way round)."""
+    return (
+        kind in (JoinKind.LEFT, JoinKind.FULL, JoinKind.SEMI, JoinKind.ANTI),
+        kind in (JoinKind.RIGHT, JoinKind.FULL),
+    )
 
 
 def carries_kinds(node: Node, physical: dict[int, Physical]) -> bool:

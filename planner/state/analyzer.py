@@ -20,7 +20,6 @@ from planner.logical.operators import (
     GroupAggregate,
     IntervalJoin,
     Join,
-    JoinKind,
     MatchRecognize,
     Node,
     OverAggregate,
@@ -273,7 +272,8 @@ class StateAnalyzer:
         kind = StoredKind.ROWS if changelog.insert_only else StoredKind.UPSERT_ROWS
         if not changelog.insert_only and changelog.key and growth == Growth.ROWS:
             growth = Growth.KEYS
-        extras = (Extra.MATCH_COUNTS,) if type(join) is Join and _counts_matches(join, side) else ()
+        counted = self.physical.get(join.node_id)
+        extras = (Extra.MATCH_COUNTS,) if counted is not None and counted.counted[side] else ()
         return StatePart(
             role=role or (PartRole.LEFT_SIDE if side == 0 else PartRole.RIGHT_SIDE),
             stored=Stored(kind, tables=self.lineage.tables(child), extras=extras),
@@ -538,17 +538,6 @@ ANALYZERS: dict[type[Node], Callable[[StateAnalyzer, Any], StateInfo]] = {
     MatchRecognize: StateAnalyzer._match,
     Sort: StateAnalyzer._sort,
 }
-
-
-def _counts_matches(join: Join, side: int) -> bool:
-    """Whether a regular join keeps, with each row of this side, how many rows it matches: the
-    side whose rows are padded with NULLs until a match (outer joins), or emitted on the first
-    match and taken back on the last (semi and anti joins). The changelog join keeps exactly
-    these (``sqlengine.changelog.join.Join.counted``)."""
-    kind = join.join_kind
-    if side == 0:
-        return kind in (JoinKind.LEFT, JoinKind.FULL, JoinKind.SEMI, JoinKind.ANTI)
-    return kind in (JoinKind.RIGHT, JoinKind.FULL)
 
 
 def _proctime_window(node: WindowAggregate, w: WindowSpec) -> bool:

@@ -47,6 +47,7 @@ class Join(Operator):
         right_width: int,
         out_schema: pa.Schema,
         *,
+        counted: tuple[bool, bool],
         residual: Predicate | None = None,
         ttl_ms: tuple[int | None, int | None] = (None, None),
     ) -> None:
@@ -56,8 +57,8 @@ class Join(Operator):
         self.widths = (left_width, right_width)
         self.residual = residual
         self.ttls = ttl_ms
-        # which sides count their matches: padded (outer) sides, and the left of semi/anti joins
-        self.counted = (kind in (LEFT, FULL, SEMI, ANTI), kind in (RIGHT, FULL))
+        # which sides count their matches, as the planner decided (planner.physical.counted_sides)
+        self.counted = counted
 
     def new_state(self) -> Any:
         return {

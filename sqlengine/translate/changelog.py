@@ -255,8 +255,8 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
         fields += [(n, rdf.schema[c].dataType) for n, c in zip(rnames, right.columns, strict=True)]
     out = _out_schema(t, kind, fields)
     op = Op(
-        node.join_kind.value, lkeys, rkeys, len(lnames), len(rnames), _arrow_schema(t, out), residual=predicate,
-        ttl_ms=(_ttl(t, node, 0), _ttl(t, node, 1)),
+        node.join_kind.value, lkeys, rkeys, len(lnames), len(rnames), _arrow_schema(t, out),
+        counted=t.physical[node.node_id].counted, residual=predicate, ttl_ms=(_ttl(t, node, 0), _ttl(t, node, 1)),
     )
     packed = _packed(lpay, 0).unionByName(_packed(rpay, 1))
     result = _run(t, node, packed, op, out)

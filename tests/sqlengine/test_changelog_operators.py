@@ -16,6 +16,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from planner.logical.operators import JoinKind
+from planner.physical import counted_sides
 from sqlengine.changelog.aggregate import AggCallSpec, GroupAggregate
 from sqlengine.changelog.dedup import Deduplicate
 from sqlengine.changelog.join import ANTI, FULL, INNER, LEFT, SEMI, Join
@@ -305,7 +307,7 @@ R = [("k2", pa.string()), ("w", pa.int64())]
 
 def join(kind: str) -> Join:
     fields = L if kind in (SEMI, ANTI) else [*L, *R]
-    return Join(kind, [0], [0], 2, 2, out_schema(fields))
+    return Join(kind, [0], [0], 2, 2, out_schema(fields), counted=counted_sides(JoinKind(kind)))
 
 
 def expected_join(kind: str, left: list[tuple[Any, ...]], right: list[tuple[Any, ...]]) -> Counter[tuple[Any, ...]]:
