@@ -1,5 +1,6 @@
 """SELECT: FROM and joins (WHERE conjuncts pushed into inner joins, as Flink's optimizer does),
-WHERE, aggregation (group, window TVF, legacy group window), OVER, projection, DISTINCT, ORDER BY."""
+WHERE, aggregation (group, window TVF, legacy group window), OVER, projection, DISTINCT; ORDER BY
+and LIMIT in order.py, subquery predicates in subqueries.py."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from planner.binder.expressions import (
 )
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.named_windows import expand_named_windows
+from planner.binder.order import OrderMixin
 from planner.binder.relations import Item
 from planner.binder.scope import Relation, Scope
 from planner.binder.subqueries import SubqueryMixin
@@ -31,7 +33,6 @@ from planner.logical.operators import (
     JoinKind,
     Node,
     OverAggregate,
-    Sort,
     WindowAggregate,
     WindowSpec,
 )
@@ -50,7 +51,7 @@ def _output_name(item: exp.Expr, index: int) -> str:
     return f"EXPR${index}"
 
 
-class SelectMixin(SubqueryMixin):
+class SelectMixin(SubqueryMixin, OrderMixin):
     """Mixed into Binder."""
 
     # -- FROM ----------------------------------------------------------------------------------
@@ -232,7 +233,7 @@ class SelectMixin(SubqueryMixin):
                 node, binder = self._over(node, binder, collector)
         no_group_window_calls(items_bound + ([having_bound] if having_bound is not None else []))
         names = unique_names([_output_name(it, i) for i, it in enumerate(items)], sep="", first=0)
-        hidden = {} if sel.args.get("distinct") else self._order_inputs(sel, names, binder)
+        hidden = {} if sel.args.get("distinct") else self.order_inputs(sel, names, binder)
         projections = [*zip(names, items_bound, strict=True), *((n, e) for n, e in hidden.values())]
         fields = tuple(binder.field_of(n, e) for n, e in projections)
         node = Calc(fields, input=node, projections=tuple(projections), condition=having_bound, origin=sel)
@@ -245,23 +246,11 @@ class SelectMixin(SubqueryMixin):
                 distinct_only=True,
                 origin=sel,
             )
-        node = self._order_limit(node, sel, {i: n for i, (n, _) in hidden.items()})
+        node = self.order_limit(node, sel, {i: n for i, (n, _) in hidden.items()})
         if hidden:  # the ORDER BY columns that are not in the SELECT list are projected away again
             kept = node.fields[: len(names)]
             node = Calc(kept, input=node, projections=tuple((f.name, col(f.name)) for f in kept))
         return node
-
-    def _order_inputs(self, sel: exp.Select, names: list[str], binder: ExprBinder) -> dict[int, tuple[str, exp.Expr]]:
-        """ORDER BY items that are not output columns (a column of the FROM clause, or an
-        expression), bound over the SELECT's input as Flink does: {item index: (hidden name, expr)}."""
-        order = sel.args.get("order")
-        out: dict[int, tuple[str, exp.Expr]] = {}
-        for i, o in enumerate(order.expressions if order is not None else []):
-            e = o.this
-            if isinstance(e, exp.Column) and not e.table and e.name in names:
-                continue
-            out[i] = (f"$order{i}", binder.bind(e))
-        return out
 
     def _where(self, node: Node, scope: Scope, binder: ExprBinder, parts: list[exp.Expr], sel: exp.Select) -> Node:
         plain = []
@@ -437,34 +426,6 @@ class SelectMixin(SubqueryMixin):
         for f in over_fields:
             binder.scope.by_internal[f.name] = f
         return over, binder
-
-    # -- ORDER BY / LIMIT ----------------------------------------------------------------------
-
-    def _order_limit(self, node: Node, sel: exp.Select, hidden: dict[int, str]) -> Node:
-        order = sel.args.get("order")
-        limit = sel.args.get("limit")
-        if order is None and limit is None:
-            return node
-        scope = Scope()
-        scope.add(Relation(None, list(node.fields), node.field_names()))
-        binder = ExprBinder(scope)
-        keys = []
-        for i, o in enumerate(order.expressions if order is not None else []):
-            if i in hidden:
-                keys.append((hidden[i], bool(o.args.get("desc"))))
-                continue
-            e = binder.bind(o.this)
-            if not isinstance(e, exp.Column):
-                raise BindError("ORDER BY takes output columns", o)
-            keys.append((e.name, bool(o.args.get("desc"))))
-        n = None
-        if limit is not None:
-            value = limit.args.get("expression")
-            try:
-                n = int(value.name)
-            except (AttributeError, ValueError):
-                raise BindError("LIMIT takes a number", limit) from None
-        return Sort(node.fields, input=node, order=tuple(keys), limit=n, origin=order or limit)
 
 
 def _alias_hint(err: BindError, sel: exp.Select) -> BindError:
