@@ -25,7 +25,7 @@ from pyspark.sql.types import BinaryType, StructField, StructType
 from sqlengine.changelog.operator import Operator
 from sqlengine.changelog.wire import from_blob, to_blob
 
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: a join's held rows are ints (matches << 32 | count)
 STATE_SCHEMA = StructType([StructField("blob", BinaryType())])
 STATE_NAME = "bucket"
 
