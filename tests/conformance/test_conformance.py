@@ -75,20 +75,10 @@ def sql(spark, tmp_path_factory) -> Sql:
     return runner
 
 
-def _run(runner: Sql, text: str) -> dict:
-    out: dict = {}
-    for mode in ("streaming", "batch"):
-        try:
-            out[mode] = _table(runner.rows(text, mode))
-        except Exception as err:  # reported by the query's own test
-            out[mode] = err
-    return out
-
-
 @pytest.fixture(scope="module")
 def results(sql: Sql) -> dict:
     with cf.ThreadPoolExecutor(PARALLEL) as pool:
-        futures = {q.stem: pool.submit(_run, fork(sql.engine), q.read_text()) for q in QUERIES}
+        futures = {q.stem: pool.submit(fork(sql.engine).both_or_errors, q.read_text(), _table) for q in QUERIES}
         return {name: f.result() for name, f in futures.items()}
 
 

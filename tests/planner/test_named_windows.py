@@ -9,6 +9,7 @@ from catalog import Catalog
 from planner.errors import SqlError
 from planner.script import parse_script
 from planner.session import PlannerSession
+from tests.planner import helpers
 
 DDL = """
 CREATE TABLE clicks (usr STRING, url STRING, ts TIMESTAMP(3),
@@ -17,13 +18,7 @@ CREATE TABLE clicks (usr STRING, url STRING, ts TIMESTAMP(3),
 
 
 def explain(sql: str, mode: str = "streaming") -> str:
-    session = PlannerSession(Catalog.in_memory())
-    session.settings["execution.runtime-mode"] = mode
-    outcome = None
-    for stmt in parse_script(DDL + "EXPLAIN " + sql).statements:
-        outcome = session.execute(stmt)
-    assert outcome is not None and outcome.text
-    return outcome.text
+    return helpers.explain(DDL, sql, mode)
 
 
 INLINE = """SELECT usr, COUNT(*) OVER (PARTITION BY usr ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS c,

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from catalog import Catalog
 from planner.errors import SqlError
-from planner.script import parse_script
-from planner.session import PlannerSession
+from tests.planner import helpers
 
 DDL = """
 CREATE TABLE bids (ts TIMESTAMP(3), auction BIGINT, price BIGINT,
@@ -18,13 +16,7 @@ CREATE TABLE bids (ts TIMESTAMP(3), auction BIGINT, price BIGINT,
 
 
 def explain(sql: str, mode: str = "streaming") -> str:
-    session = PlannerSession(Catalog.in_memory())
-    session.settings["execution.runtime-mode"] = mode
-    outcome = None
-    for stmt in parse_script(DDL + "EXPLAIN " + sql).statements:
-        outcome = session.execute(stmt)
-    assert outcome is not None and outcome.text
-    return outcome.text.split("== State ==")[0]
+    return helpers.explain(DDL, sql, mode).split("== State ==")[0]
 
 
 @pytest.mark.parametrize("mode", ["streaming", "batch"])

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from catalog import Catalog
 from planner.errors import SqlError
-from planner.script import parse_script
-from planner.session import PlannerSession
+from tests.planner import helpers
 
 DDL = """
 CREATE TABLE bids (ts TIMESTAMP(3), auction BIGINT, channel STRING, price BIGINT,
@@ -18,12 +16,7 @@ CREATE TABLE auctions (id BIGINT NOT NULL, category INT) WITH ('connector' = 'da
 
 
 def plan(sql: str) -> str:
-    session = PlannerSession(Catalog.in_memory())
-    outcome = None
-    for stmt in parse_script(DDL + "EXPLAIN " + sql).statements:
-        outcome = session.execute(stmt)
-    assert outcome is not None and outcome.text
-    return outcome.text.split("== State ==")[0]
+    return helpers.explain(DDL, sql).split("== State ==")[0]
 
 
 def test_not_exists_is_an_anti_join_on_the_correlated_condition() -> None:

@@ -9,8 +9,9 @@ import json
 import math
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from planner.script import parse_script
 from planner.session import Kind
@@ -129,6 +130,17 @@ class Sql:
         job = self.job(sql, mode)
         assert job.result is not None
         return job.result.rows()
+
+    def both_or_errors(self, sql: str, table: Callable[[list[tuple]], Counter] | None = None) -> dict[str, Any]:
+        """Each mode's final table (made comparable by ``table``, default ``multiset``), or the
+        error it raised: jobs run in threads, and each case's own test reports its failure."""
+        out: dict[str, Any] = {}
+        for mode in ("streaming", "batch"):
+            try:
+                out[mode] = (table or multiset)(self.rows(sql, mode))
+            except Exception as err:
+                out[mode] = err
+        return out
 
     def both(self, sql: str) -> tuple[Counter, Counter]:
         """(streaming, batch) results of a SELECT as multisets."""

@@ -75,21 +75,10 @@ def world(spark, tmp_path_factory) -> World:
     return World(engine, sql, bids, items, root)
 
 
-def _run_both(runner: Sql, sql: str):
-    """Both modes' results, by a runner of this thread's own."""
-    out = {}
-    for mode in ("streaming", "batch"):
-        try:
-            out[mode] = multiset(runner.rows(sql, mode))
-        except Exception as err:  # reported by the case's own test
-            out[mode] = err
-    return out
-
-
 @pytest.fixture(scope="module")
 def corpus_results(world: World) -> dict:
     with cf.ThreadPoolExecutor(PARALLEL) as pool:
-        futures = {name: pool.submit(_run_both, world.fork(), case.sql) for name, case in CORPUS.items()}
+        futures = {name: pool.submit(world.fork().both_or_errors, case.sql) for name, case in CORPUS.items()}
         return {name: f.result() for name, f in futures.items()}
 
 
@@ -345,7 +334,7 @@ def nexmark_query(nx: Nexmark, number: int) -> tuple[str, str | None]:
 def nexmark_results(nexmark: Nexmark) -> dict:
     queries = {n: nexmark_query(nexmark, n)[0] for n in NEXMARK_RUNS if n != 10}
     with cf.ThreadPoolExecutor(PARALLEL) as pool:
-        futures = {n: pool.submit(_run_both, fork(nexmark.engine), q) for n, q in queries.items()}
+        futures = {n: pool.submit(fork(nexmark.engine).both_or_errors, q) for n, q in queries.items()}
         return {n: f.result() for n, f in futures.items()}
 
 

@@ -1,0 +1,18 @@
+"""Shared by the planner tests: EXPLAIN of a query after some DDL, in a fresh in-memory catalog."""
+
+from __future__ import annotations
+
+from catalog import Catalog
+from planner.script import parse_script
+from planner.session import PlannerSession
+
+
+def explain(ddl: str, sql: str, mode: str = "streaming") -> str:
+    """The text EXPLAIN prints for ``sql`` in ``mode``, after ``ddl``."""
+    session = PlannerSession(Catalog.in_memory())
+    session.settings["execution.runtime-mode"] = mode
+    outcome = None
+    for stmt in parse_script(ddl + "EXPLAIN " + sql).statements:
+        outcome = session.execute(stmt)
+    assert outcome is not None and outcome.text
+    return outcome.text
