@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TypedDict
 
 from sqlglot import exp
@@ -174,6 +175,11 @@ def make_join(
 ) -> Join:
     """The join node for ``condition`` over ``fields`` (left fields then right fields)."""
     n_left = len(left.fields)
+    # an outer join pads the other side's columns with NULLs: they may be NULL whatever their source
+    pad_left, pad_right = kind in (JoinKind.RIGHT, JoinKind.FULL), kind in (JoinKind.LEFT, JoinKind.FULL)
+    fields = tuple(
+        replace(f, nullable=True) if (pad_left if i < n_left else pad_right) else f for i, f in enumerate(fields)
+    )
     left_names = {f.name for f in fields[:n_left]}
     right_names = {f.name for f in fields[n_left:]}
     by_name = {f.name: f for f in fields}
@@ -201,7 +207,9 @@ def make_join(
         left_w, right_w = sides
         return WindowJoin(**_join_args(join, fields), window=left_w, left_window=left_w.id, right_window=right_w.id)
 
-    bounds = interval_bounds(parts, left_names, right_names, by_name)
+    # a semi or anti join with a time bound stays a regular join, as in Flink (its interval join
+    # is inner or outer only)
+    bounds = interval_bounds(parts, left_names, right_names, by_name) if kind not in (JoinKind.SEMI, JoinKind.ANTI) else None
     if bounds is not None:
         lt, rt, lo, hi = bounds
         return IntervalJoin(**_join_args(join, fields), left_time=lt, right_time=rt, lower_ms=lo, upper_ms=hi)

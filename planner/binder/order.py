@@ -23,12 +23,14 @@ class OrderMixin(BinderBase):
         out: dict[int, tuple[str, exp.Expr]] = {}
         for i, o in enumerate(order.expressions if order is not None else []):
             e = o.this
-            if isinstance(e, exp.Column) and not e.table and e.name in names:
+            if (isinstance(e, exp.Column) and not e.table and e.name in names) or _ordinal(e) is not None:
                 continue
             out[i] = (f"$order{i}", binder.bind(e))
         return out
 
-    def order_limit(self, node: Node, sel: exp.Select, hidden: dict[int, str]) -> Node:
+    def order_limit(self, node: Node, sel: exp.Select, hidden: dict[int, str], n_out: int) -> Node:
+        """The Sort of ORDER BY / LIMIT over ``node`` (the projection: its first ``n_out`` fields
+        are the SELECT list, the rest hidden ORDER BY columns); ``ORDER BY 2`` is the second."""
         order = sel.args.get("order")
         limit = sel.args.get("limit")
         if order is None and limit is None:
@@ -40,6 +42,12 @@ class OrderMixin(BinderBase):
         for i, o in enumerate(order.expressions if order is not None else []):
             if i in hidden:
                 keys.append((hidden[i], bool(o.args.get("desc"))))
+                continue
+            position = _ordinal(o.this)
+            if position is not None:
+                if not 1 <= position <= n_out:
+                    raise BindError(f"ORDER BY position {position} is not in the SELECT list (1 to {n_out})", o.this)
+                keys.append((node.fields[position - 1].name, bool(o.args.get("desc"))))
                 continue
             e = binder.bind(o.this)
             if not isinstance(e, exp.Column):
@@ -53,3 +61,10 @@ class OrderMixin(BinderBase):
             except (AttributeError, ValueError):
                 raise BindError("LIMIT takes a number", limit) from None
         return Sort(node.fields, input=node, order=tuple(keys), limit=n, origin=order or limit)
+
+
+def _ordinal(e: exp.Expr) -> int | None:
+    """``ORDER BY 2``: the position of a SELECT list item (an integer literal), else None."""
+    if isinstance(e, exp.Literal) and not e.is_string and e.this.isdigit():
+        return int(e.this)
+    return None

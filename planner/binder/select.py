@@ -246,7 +246,7 @@ class SelectMixin(SubqueryMixin, OrderMixin):
                 distinct_only=True,
                 origin=sel,
             )
-        node = self.order_limit(node, sel, {i: n for i, (n, _) in hidden.items()})
+        node = self.order_limit(node, sel, {i: n for i, (n, _) in hidden.items()}, len(names))
         if hidden:  # the ORDER BY columns that are not in the SELECT list are projected away again
             kept = node.fields[: len(names)]
             node = Calc(kept, input=node, projections=tuple((f.name, col(f.name)) for f in kept))

@@ -12,7 +12,7 @@ from planner.binder.base import BinderBase
 from planner.binder.expressions import ExprBinder, col, is_aggregate
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.scope import Relation, Scope
-from planner.logical.fields import unique_names
+from planner.logical.fields import Field, unique_names
 from planner.logical.operators import Calc, JoinKind, Node
 from planner.problems import BindError
 
@@ -71,13 +71,10 @@ class SubqueryMixin(BinderBase):
         if internal != inner_node.field_names():
             fields = tuple(f.renamed(rename[f.name]) for f in inner_node.fields)
             right = Calc(fields, input=inner_node, projections=tuple((rename[f.name], col(f.name)) for f in inner_node.fields))
-        both = Scope()
-        for rel in scope.relations:
-            both.add(rel)
-        both.by_internal.update(scope.by_internal)
+        inner = Scope()
         for rel in inner_scope.relations:
-            both.add(Relation(rel.alias, rel.fields, [rename[n] for n in rel.internal]))
-        # inner relations come last, so an unqualified or re-used name resolves inside first
+            inner.add(Relation(rel.alias, rel.fields, [rename[n] for n in rel.internal]))
+        both = CorrelatedScope(inner, scope)
         cond = and_all([ExprBinder(both, self.catalog.get_function).bind(c) for c in correlated]) if correlated else None
         # the join keeps of the subquery's rows only the columns its condition reads
         used = columns_of(cond) if cond is not None else set()
@@ -91,6 +88,22 @@ class SubqueryMixin(BinderBase):
         join = make_join(node, right, fields, JoinKind.ANTI if negated else JoinKind.SEMI, cond, self.windows, origin=origin)
         # semi/anti joins output only the left side
         return Calc(node.fields, input=join, projections=tuple((f.name, col(f.name)) for f in node.fields))
+
+
+class CorrelatedScope(Scope):
+    """The scope of an EXISTS subquery's correlated conditions: a name resolves in the subquery
+    first, and in the outer query only if the subquery has no such column or relation (standard
+    SQL: `price` is the subquery's own `price` even when the outer query has one too)."""
+
+    def __init__(self, inner: Scope, outer: Scope) -> None:
+        super().__init__(relations=[*inner.relations, *outer.relations], by_internal={**outer.by_internal, **inner.by_internal})
+        self.inner, self.outer_query = inner, outer
+
+    def resolve(self, column: exp.Column) -> tuple[str, Field, list[str]]:
+        parts = [p.name for p in column.parts]
+        qualified = len(parts) > 1 and any(self.inner.relation(".".join(parts[:k])) for k in range(1, len(parts)))
+        named = any(f.name == parts[0] for rel in self.inner.relations for f in rel.fields)
+        return (self.inner if qualified or named else self.outer_query).resolve(column)
 
 
 def _nullable(binder: ExprBinder, e: exp.Expr) -> bool:

@@ -103,7 +103,10 @@ class JoinState(AnalyzerBase):
         parts = []
         for side in (0, 1):
             ttl = ttl_for(node, self.ttl, side)
-            evicting = self._evicted_by(node, side)
+            # Spark's own join drops a row once the other side's watermark passes its bound; a
+            # changelog join (outer, semi, anti, over updates) keeps it until retracted
+            p = self.physical.get(node.node_id)
+            evicting = None if p is not None and p.changelog else self._evicted_by(node, side)
             if ttl:
                 release = Release(ReleaseKind.TTL, after_ms=ttl, ttl_clock=TtlClock.STORED)
                 parts.append(self._side(node, side, ttl, release, Growth.NONE))

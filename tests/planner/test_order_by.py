@@ -43,3 +43,15 @@ def test_an_unknown_order_column_is_a_positioned_error() -> None:
     with pytest.raises(SqlError) as err:
         explain("SELECT auction FROM bids ORDER BY nope LIMIT 2")
     assert "Unknown column `nope`" in str(err.value)
+
+
+def test_order_by_a_position_of_the_select_list() -> None:
+    plan = explain("SELECT auction, price FROM bids ORDER BY 2 DESC, 1 LIMIT 3")
+    assert "Sort(orderBy=[price DESC, auction ASC], limit=3)" in plan
+    assert "$order" not in plan  # not a constant to sort by
+
+
+def test_a_position_beyond_the_select_list_is_a_positioned_error() -> None:
+    with pytest.raises(SqlError) as err:
+        explain("SELECT auction FROM bids ORDER BY 2 LIMIT 2")
+    assert "ORDER BY position 2 is not in the SELECT list (1 to 1)" in str(err.value)

@@ -11,7 +11,8 @@ from tests.planner import helpers
 DDL = """
 CREATE TABLE bids (ts TIMESTAMP(3), auction BIGINT, channel STRING, price BIGINT,
   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');
-CREATE TABLE auctions (id BIGINT NOT NULL, category INT) WITH ('connector' = 'datagen');
+CREATE TABLE auctions (id BIGINT NOT NULL, category INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');
 """
 
 
@@ -44,7 +45,7 @@ def test_an_exists_subquery_it_cannot_rewrite_is_a_positioned_error(sub: str, me
     with pytest.raises(SqlError) as err:
         plan(f"SELECT id FROM auctions WHERE EXISTS ({sub})")
     assert message in str(err.value)
-    assert ":5:" in str(err.value)  # on the EXPLAIN's line, at the subquery
+    assert ":6:" in str(err.value)  # on the EXPLAIN's line, at the subquery
 
 
 def test_not_in_is_null_aware_where_a_side_can_be_null() -> None:
@@ -61,3 +62,25 @@ def test_not_in_of_columns_that_cannot_be_null_is_a_plain_anti_join() -> None:
 def test_in_stays_a_semi_join_on_equality() -> None:
     text = plan("SELECT id FROM auctions WHERE category IN (SELECT CAST(auction AS INT) FROM bids)")
     assert "joinType=[SEMI], where=[`category` = `EXPR$0`])" in text
+
+
+def test_not_in_knows_an_outer_join_pads_with_nulls() -> None:
+    # id is NOT NULL in auctions, but the LEFT JOIN pads it with NULL for bids without an auction
+    text = plan("SELECT category FROM auctions WHERE id NOT IN "
+                "(SELECT x.id FROM bids b LEFT JOIN auctions x ON b.auction = x.id)")
+    assert "joinType=[ANTI], where=[`id` = `id$1` OR `id$1` IS NULL])" in text
+
+
+def test_an_unqualified_name_in_exists_is_the_subquerys_own_column_first() -> None:
+    # price is in both bids and the outer auctions2: inside the subquery it is bids.price
+    ddl_extra = "SELECT id FROM auctions2 a WHERE EXISTS (SELECT 1 FROM bids WHERE auction = a.id AND price > a.price)"
+    text = helpers.explain(DDL + "CREATE TABLE auctions2 (id BIGINT, price BIGINT) WITH ('connector' = 'datagen');\n", ddl_extra)
+    assert "joinType=[SEMI], where=[`auction` = `id` AND `price$1` > `price`])" in text
+
+
+def test_a_time_bounded_not_exists_is_a_regular_anti_join() -> None:
+    # Flink's interval join is inner or outer only: a semi or anti join with a time bound is a
+    # regular one (it was an interval anti join, refused on Spark)
+    text = plan("SELECT id FROM auctions a WHERE NOT EXISTS (SELECT 1 FROM bids b "
+                "WHERE b.auction = a.id AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '1' MINUTE)")
+    assert "RegularJoin(joinType=[ANTI]" in text
