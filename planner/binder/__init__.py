@@ -109,7 +109,8 @@ class Binder(RelationsMixin, SelectMixin):
         node: Node = Union(tuple(fields), children=tuple(children), all=not query.args.get("distinct"), origin=query)
         if query.args.get("distinct"):
             node = GroupAggregate(tuple(f.materialized() for f in fields), input=node, keys=tuple(f.name for f in fields), aggs=(), distinct_only=True, origin=query)
-        return node
+        # ORDER BY / LIMIT after the last branch are the whole UNION's (they were dropped)
+        return self.order_limit(node, query, {}, len(fields))
 
     # -- statements ----------------------------------------------------------------------------
 

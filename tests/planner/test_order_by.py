@@ -55,3 +55,11 @@ def test_a_position_beyond_the_select_list_is_a_positioned_error() -> None:
     with pytest.raises(SqlError) as err:
         explain("SELECT auction FROM bids ORDER BY 2 LIMIT 2")
     assert "ORDER BY position 2 is not in the SELECT list (1 to 1)" in str(err.value)
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_order_by_and_limit_after_a_union_are_the_unions(mode: str) -> None:
+    plan = explain("SELECT auction, price FROM bids UNION ALL SELECT auction, price FROM bids ORDER BY price DESC LIMIT 3", mode)
+    lines = [line.strip() for line in plan.splitlines()]
+    assert lines[1].startswith("Sort(orderBy=[price DESC], limit=3)")  # they were dropped
+    assert any(line.startswith("└─ Union(") for line in lines)
