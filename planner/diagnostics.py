@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from planner.logical.operators import OperatorKind
+from planner.logical.specs import OperatorKind
 from planner.source import SourceText, Span
 
 

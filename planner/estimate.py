@@ -100,7 +100,8 @@ class Estimator:
 
     def flow(self, node: Node) -> tuple[float | None, list[str]]:
         """Rows per second reaching the output of ``node``, with the assumptions made."""
-        from planner.logical.operators import Calc, Join, Scan, Union, Values
+        from planner.logical.joins import Join
+        from planner.logical.operators import Calc, Scan, Union, Values
 
         if isinstance(node, Scan):
             rate, source = self.rate(node.source_table)

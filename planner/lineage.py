@@ -11,18 +11,8 @@ from sqlglot import exp
 from catalog import TableDef
 from catalog.connectors import spec_of
 from planner.logical import typing as T
-from planner.logical.operators import (
-    Calc,
-    Correlate,
-    GroupAggregate,
-    Join,
-    Node,
-    Scan,
-    Union,
-    Values,
-    WindowAggregate,
-    WindowTVF,
-)
+from planner.logical.joins import Join
+from planner.logical.operators import Calc, Correlate, GroupAggregate, Node, Scan, Union, Values, WindowAggregate, WindowTVF
 
 
 @dataclass(frozen=True)

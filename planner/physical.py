@@ -30,15 +30,12 @@ from sqlglot import exp
 
 from planner.logical import typing as T
 from planner.logical.changelog import Mode
+from planner.logical.joins import Join, JoinKind, LookupJoin
 from planner.logical.operators import (
-    AggFunc,
     Calc,
     Correlate,
     Deduplicate,
     GroupAggregate,
-    Join,
-    JoinKind,
-    LookupJoin,
     Node,
     Sink,
     Sort,
@@ -47,6 +44,7 @@ from planner.logical.operators import (
     WindowAggregate,
     WindowTVF,
 )
+from planner.logical.specs import AggFunc
 from planner.logical.visit import distinct_nodes
 from planner.properties import NodeProps
 

@@ -8,7 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from planner.logical.changelog import INSERT_ONLY, Changelog, Mode
-from planner.logical.operators import LookupJoin, Node, Scan, Values, fmt_ms
+from planner.logical.joins import LookupJoin
+from planner.logical.operators import Node, Scan, Values
+from planner.logical.specs import fmt_ms
 
 __all__ = ["INSERT_ONLY", "Changelog", "Mode", "NodeProps", "Watermark", "infer"]
 

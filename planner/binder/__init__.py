@@ -20,10 +20,11 @@ from planner.dialect import nodes
 from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.ids import number
-from planner.logical.operators import Calc, GroupAggregate, Node, Sink, Union, WindowSpec
+from planner.logical.operators import Calc, GroupAggregate, Node, Sink, Union
 from planner.logical.pushdown import push_filters_into_scans
 from planner.logical.rank import recognize_ranks
 from planner.logical.simplify import simplify
+from planner.logical.specs import WindowSpec
 from planner.names import object_name
 from planner.problems import BindError
 

@@ -12,7 +12,8 @@ from sqlglot import exp
 from catalog import Catalog
 from catalog.model import CatalogObject
 from planner.logical.fields import Field
-from planner.logical.operators import Node, WindowSpec
+from planner.logical.operators import Node
+from planner.logical.specs import WindowSpec
 
 if TYPE_CHECKING:
     from planner.binder.relations import Item

@@ -14,7 +14,7 @@ from planner.binder.scope import Scope
 from planner.functions import is_builtin, suggest_function
 from planner.logical import typing as T
 from planner.logical.fields import Field, TimeKind
-from planner.logical.operators import AggCall, AggFunc
+from planner.logical.specs import AggCall, AggFunc
 from planner.problems import BindError
 
 AGG_NAMES = {

@@ -17,16 +17,9 @@ from sqlglot import exp
 
 from planner.binder.intervals import interval_ms, is_interval
 from planner.logical.fields import Field, TimeKind, WindowRole
-from planner.logical.operators import (
-    IntervalJoin,
-    Join,
-    JoinKind,
-    LookupJoin,
-    Node,
-    TemporalJoin,
-    WindowJoin,
-    WindowSpec,
-)
+from planner.logical.joins import IntervalJoin, Join, JoinKind, LookupJoin, TemporalJoin, WindowJoin
+from planner.logical.operators import Node
+from planner.logical.specs import WindowSpec
 from planner.problems import BindError
 
 

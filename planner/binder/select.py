@@ -25,17 +25,9 @@ from planner.binder.scope import Relation, Scope
 from planner.binder.subqueries import SubqueryMixin
 from planner.binder.windows import legacy_window, window_fields, window_kind
 from planner.logical.fields import Field, WindowRole, unique_names
-from planner.logical.operators import (
-    AggCall,
-    Calc,
-    Correlate,
-    GroupAggregate,
-    JoinKind,
-    Node,
-    OverAggregate,
-    WindowAggregate,
-    WindowSpec,
-)
+from planner.logical.joins import JoinKind
+from planner.logical.operators import Calc, Correlate, GroupAggregate, Node, OverAggregate, WindowAggregate
+from planner.logical.specs import AggCall, WindowSpec
 from planner.problems import BindError
 
 JOIN_KINDS = {"LEFT": JoinKind.LEFT, "RIGHT": JoinKind.RIGHT, "FULL": JoinKind.FULL}

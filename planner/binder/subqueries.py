@@ -13,7 +13,8 @@ from planner.binder.expressions import ExprBinder, col, is_aggregate
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.scope import Relation, Scope
 from planner.logical.fields import Field, unique_names
-from planner.logical.operators import Calc, JoinKind, Node
+from planner.logical.joins import JoinKind
+from planner.logical.operators import Calc, Node
 from planner.problems import BindError
 
 

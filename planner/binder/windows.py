@@ -9,7 +9,7 @@ from planner.binder.intervals import interval_ms
 from planner.dialect import nodes
 from planner.logical import typing as T
 from planner.logical.fields import Field, TimeKind, WindowRole, WindowTag
-from planner.logical.operators import WindowKind, WindowSpec
+from planner.logical.specs import WindowKind, WindowSpec
 from planner.problems import BindError
 
 # positional parameter names after DATA and TIMECOL, per window kind (Flink's signatures)

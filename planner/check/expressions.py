@@ -11,7 +11,8 @@ from sqlglot import exp
 
 from planner.check.codes import Code
 from planner.check.problem import Problem, problem
-from planner.logical.operators import AggCall, AggFunc, GroupAggregate, Node, OverAggregate, WindowAggregate
+from planner.logical.operators import GroupAggregate, Node, OverAggregate, WindowAggregate
+from planner.logical.specs import AggCall, AggFunc
 
 NO_COUNTERPART = ("CURRENT_WATERMARK", "CURRENT_ROW_TIMESTAMP")
 _DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX)

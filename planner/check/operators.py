@@ -14,30 +14,23 @@ from planner.check.problem import Problem, problem
 from planner.lineage import Lineage
 from planner.logical.evaluate import residual_condition, unsupported
 from planner.logical.fields import TimeKind
+from planner.logical.joins import IntervalJoin, Join, JoinKind, LookupJoin, TemporalJoin, WindowJoin
 from planner.logical.operators import (
-    AggFunc,
     Calc,
     Correlate,
     Deduplicate,
     GroupAggregate,
-    IntervalJoin,
-    Join,
-    JoinKind,
-    LookupJoin,
     MatchRecognize,
     Node,
     OverAggregate,
     Sink,
     Sort,
-    TemporalJoin,
     TopN,
     Union,
     WindowAggregate,
-    WindowJoin,
-    WindowKind,
-    WindowSpec,
     WindowTVF,
 )
+from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 from planner.physical import Physical, carries_kinds
 from planner.properties import NodeProps
 
@@ -234,7 +227,7 @@ def check_interval_join(node: IntervalJoin, ctx: Context) -> list[Problem]:
         return []
     if ctx.updating_input(node):
         return [problem(Code.INTERVAL_JOIN_UPDATING_INPUT, node)]
-    if node.join_kind in (JoinKind.SEMI, JoinKind.ANTI, JoinKind.FULL):
+    if node.join_kind == JoinKind.FULL:  # (a semi or anti join with a time bound is a regular join)
         return [problem(Code.INTERVAL_JOIN_KIND, node, join=node.join_kind.value)]
     left_t = node.field(node.left_time)
     if left_t is not None and left_t.time == TimeKind.PROCTIME:

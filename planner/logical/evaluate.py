@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from planner.binder.joins import conjuncts
 from planner.logical.fields import Field
-from planner.logical.operators import Join
+from planner.logical.joins import Join
 
 Row = Sequence[Any]
 Fn = Callable[[Row], Any]

@@ -11,7 +11,8 @@ from sqlglot import exp
 
 from planner.binder.joins import and_all, conjuncts
 from planner.logical.fields import WindowRole
-from planner.logical.operators import RANKING, AggFunc, Calc, Deduplicate, Node, OverAggregate, TopN, WindowSpec
+from planner.logical.operators import Calc, Deduplicate, Node, OverAggregate, TopN
+from planner.logical.specs import RANKING, AggFunc, WindowSpec
 from planner.logical.visit import transform
 
 

@@ -6,7 +6,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from planner.logical.operators import Join, Node, Unary, Union
+from planner.logical.joins import Join
+from planner.logical.operators import Node, Unary, Union
 
 
 def input_kwargs(node: Node, inputs: list[Node]) -> dict[str, Any]:

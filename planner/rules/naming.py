@@ -13,7 +13,8 @@ from sqlglot import exp
 
 from planner.dialect import Flink
 from planner.logical.fields import TimeKind
-from planner.logical.operators import Join, Node
+from planner.logical.joins import Join
+from planner.logical.operators import Node
 from planner.rules.base import RuleContext
 
 

@@ -9,7 +9,8 @@ from sqlglot import exp
 from planner.dialect import Flink
 from planner.durations import format_duration
 from planner.logical.fields import WindowTag
-from planner.logical.operators import Join, Node
+from planner.logical.joins import Join
+from planner.logical.operators import Node
 from planner.rules.base import RuleContext
 from planner.rules.naming import (
     enclosing_select,

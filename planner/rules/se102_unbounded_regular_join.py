@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from planner.diagnostics import Category, Severity
-from planner.logical.operators import Join
+from planner.logical.joins import Join
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, on_condition, side_label
 from planner.rules.rewrites import interval_join_rewrite

@@ -12,15 +12,8 @@ from collections.abc import Iterator
 
 from planner.diagnostics import Category, Severity
 from planner.logical.fields import TimeKind
-from planner.logical.operators import (
-    IntervalJoin,
-    MatchRecognize,
-    Node,
-    OverAggregate,
-    Sort,
-    TemporalJoin,
-    WindowAggregate,
-)
+from planner.logical.joins import IntervalJoin, TemporalJoin
+from planner.logical.operators import MatchRecognize, Node, OverAggregate, Sort, WindowAggregate
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, side_label
 from planner.state import Verdict

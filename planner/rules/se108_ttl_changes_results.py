@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 from planner.diagnostics import Category, Severity
 from planner.durations import format_duration
-from planner.logical.operators import Deduplicate, GroupAggregate, Join, Node, OverAggregate, TemporalJoin, TopN
+from planner.logical.joins import Join, TemporalJoin
+from planner.logical.operators import Deduplicate, GroupAggregate, Node, OverAggregate, TopN
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, keys_text, side_label
 

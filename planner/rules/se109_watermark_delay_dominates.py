@@ -7,7 +7,9 @@ from collections.abc import Iterator
 
 from planner.diagnostics import Category, Severity
 from planner.durations import format_duration
-from planner.logical.operators import Deduplicate, IntervalJoin, Node, TopN, WindowAggregate, WindowJoin, WindowKind
+from planner.logical.joins import IntervalJoin, WindowJoin
+from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate
+from planner.logical.specs import WindowKind
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.rewrites import watermark_rewrite
 from planner.state import Verdict

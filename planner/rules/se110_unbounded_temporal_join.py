@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from planner.diagnostics import Category, Severity
-from planner.logical.operators import TemporalJoin
+from planner.logical.joins import TemporalJoin
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, keys_text, on_condition, side_label
 from planner.state import StatePart, Verdict

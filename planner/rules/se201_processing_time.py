@@ -7,17 +7,8 @@ from collections.abc import Iterator
 
 from planner.diagnostics import Category, Severity
 from planner.logical.fields import TimeKind
-from planner.logical.operators import (
-    Deduplicate,
-    IntervalJoin,
-    LookupJoin,
-    MatchRecognize,
-    Node,
-    OverAggregate,
-    TopN,
-    WindowAggregate,
-    WindowTVF,
-)
+from planner.logical.joins import IntervalJoin, LookupJoin
+from planner.logical.operators import Deduplicate, MatchRecognize, Node, OverAggregate, TopN, WindowAggregate, WindowTVF
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, side_label
 

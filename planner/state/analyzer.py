@@ -13,24 +13,19 @@ from typing import Any
 
 from planner.lineage import Lineage
 from planner.logical.fields import TimeKind
+from planner.logical.joins import IntervalJoin, Join, TemporalJoin, WindowJoin
 from planner.logical.operators import (
-    AggFunc,
     Deduplicate,
     GroupAggregate,
-    IntervalJoin,
-    Join,
     MatchRecognize,
     Node,
     OverAggregate,
     Sort,
-    TemporalJoin,
     TopN,
     WindowAggregate,
-    WindowJoin,
-    WindowKind,
-    WindowSpec,
     WindowTVF,
 )
+from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 from planner.logical.visit import distinct_nodes
 from planner.physical import Physical
 from planner.properties import NodeProps

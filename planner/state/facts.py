@@ -11,7 +11,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from planner.logical.operators import Node, OperatorKind
+    from planner.logical.operators import Node
+    from planner.logical.specs import OperatorKind
 
 
 class Verdict(StrEnum):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from planner.logical.fields import TimeKind
-from planner.logical.operators import IntervalJoin, Join, TemporalJoin, WindowJoin
+from planner.logical.joins import IntervalJoin, Join, TemporalJoin, WindowJoin
 from planner.state.base import AnalyzerBase, ttl_for
 from planner.state.facts import (
     Extra,

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from planner.logical.operators import AggFunc, Deduplicate, OverAggregate, Sort, TopN
+from planner.logical.operators import Deduplicate, OverAggregate, Sort, TopN
+from planner.logical.specs import AggFunc
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.expressions import agg_sql, quote
 

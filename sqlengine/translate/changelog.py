@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from planner.logical.changelog import Mode
 from planner.logical.evaluate import compile_expression, residual_condition
-from planner.logical.operators import Deduplicate, GroupAggregate, Join, JoinKind, Node, Sort, TopN
+from planner.logical.joins import Join, JoinKind
+from planner.logical.operators import Deduplicate, GroupAggregate, Node, Sort, TopN
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import agg_sql, quote

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+from planner.logical.joins import IntervalJoin, Join, LookupJoin, WindowJoin
 from planner.logical.operators import (
     Calc,
     Correlate,
     Deduplicate,
     GroupAggregate,
-    IntervalJoin,
-    Join,
-    LookupJoin,
     Node,
     OverAggregate,
     Scan,
@@ -19,7 +17,6 @@ from planner.logical.operators import (
     Union,
     Values,
     WindowAggregate,
-    WindowJoin,
     WindowTVF,
 )
 from planner.physical import Physical

@@ -17,7 +17,7 @@ from planner.binder.expressions import type_of
 from planner.binder.joins import column_literal
 from planner.logical import typing as T
 from planner.logical.fields import Field
-from planner.logical.operators import AggCall, AggFunc
+from planner.logical.specs import AggCall, AggFunc
 
 
 class Untranslatable(AssertionError):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from planner.binder.joins import conjuncts
-from planner.logical.operators import Join, JoinKind, LookupJoin, WindowJoin
+from planner.logical.joins import Join, JoinKind, LookupJoin, WindowJoin
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.expressions import SparkExpressions, quote
 

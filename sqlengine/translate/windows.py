@@ -10,7 +10,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from planner.logical.fields import WindowRole
-from planner.logical.operators import AggFunc, Deduplicate, Node, TopN, WindowAggregate, WindowKind, WindowSpec, WindowTVF
+from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowTVF
+from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import agg_sql, quote

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.analysis import Analysis
-from planner.logical.operators import Deduplicate, GroupAggregate, Join, Node, TopN, WindowAggregate
+from planner.logical.joins import Join
+from planner.logical.operators import Deduplicate, GroupAggregate, Node, TopN, WindowAggregate
 from planner.script import parse_script
 from sqlengine.progress import BUCKETS, KEYS
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from catalog import Catalog
 from planner.logical.changelog import Mode
-from planner.logical.operators import GroupAggregate, LookupJoin, Scan, WindowAggregate, WindowJoin
+from planner.logical.joins import LookupJoin, WindowJoin
+from planner.logical.operators import GroupAggregate, Scan, WindowAggregate
 from planner.logical.visit import distinct_nodes
 from planner.script import parse_script
 from planner.session import Outcome, PlannerSession

@@ -16,7 +16,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.logical.operators import JoinKind
+from planner.logical.joins import JoinKind
 from planner.physical import counted_sides
 from sqlengine.changelog.aggregate import AggCallSpec, GroupAggregate
 from sqlengine.changelog.dedup import Deduplicate
