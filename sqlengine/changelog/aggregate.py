@@ -206,14 +206,8 @@ class GroupAggregate(Operator):
     def new_state(self) -> Any:
         return {"groups": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None}
 
-    def is_empty(self, state: Any) -> bool:
-        return not state["groups"]
-
     def key_count(self, state: Any) -> int:
         return len(state["groups"])
-
-    def size(self, state: Any) -> tuple[int, int]:
-        return len(state["groups"]), len(state["groups"])
 
     def apply(self, state: Any, inputs: Sequence[pa.Table | None], now_ms: int) -> Changes:
         batch = inputs[0]

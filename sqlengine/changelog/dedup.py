@@ -54,14 +54,8 @@ class Deduplicate(Operator):
     def new_state(self) -> Any:
         return {"kept": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None}
 
-    def is_empty(self, state: Any) -> bool:
-        return not state["kept"]
-
     def key_count(self, state: Any) -> int:
         return len(state["kept"])
-
-    def size(self, state: Any) -> tuple[int, int]:
-        return len(state["kept"]), len(state["kept"])
 
     def _replaces(self, new_key: Any, old_key: Any) -> bool:
         if self.on_proctime:

@@ -70,16 +70,8 @@ class Join(Operator):
             "ttl": tuple(Expiry(t) if t else None for t in self.ttls),
         }
 
-    def is_empty(self, state: Any) -> bool:
-        return not state["sides"][0] and not state["sides"][1]
-
     def key_count(self, state: Any) -> int:
         return sum(len(side) for side in state["sides"])  # join keys held, per side
-
-    def size(self, state: Any) -> tuple[int, int]:
-        keys = sum(len(side) for side in state["sides"])
-        rows = sum(len(rows) for side in state["sides"] for rows in side.values())
-        return keys, rows
 
     # -- rows ----------------------------------------------------------------------------------
 

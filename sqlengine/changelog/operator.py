@@ -106,13 +106,6 @@ class Operator(ABC):
         the input has none in this batch); the changes to emit, in order."""
 
     @abstractmethod
-    def is_empty(self, state: Any) -> bool:
-        """Whether the bucket keeps nothing (its state is then cleared from the store)."""
-
-    @abstractmethod
     def key_count(self, state: Any) -> int:
-        """How many keys the bucket keeps (at no cost: it is reported every micro-batch)."""
-
-    @abstractmethod
-    def size(self, state: Any) -> tuple[int, int]:
-        """What the bucket keeps: (keys, rows), for the state measurements."""
+        """How many keys the bucket keeps (at no cost: it is reported every micro-batch, and a
+        bucket that keeps none is cleared from the store)."""

@@ -63,12 +63,13 @@ class BucketProcessor(StatefulProcessor):
         state = load(got[0]) if got is not None else op.new_state()
         keys_before = op.key_count(state)
         changes = op.apply(state, inputs, int(time.time() * 1000))
-        if op.is_empty(state):
+        keys = op.key_count(state)
+        if keys == 0:  # the bucket keeps nothing
             if got is not None:
                 self.store.clear()
         else:
             self.store.update((dump(state),))
-        gained = op.key_count(state) - keys_before  # summed per operator into the job's progress
+        gained = keys - keys_before  # summed per operator into the job's progress
         if changes or gained:
             blob = to_blob(changes.table(op.out_schema)) if changes else None
             yield pd.DataFrame({"blob": [blob], "keys": [gained]})

@@ -70,15 +70,8 @@ class TopN(Operator):
     def new_state(self) -> Any:
         return {"parts": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None, "seq": 0}
 
-    def is_empty(self, state: Any) -> bool:
-        return not state["parts"]
-
     def key_count(self, state: Any) -> int:
         return len(state["parts"])
-
-    def size(self, state: Any) -> tuple[int, int]:
-        parts = state["parts"]
-        return len(parts), sum(len(p[0]) for p in parts.values())
 
     # -- ranking -------------------------------------------------------------------------------
 
