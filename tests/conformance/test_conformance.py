@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
-import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -27,7 +26,7 @@ import pytest
 from sqlengine.engine import Engine
 from tests.conformance.values import plain
 from tests.sqlengine.corpus import fork
-from tests.sqlengine.helpers import Sql
+from tests.sqlengine.helpers import Sql, in_read_order
 
 pytestmark = pytest.mark.spark
 
@@ -52,15 +51,11 @@ def _difference(expected: Counter, got: Counter) -> str:
 
 
 def _copy_in_order(target: Path) -> Path:
-    """The data, each file's modification time a second after the one before: Spark's file source
-    reads new files oldest first, and files checked out in the same millisecond would come in any
-    order (a later file first makes the earlier one's rows late)."""
+    """The data, each table's files to be read in the order of their names."""
     for table in sorted(p for p in (HERE / "data").iterdir() if p.is_dir()):
         (target / table.name).mkdir(parents=True)
         for i, part in enumerate(sorted(table.glob("part-*.json"))):
-            copy = target / table.name / part.name
-            shutil.copyfile(part, copy)
-            os.utime(copy, (1_700_000_000 + i, 1_700_000_000 + i))
+            in_read_order(Path(shutil.copyfile(part, target / table.name / part.name)), i)
     return target
 
 

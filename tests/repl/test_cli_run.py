@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.sqlengine.helpers import in_read_order
+
 REPO = Path(__file__).resolve().parents[2]
 BASE = dt.datetime(2024, 1, 1)
 WAIT = 600  # seconds a run may take before the test gives up (not an assertion on speed)
@@ -87,7 +89,7 @@ def write_clicks(directory: Path, files: int) -> None:
         part = rows[n * size : (n + 1) * size]
         path = directory / f"part-{n:03d}.json"
         path.write_text("".join(json.dumps(r) + "\n" for r in part))
-        os.utime(path, (1_700_000_000 + n, 1_700_000_000 + n))  # read in this order
+        in_read_order(path, n)
 
 
 def script(source: Path, sink: Path, files_per_batch: int | None = None) -> str:
@@ -210,7 +212,7 @@ def _interrupt_and_resume(root: Path) -> tuple:
     for n in range(LONG_FILES):
         path = source / f"part-{n:03d}.json"
         path.write_text("".join(json.dumps({"n": n * 10 + i, "usr": USERS[i % 3]}) + "\n" for i in range(10)))
-        os.utime(path, (1_700_000_000 + n, 1_700_000_000 + n))
+        in_read_order(path, n)
     sql = root / "long.sql"
     sql.write_text(long_script(source, sink))
     proc = subprocess.Popen(

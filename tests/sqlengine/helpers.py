@@ -49,14 +49,19 @@ def write_json(path: Path, rows: Iterable[dict]) -> Path:
     return path
 
 
+def in_read_order(path: Path, index: int) -> Path:
+    """Give the ``index``-th file of a directory a modification time a second after the one
+    before: Spark's file source reads new files oldest first, and files written (or checked out)
+    within one millisecond would come in any order."""
+    os.utime(path, (1_700_000_000 + index, 1_700_000_000 + index))
+    return path
+
+
 def write_batches(directory: Path, batches: list[list[dict]]) -> Path:
-    """One file per batch, named so that Spark's file source reads them in order (it orders new
-    files by modification time, then name): part-000.json, part-001.json, ..."""
+    """One file per batch, read by Spark's file source in order: part-000.json, part-001.json, ..."""
     directory.mkdir(parents=True, exist_ok=True)
-    base = 1_700_000_000
     for i, rows in enumerate(batches):
-        p = write_json(directory / f"part-{i:03d}.json", rows)
-        os.utime(p, (base + i, base + i))  # strictly increasing modification times
+        in_read_order(write_json(directory / f"part-{i:03d}.json", rows), i)
     return directory
 
 
