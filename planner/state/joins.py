@@ -30,7 +30,6 @@ from planner.state.facts import (
 class JoinState(AnalyzerBase):
     """Mixed into StateAnalyzer."""
 
-
     def _side(
         self, join: Join, side: int, retention: int | None, release: Release, growth: Growth, role: PartRole | None = None
     ) -> StatePart:
@@ -47,8 +46,8 @@ class JoinState(AnalyzerBase):
         kind = StoredKind.ROWS if changelog.insert_only else StoredKind.UPSERT_ROWS
         if not changelog.insert_only and changelog.key and growth == Growth.ROWS:
             growth = Growth.KEYS
-        counted = self.physical.get(join.node_id)
-        extras = (Extra.MATCH_COUNTS,) if counted is not None and counted.counted[side] else ()
+        physical = self.physical.get(join.node_id)
+        extras = (Extra.MATCH_COUNTS,) if physical is not None and physical.counted[side] else ()
         return StatePart(
             role=role or (PartRole.LEFT_SIDE if side == 0 else PartRole.RIGHT_SIDE),
             stored=Stored(kind, tables=self.lineage.tables(child), extras=extras),

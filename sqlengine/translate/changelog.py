@@ -67,14 +67,13 @@ def _packed(df: DataFrame, side: int = 0) -> DataFrame:
 
 def _run(t: Translator, node: Node, packed: DataFrame, op: Operator, out: StructType) -> DataFrame:
     """The operator's output rows: its kind column first, then its fields (``out``)."""
-    from sqlengine.changelog.processor import BucketProcessor
-    from sqlengine.changelog.wire import OUT, unpack
-
-    t.changelog_operators += 1
     from pyspark.sql import functions as F
 
+    from sqlengine.changelog.processor import BucketProcessor
+    from sqlengine.changelog.wire import OUT, unpack
     from sqlengine.progress import CHANGELOG_METRIC
 
+    t.changelog_operators += 1
     changes = packed.groupBy("b").transformWithStateInPandas(
         statefulProcessor=BucketProcessor(op), outputStructType=OUT, outputMode="Append", timeMode="None"
     )
