@@ -45,7 +45,7 @@ def _vary(text: str, rng: random.Random) -> str:
 
 def generate(out: Path, copies: int, seed: int = 7) -> tuple[list[Path], int]:
     """Files of the corpus and the number of statements in them."""
-    from planner.script import parse_script
+    from planner.statements.script import parse_script
 
     rng = random.Random(seed)
     queries = [NEXMARK / f"q{i}.sql" for i in range(24)]

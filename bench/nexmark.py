@@ -95,7 +95,7 @@ def sqlengine_runner(spark, query: str, events: int, tps: int, work: Path):
 def statements_runner(spark, script: str, events: int, tps: int, work: Path):
     """``once(i)``: the Nexmark DDL and ``script`` (its last statement the job) through sqlengine
     over a new home and checkpoint; the job's wall time."""
-    from planner.script import parse_script
+    from planner.statements.script import parse_script
     from sqlengine.engine import Engine
 
     statements = parse_script(script).statements

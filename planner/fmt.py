@@ -8,7 +8,7 @@ idempotent: ``format(format(x)) == format(x)``.
 from __future__ import annotations
 
 from planner.errors import SqlErrors
-from planner.script import Statement, parse_script
+from planner.statements.script import Statement, parse_script
 
 
 def _trailing(stmt: Statement) -> tuple[list[str], list[str]]:

@@ -23,7 +23,8 @@ BUILTIN_FUNCTIONS: frozenset[str] = frozenset(
 # (aggregates, ranking and legacy window functions: planner.binder.expressions)
 
 
-def is_builtin(name: str) -> bool:
+def callable_without_create(name: str) -> bool:
+    """May a query call ``name`` with no CREATE FUNCTION (a Flink built-in or a compatible name)?"""
     return name.upper() in BUILTIN_FUNCTIONS
 
 

@@ -10,8 +10,8 @@ without a `;`, as in other SQL shells.
 from __future__ import annotations
 
 from planner.errors import SqlError
-from planner.script import Statement, parse_statement_tokens, split, tokenize
 from planner.source import SourceText
+from planner.statements.script import Statement, parse_statement_tokens, split, tokenize
 
 SHELL_NAME = "<shell>"  # the "file" of a statement typed at the prompt, in error messages
 BARE_COMMANDS = frozenset(("quit", "exit", "help", "clear", "\\q"))

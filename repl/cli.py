@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
-    from planner.analysis import Analysis
-    from planner.script import ParsedScript, Statement
+    from planner.analysis.analyze import Analysis
+    from planner.statements.script import ParsedScript, Statement
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -98,8 +98,8 @@ def _count(n: int, noun: str) -> str:
 def cmd_explain(args: argparse.Namespace) -> int:
     from catalog import Catalog
     from planner.errors import SqlError
-    from planner.script import parse_script
-    from planner.session import Kind, PlannerSession
+    from planner.statements.script import parse_script
+    from planner.statements.session import Kind, PlannerSession
 
     session = PlannerSession(Catalog.in_memory(), variables=_defines(args.define))
     status = EXIT_OK
@@ -147,7 +147,7 @@ def _render_explained(explained: list[tuple[Statement, Analysis, str | None]], f
     if fmt == "json":
         import json
 
-        from planner.explain_json import to_dict
+        from planner.explain.json_plan import to_dict
 
         items = [
             {"path": s.source.name, "line": s.line, "column": s.column, "statement": s.text, **to_dict(a)} for s, a, _t in explained
@@ -157,11 +157,11 @@ def _render_explained(explained: list[tuple[Statement, Analysis, str | None]], f
     for stmt, analysis, text in explained:
         where = f"{stmt.source.name}:{stmt.line}"
         if fmt == "mermaid":
-            from planner.explain_mermaid import render_mermaid
+            from planner.explain.mermaid import render_mermaid
 
             chunks.append(f"**{where}**\n\n{render_mermaid(analysis, fenced=True)}")
         else:
-            from planner.explain import render_text
+            from planner.explain.text import render_text
 
             chunks.append(f"-- {where}\n{text or render_text(analysis)}")
     return "\n".join(chunks)

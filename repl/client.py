@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
-from planner.estimate import human_bytes
-from planner.session import KNOWN_SETTINGS, Kind, Outcome
+from planner.analysis.estimate import human_bytes
+from planner.statements.session import KNOWN_SETTINGS, Kind, Outcome
 from repl.state_prompt import measured_vs_estimate
 
 if TYPE_CHECKING:
     from catalog import Catalog
-    from planner.analysis import Analysis
+    from planner.analysis.analyze import Analysis
     from sqlengine.jobs import Job
 
 

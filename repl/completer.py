@@ -25,8 +25,8 @@ from sqlglot import Token, TokenType
 from catalog import Catalog
 from catalog.options import CONNECTORS, FORMATS, find_spec, option_keys
 from planner.errors import SqlError
-from planner.script import tokenize
 from planner.source import SourceText
+from planner.statements.script import tokenize
 from repl.vocabulary import BUILTIN_FUNCTIONS, COMMON_KEYWORDS, KEYWORDS, WINDOW_TVFS
 
 log = logging.getLogger("sqlengine.repl.completer")

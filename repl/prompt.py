@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from planner.session import KNOWN_SETTINGS
+from planner.statements.session import KNOWN_SETTINGS
 from repl.buffer import is_complete
 from repl.toolbar import toolbar_text
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from planner.errors import SqlError
-from planner.script import Statement, parse_script
-from planner.session import Kind, Outcome
+from planner.statements.script import Statement, parse_script
+from planner.statements.session import Kind, Outcome
 from repl.pipes import OutputClosed, is_closed_output
 
 if TYPE_CHECKING:

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 
 from planner.dialect import nodes
 from planner.errors import SqlError
-from planner.script import Statement
-from planner.session import Kind, Outcome
+from planner.statements.script import Statement
+from planner.statements.session import Kind, Outcome
 from repl.buffer import SHELL_NAME, statements
 from repl.client import HELP, ClientError, describe_job, find_job, job_ref, jobs_table, render_outcome
 from repl.state_prompt import SETTING as STATE_WARNINGS
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.output import Output
 
-    from planner.analysis import Analysis
+    from planner.analysis.analyze import Analysis
     from sqlengine.engine import Engine
     from sqlengine.jobs import Job
 
@@ -279,7 +279,8 @@ class Shell:
         return False
 
     def show_query(self, job: Job, outcome: Outcome) -> bool:
-        from repl.views import result_of, show_result
+        from repl.views import show_result
+        from repl.views.live import result_of
 
         fields = outcome.plans[0].fields if outcome.plans else ()
         try:

@@ -18,9 +18,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from planner.analysis import Analysis
-from planner.estimate import human_bytes
-from planner.state import StateInfo, Verdict
+from planner.analysis.analyze import Analysis
+from planner.analysis.estimate import human_bytes
+from planner.analysis.state import StateInfo, Verdict
 
 if TYPE_CHECKING:
     from sqlengine.progress import Snapshot

@@ -5,7 +5,7 @@ that the shell offers what the binder accepts; nothing here imports pyspark or p
 from __future__ import annotations
 
 from planner.dialect.keywords import RESERVED
-from planner.show import BUILTIN_FUNCTIONS
+from planner.statements.show import BUILTIN_FUNCTIONS
 
 # Words a user types most; completion offers these before the rest of the reserved list.
 COMMON_KEYWORDS = (

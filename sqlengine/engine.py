@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 from catalog import Catalog, TableDef
 from catalog.connectors import spec_of
 from catalog.home import resolve_home
-from planner.analysis import Analysis, is_streaming
+from planner.analysis.analyze import Analysis, is_streaming
 from planner.dialect import Flink
 from planner.logical.fields import Field
 from planner.logical.operators import Node, Sink
 from planner.logical.visit import distinct_nodes
 from planner.problems import PlanningError, located
-from planner.script import Statement
-from planner.session import Kind, Outcome, PlannerSession
+from planner.statements.script import Statement
+from planner.statements.session import Kind, Outcome, PlannerSession
 from sqlengine.connectors.errors import ConnectorError
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status, Trigger

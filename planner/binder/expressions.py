@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from catalog import FunctionDef
 from planner.binder.scope import Scope
-from planner.functions import is_builtin, suggest_function
+from planner.functions import callable_without_create, suggest_function
 from planner.logical import typing as T
 from planner.logical.fields import Field, TimeKind
 from planner.logical.specs import AggCall, AggFunc
@@ -228,7 +228,7 @@ class ExprBinder:
                 return
         if name == "SPLIT_INDEX" and len(node.expressions) != 3:
             raise BindError("SPLIT_INDEX takes (string, separator, index)", node)
-        if is_builtin(name) or name in AGG_NAMES or name in RANK_NAMES:
+        if callable_without_create(name) or name in AGG_NAMES or name in RANK_NAMES:
             return
         raise BindError(f"No function named `{node.name}`", node, suggest_function(node.name))
 

@@ -17,5 +17,6 @@ FLINK_FUNCTIONS: frozenset[str] = frozenset(
 WINDOW_TVFS: frozenset[str] = frozenset({"TUMBLE", "HOP", "CUMULATE", "SESSION"})
 
 
-def is_builtin(name: str) -> bool:
+def is_flink_function(name: str) -> bool:
+    """Is ``name`` one of Flink's own function names (the dialect prints it in upper case)?"""
     return name.upper() in FLINK_FUNCTIONS

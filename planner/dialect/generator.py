@@ -10,7 +10,7 @@ from sqlglot import exp
 from sqlglot.generator import Generator
 
 from planner.dialect import nodes
-from planner.dialect.functions import is_builtin
+from planner.dialect.functions import is_flink_function
 from planner.dialect.match_recognize import FlinkMatchRecognize
 
 
@@ -338,7 +338,7 @@ class FlinkGenerator(Generator):
         # built-in an Identifier, which is printed as written too).
         name = expression.this
         if isinstance(name, str):
-            text = name.upper() if is_builtin(name) else name
+            text = name.upper() if is_flink_function(name) else name
         else:
             text = self.sql(name)
         return self.func(text, *expression.expressions, normalize=False)

@@ -21,9 +21,9 @@ from planner.lint.config import ConfigError, LintConfig
 from planner.lint.noqa import suppressed, suppressions
 from planner.lint.prefix import SETUP, PrefixCache, restore, snapshot
 from planner.rules.base import REWRITES_SETTING
-from planner.script import Statement, parse_script, parse_statement_tokens, split, tokenize
-from planner.session import PlannerSession
 from planner.source import SourceText, Span
+from planner.statements.script import Statement, parse_script, parse_statement_tokens, split, tokenize
+from planner.statements.session import PlannerSession
 
 ERROR_CATEGORY = {"E001": Category.SYNTAX, "E999": Category.SYNTAX}
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from catalog import Catalog
 from catalog.model import CatalogObject
-from planner.session import Kind, PlannerSession
+from planner.statements.session import Kind, PlannerSession
 
 SETUP = (Kind.DDL, Kind.SET, Kind.RESET, Kind.USE)
 MAX_ENTRIES = 512

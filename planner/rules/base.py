@@ -10,16 +10,16 @@ from typing import Any
 
 from sqlglot import exp
 
-from planner.check import Problem
+from planner.analysis.check import Problem
+from planner.analysis.lineage import Lineage
+from planner.analysis.physical import Physical
+from planner.analysis.properties import NodeProps
+from planner.analysis.state import StateInfo
 from planner.diagnostics import Category, Diagnostic, Severity
-from planner.lineage import Lineage
 from planner.logical.operators import Node
 from planner.logical.visit import distinct_nodes
-from planner.physical import Physical
 from planner.problems import node_span
-from planner.properties import NodeProps
 from planner.source import SourceText, Span
-from planner.state import StateInfo
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
+from planner.analysis.state import Growth, Verdict
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import GroupAggregate
 from planner.rules.base import Finding, Rewrite, Rule, RuleContext
 from planner.rules.naming import from_relation, keys_text
 from planner.rules.rewrites import bucket_interval, ttl_rewrite, window_rewrite
-from planner.state import Growth, Verdict
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
+from planner.analysis.state import StoredKind, Verdict
 from planner.diagnostics import Category, Severity
 from planner.logical.joins import Join
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, on_condition, side_label
 from planner.rules.rewrites import interval_join_rewrite
-from planner.state import StoredKind, Verdict
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

@@ -8,13 +8,13 @@ from functools import partial
 
 from sqlglot import exp
 
+from planner.analysis.state import PartRole, Verdict
 from planner.diagnostics import Category, Severity
 from planner.dialect import Flink
 from planner.logical.operators import GroupAggregate
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import enclosing_select, from_relation, keys_text, source_rowtime
 from planner.rules.rewrites import ttl_rewrite, tvf, window_rewrite
-from planner.state import PartRole, Verdict
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

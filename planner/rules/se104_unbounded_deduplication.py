@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
+from planner.analysis.state import Verdict
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import Deduplicate
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import from_relation, keys_text, sql, written_origin
 from planner.rules.rewrites import ttl_rewrite, window_rank_rewrite
-from planner.state import Verdict
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

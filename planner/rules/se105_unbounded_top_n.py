@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
+from planner.analysis.state import Verdict
 from planner.diagnostics import Category, Severity
 from planner.logical.fields import TimeKind
 from planner.logical.operators import TopN
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import from_relation, keys_text, rowtime_column, sql, written_origin
 from planner.rules.rewrites import ttl_rewrite, window_rank_rewrite
-from planner.state import Verdict
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
+from planner.analysis.state import Verdict
+from planner.analysis.state.text import stored_text
 from planner.diagnostics import Category, Severity
 from planner.logical.operators import OverAggregate
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import from_relation, keys_text, sql, written_origin
 from planner.rules.rewrites import ttl_rewrite
-from planner.state import Verdict
-from planner.state.text import stored_text
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

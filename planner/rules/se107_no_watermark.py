@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from planner.analysis.state import Verdict
 from planner.diagnostics import Category, Severity
 from planner.logical.fields import TimeKind
 from planner.logical.joins import IntervalJoin, TemporalJoin
 from planner.logical.operators import MatchRecognize, Node, OverAggregate, Sort, WindowAggregate
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, side_label
-from planner.state import Verdict
 
 
 def _no_watermark_tables(ctx: RuleContext, node: Node) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from planner.analysis.state import Verdict
 from planner.diagnostics import Category, Severity
 from planner.durations import format_duration
 from planner.logical.joins import IntervalJoin, WindowJoin
@@ -12,7 +13,6 @@ from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate
 from planner.logical.specs import WindowKind
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.rewrites import watermark_rewrite
-from planner.state import Verdict
 
 
 def _span(node: Node) -> tuple[str, int] | None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
+from planner.analysis.state import StatePart, Verdict
 from planner.diagnostics import Category, Severity
 from planner.logical.joins import TemporalJoin
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, keys_text, on_condition, side_label
-from planner.state import StatePart, Verdict
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

@@ -1,5 +1,5 @@
 """SE301: what cannot run on Spark as written, and why. The reasons are the checker's problems
-(``planner.check``): the same ones ``engine.start`` and the translator refuse."""
+(``planner.analysis.check``): the same ones ``engine.start`` and the translator refuse."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
 """SE302: an operator that runs as one of sqlengine's changelog operators, and why. The decision
-is the planner's (``planner.physical``); this rule says it where the query is written, with what
+is the planner's (``planner.analysis.physical``); this rule says it where the query is written, with what
 would let Spark run the operator itself."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from planner.analysis.physical import Why
 from planner.diagnostics import Category, Severity
-from planner.physical import Why
 from planner.rules.base import Finding, Rule, RuleContext
 
 HINTS: dict[Why, str] = {

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 from repl.terminal import Terminal
 from repl.views.columns import Columns, max_width
+from repl.views.live import result_of
 
 if TYPE_CHECKING:
-    from planner.analysis import Analysis
+    from planner.analysis.analyze import Analysis
     from planner.logical.fields import Field
     from repl.views.live import Feed
     from sqlengine.jobs import Job
-    from sqlengine.results import ResultTable
 
 MODES = ("table", "changelog", "tableau")
 
@@ -30,13 +30,6 @@ def _int(value: str | None) -> int | None:
         return int(value) if value else None
     except ValueError:
         return None
-
-
-def result_of(job: Job) -> ResultTable:
-    """A SELECT's job collects its rows in a result table (``Job.result``); other jobs have none."""
-    if job.result is None:
-        raise ValueError(f"job {job.id} has no result table: it is not a SELECT")
-    return job.result
 
 
 def show_result(term: Terminal, job: Job, analysis: Analysis | None, settings: dict[str, str], fields: Sequence[Field] = ()) -> bool:

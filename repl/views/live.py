@@ -26,10 +26,18 @@ from sqlengine.progress import shown_watermark
 
 if TYPE_CHECKING:
     from sqlengine.jobs import Job
+    from sqlengine.results import ResultTable
 
 log = logging.getLogger("sqlengine.repl.views")
 Lines = list[tuple[str, str]]
 POLL = 0.2  # seconds between looks at the result
+
+
+def result_of(job: Job) -> ResultTable:
+    """A SELECT's job collects its rows in a result table (``Job.result``); other jobs have none."""
+    if job.result is None:
+        raise ValueError(f"job {job.id} has no result table: it is not a SELECT")
+    return job.result
 
 
 class Feed(Protocol):

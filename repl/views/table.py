@@ -24,12 +24,11 @@ from prompt_toolkit.layout.dimension import Dimension
 from repl.state_prompt import estimate_text, measured_vs_estimate
 from repl.style import STYLE
 from repl.terminal import Terminal
-from repl.views import result_of
 from repl.views.columns import Columns
-from repl.views.live import watermark_text
+from repl.views.live import result_of, watermark_text
 
 if TYPE_CHECKING:
-    from planner.analysis import Analysis
+    from planner.analysis.analyze import Analysis
     from sqlengine.jobs import Job
     from sqlengine.results import Row
 

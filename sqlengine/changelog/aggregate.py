@@ -3,7 +3,7 @@
 Input: the row kind, the group key columns, then per aggregate call its argument columns and,
 with a FILTER clause, the filter's value (all computed by Spark before the rows come in).
 
-State layout, per group key (``planner.state`` says "one accumulator per group key"):
+State layout, per group key (``planner.analysis.state`` says "one accumulator per group key"):
 ``[rows, acc_1, ..., acc_n, emitted]``: the number of input rows the group holds (+1 for each
 +I/+U, -1 for each -U/-D), one accumulator per aggregate call, and the row last emitted for the
 group. An accumulator is a count, a (sum, count) pair, the extreme value (MIN/MAX over an

@@ -6,7 +6,7 @@ input Flink ranks instead: ``sqlengine.changelog.topn`` with N = 1.)
 Input: the row kind (always +I), then the input row; the key and the order column are positions
 in it.
 
-State layout, per key (``planner.state``: "the last row" / "a marker" per key): the row kept and
+State layout, per key (``planner.analysis.state``: "the last row" / "a marker" per key): the row kept and
 its order value (keep-first on processing time keeps the row it emitted; the next rows are
 dropped). Nothing releases a key but the state TTL (from the key's last change).
 

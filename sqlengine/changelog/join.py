@@ -6,7 +6,7 @@ Inputs: the left rows and the right rows, each the row kind then the side's fiel
 of keys (``equi``) finds the candidates; the rest of the condition (``residual``, evaluated by
 ``planner.logical.evaluate``) decides which of them match. A NULL key matches nothing.
 
-State layout, per side and join key (``planner.state``: "every row of <side>", with the number
+State layout, per side and join key (``planner.analysis.state``: "every row of <side>", with the number
 of matches on an outer, semi or anti side): ``{row: held}``: each distinct row with how many
 times the side holds it and, where it matters, how many rows of the other side it matches, one
 int (``matches << 32 | count``: a state of ints pickles 3x faster than one of [count, matches]
@@ -61,7 +61,7 @@ class Join(Operator):
         self.widths = (left_width, right_width)
         self.residual = residual
         self.ttls = ttl_ms
-        # which sides count their matches, as the planner decided (planner.physical.counted_sides)
+        # which sides count their matches, as the planner decided (planner.analysis.physical.counted_sides)
         self.counted = counted
 
     def new_state(self) -> Any:

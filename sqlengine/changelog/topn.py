@@ -6,7 +6,7 @@ Input: the row kind, then the input row (every input field). The partition key a
 are positions in the row.
 
 State layout, per partition key, chosen by the planner from the input's changelog as Flink
-chooses (``planner.physical.RankStrategy``; ``planner.state`` says the same):
+chooses (``planner.analysis.physical.RankStrategy``; ``planner.analysis.state`` says the same):
 
 - ``AppendFastStrategy`` (the input only appends): the rows ranked within N, sorted;
 - ``UpdateFastStrategy`` (an upsert input whose order only improves, e.g. ``ORDER BY COUNT(*)

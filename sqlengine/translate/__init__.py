@@ -1,5 +1,5 @@
 """Logical plan -> PySpark DataFrame. ``translate()`` asks the checker's verdict (the analysis's
-problems) and refuses, before any job starts, what ``planner.check`` says cannot run, naming
+problems) and refuses, before any job starts, what ``planner.analysis.check`` says cannot run, naming
 the operator and why; the handlers themselves decide nothing of the sort."""
 
 from __future__ import annotations
@@ -8,17 +8,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planner.analysis.properties import Mode
 from planner.logical.operators import Node, Sink
-from planner.properties import Mode
 from sqlengine.translate.changelog import DEFAULT_BUCKETS
 from sqlengine.translate.core import SourceInfo, TranslationBug, Translator
+from sqlengine.translate.dispatch import handler_for
 from sqlengine.translate.errors import TranslationError
 from sqlengine.translate.expressions import quote
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from planner.analysis import Analysis
+    from planner.analysis.analyze import Analysis
     from sqlengine.connectors.malformed import DeadLetterQuery
 
 
@@ -62,7 +63,7 @@ def translate(
     changelog = analysis.props[root.node_id].changelog
     markers = end_markers and streaming and any(n.waits_on_watermark() for n in root.walk())
     t = Translator(
-        spark, analysis.props, streaming, job_dir, end_markers=markers, physical=analysis.physical,
+        spark, analysis.props, streaming, job_dir, handler_for, end_markers=markers, physical=analysis.physical,
         ttl_ms=analysis.ttl_ms, buckets=buckets,
     )
     t.claim_names(plan)

@@ -1,5 +1,5 @@
 """Changelog operators on Spark: where the planner decided an operator runs as one
-(``planner.physical``), its input rows (with their kind) are hashed into buckets by the
+(``planner.analysis.physical``), its input rows (with their kind) are hashed into buckets by the
 operator's key, packed per bucket (``sqlengine.changelog.wire``), handed to its processor on
 ``transformWithStateInPandas`` (``sqlengine.changelog.processor``), and its changes unpacked into
 rows that carry their kind onwards. The operator's logic is plain Python

@@ -8,7 +8,7 @@ function. Every other column a handler needs on the way gets a fresh name (``Tra
 that no column of the plan has, and is gone from the Rel it returns.
 
 The translator refuses nothing on its own: what Spark cannot run is the checker's decision
-(``planner.check``); a handler that meets a plan the checker let through but it cannot translate
+(``planner.analysis.check``); a handler that meets a plan the checker let through but it cannot translate
 has a bug, and says so with an internal error.
 """
 
@@ -19,11 +19,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.check import Windows, carried_windows
+from planner.analysis.check import Windows, carried_windows
+from planner.analysis.physical import Physical
+from planner.analysis.properties import NodeProps
 from planner.logical.fields import Field
 from planner.logical.operators import Node, Scan
-from planner.physical import Physical
-from planner.properties import NodeProps
 from sqlengine.translate.expressions import SparkExpressions, quote
 
 if TYPE_CHECKING:
@@ -101,6 +101,9 @@ class Translator:
     props: dict[int, NodeProps]
     streaming: bool
     job_dir: Path
+    # which handler translates a node (sqlengine.translate.dispatch.handler_for, given by whoever
+    # builds the translator, so that this module never imports the handlers that import it)
+    handler_for: HandlerLookup
     # bounded streaming runs end with a marker row that moves each watermark to the end of time
     end_markers: bool = True
     physical: dict[int, Physical] = field(default_factory=dict)  # which operators are changelog operators
@@ -154,9 +157,7 @@ class Translator:
         # result (test_streaming_equals_batch.py::test_a_view_read_twice_in_one_streaming_query).
         if not self.streaming and node.node_id in self._cache:
             return self._cache[node.node_id]
-        from sqlengine.translate.dispatch import handler_for
-
-        handler = handler_for(node, self.streaming, self.physical.get(node.node_id))
+        handler = self.handler_for(node, self.streaming, self.physical.get(node.node_id))
         if handler is None:
             raise unreachable(node, "no translation for this operator")
         rel = handler(self, node)
@@ -178,3 +179,4 @@ class Translator:
 
 
 Handler = Callable[[Translator, Any], Rel]
+HandlerLookup = Callable[[Node, bool, Physical | None], Handler | None]

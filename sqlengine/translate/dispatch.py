@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from planner.analysis.physical import Physical
 from planner.logical.joins import IntervalJoin, Join, LookupJoin, WindowJoin
 from planner.logical.operators import (
     Calc,
@@ -19,7 +20,6 @@ from planner.logical.operators import (
     WindowAggregate,
     WindowTVF,
 )
-from planner.physical import Physical
 from sqlengine.translate.aggregates import translate_deduplicate, translate_group_aggregate, translate_topn
 from sqlengine.translate.batch_only import translate_over, translate_rank_batch, translate_sort
 from sqlengine.translate.changelog import (
@@ -66,7 +66,7 @@ BATCH_HANDLERS: dict[type[Node], Handler] = {
 }
 
 
-# where the planner made an operator a changelog operator (planner.physical)
+# where the planner made an operator a changelog operator (planner.analysis.physical)
 CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
     GroupAggregate: translate_changelog_aggregate,
     TopN: translate_changelog_rank,

@@ -1,9 +1,9 @@
 """A plan Spark cannot run, as the positioned error a user sees: the checker's problem
-(``planner.check``) attached to the syntax it came from."""
+(``planner.analysis.check``) attached to the syntax it came from."""
 
 from __future__ import annotations
 
-from planner.check import Problem
+from planner.analysis.check import Problem
 from planner.problems import PlanningError
 
 

@@ -21,7 +21,7 @@ from planner.logical.specs import AggCall, AggFunc
 
 
 class Untranslatable(AssertionError):
-    """An expression the checker (planner.check) should have refused: a bug in sqlengine."""
+    """An expression the checker (planner.analysis.check) should have refused: a bug in sqlengine."""
 
 
 def _lit(text: str) -> exp.Literal:

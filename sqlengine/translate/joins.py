@@ -102,7 +102,7 @@ def _without_null_keys(
 
 def _static(t: Translator, node: LookupJoin) -> Rel:
     """The right side of a lookup join, read once as a static DataFrame."""
-    sub = Translator(t.spark, t.props, streaming=False, job_dir=t.job_dir, end_markers=False, _taken=t._taken)
+    sub = Translator(t.spark, t.props, False, t.job_dir, t.handler_for, end_markers=False, _taken=t._taken)
     rel = sub.translate(node.right)
     t.sources.extend(sub.sources)
     return rel

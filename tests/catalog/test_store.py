@@ -83,7 +83,7 @@ def test_drop_rename_and_did_you_mean(tmp_path):
 
 
 def test_secrets_are_masked_in_repr_and_show_create(tmp_path):
-    from planner.ddl import show_create_table
+    from planner.statements.ddl import show_create_table
 
     t = _table("k", **{"properties.sasl.jaas.config": "org.x required password='p4ss';", "password": "hunter2"})
     for text in (repr(t), str(t), show_create_table(t)):

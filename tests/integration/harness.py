@@ -19,10 +19,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from planner.analysis import Analysis
+from planner.analysis.analyze import Analysis
 from planner.logical.joins import Join
 from planner.logical.operators import Deduplicate, GroupAggregate, Node, TopN, WindowAggregate
-from planner.script import parse_script
+from planner.statements.script import parse_script
 from sqlengine.progress import BUCKETS, KEYS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "nexmark"

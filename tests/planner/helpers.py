@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from catalog import Catalog
-from planner.script import parse_script
-from planner.session import PlannerSession
+from planner.statements.script import parse_script
+from planner.statements.session import PlannerSession
 
 
 def explain(ddl: str, sql: str, mode: str = "streaming") -> str:

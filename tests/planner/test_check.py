@@ -1,4 +1,4 @@
-"""The checker (planner.check): every shape Spark cannot run is one coded problem, found from the
+"""The checker (planner.analysis.check): every shape Spark cannot run is one coded problem, found from the
 plan alone, and the same verdict reaches lint (SE301), EXPLAIN's advice and the job's start.
 Each case here was once refused only at run time, or by a copy of the decision elsewhere."""
 
@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 
 from catalog import Catalog
-from planner.check import Code
+from planner.analysis.check import Code
+from planner.analysis.physical import RankStrategy, Why
+from planner.explain.text import render_text
 from planner.logical.visit import distinct_nodes
-from planner.physical import RankStrategy, Why
-from planner.script import parse_script
-from planner.session import Outcome, PlannerSession
+from planner.statements.script import parse_script
+from planner.statements.session import Outcome, PlannerSession
 
 DDL = """
 CREATE TABLE bids (ts TIMESTAMP(3), item STRING, price BIGINT, bidder BIGINT, url STRING,
@@ -98,7 +99,7 @@ def test_every_refusal_is_one_coded_problem_that_lint_and_explain_report(name):
     se301 = [d for d in outcome.analysis.diagnostics if d.code == "SE301"]
     assert se301 and problems[0].reason in se301[0].message
     assert se301[0].node_id == problems[0].node_id and se301[0].operator == problems[0].operator
-    assert "No advice" not in str(outcome.analysis)
+    assert "No advice" not in render_text(outcome.analysis)
 
 
 def test_a_problem_points_at_the_call_it_is_about():
@@ -193,7 +194,7 @@ def test_what_spark_has_no_operator_for_runs_as_a_changelog_operator_and_says_wh
         if physical is not None and physical.changelog:
             chosen.setdefault(str(node.kind), (physical.why, physical.strategy))
     assert {k: chosen.get(k) for k in expected} == expected, chosen
-    text = str(analysis)
+    text = render_text(analysis)
     why, _ = next(iter(expected.values()))
     assert f"runs as: changelog operator ({why}" in text
     se302 = [d for d in analysis.diagnostics if d.code == "SE302"]

@@ -7,7 +7,7 @@ from sqlglot import exp
 
 from planner.dialect import Flink, nodes, parse_type
 from planner.errors import SqlError
-from planner.script import parse_one, parse_script
+from planner.statements.script import parse_one, parse_script
 
 
 def tree(sql: str) -> exp.Expr:
@@ -338,7 +338,7 @@ def _calls(value, found):
 
 def test_user_functions_named_like_sqlglot_nodes_bind_as_the_catalog_functions():
     from catalog import Catalog
-    from planner.session import PlannerSession
+    from planner.statements.session import PlannerSession
 
     script = parse_script(
         "CREATE TABLE t (s STRING, n INT) WITH ('connector' = 'datagen');\n"

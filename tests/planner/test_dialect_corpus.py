@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from planner.script import parse_script
+from planner.statements.script import parse_script
 from tests.fixtures.loader import Block, doc_blocks, nexmark_files
 
 # Examples that are wrong in Flink's documentation itself; each must give a positioned error.

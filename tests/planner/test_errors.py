@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from planner.script import parse_script
+from planner.statements.script import parse_script
 
 
 def first_error(text: str):
@@ -67,7 +67,7 @@ def test_a_missing_closing_parenthesis_is_an_error_everywhere():
 
 
 def test_session_partition_keys_stop_before_the_next_argument():
-    from planner.script import parse_one
+    from planner.statements.script import parse_one
 
     t = parse_one("SELECT * FROM TABLE(SESSION(TABLE bid PARTITION BY item, seller, DESCRIPTOR(ts), INTERVAL '5' MINUTES));").tree
     call = t.args["from_"].this.this.this

@@ -7,8 +7,8 @@ import json
 import re
 
 from catalog import Catalog
-from planner.script import parse_script
-from planner.session import Kind, PlannerSession
+from planner.statements.script import parse_script
+from planner.statements.session import Kind, PlannerSession
 
 DDL = """CREATE TABLE clicks (user_id BIGINT, url STRING, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');

@@ -6,10 +6,10 @@ import json
 import re
 
 from catalog import Catalog
-from planner.explain_json import render_json, to_dict
-from planner.explain_mermaid import render_mermaid
-from planner.script import parse_script
-from planner.session import PlannerSession
+from planner.explain.json_plan import render_json, to_dict
+from planner.explain.mermaid import render_mermaid
+from planner.statements.script import parse_script
+from planner.statements.session import PlannerSession
 
 SQL = """\
 CREATE TABLE orders (order_id BIGINT, amount DOUBLE, order_time TIMESTAMP(3),

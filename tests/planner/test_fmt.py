@@ -8,7 +8,7 @@ import pytest
 
 from planner.errors import SqlErrors
 from planner.fmt import format_sql
-from planner.script import parse_script
+from planner.statements.script import parse_script
 from tests.fixtures.loader import nexmark_files
 
 

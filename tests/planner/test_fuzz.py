@@ -8,8 +8,8 @@ import random
 import pytest
 
 from planner.errors import SqlError
-from planner.script import parse_script, tokenize
 from planner.source import SourceText
+from planner.statements.script import parse_script, tokenize
 from tests.fixtures.loader import doc_blocks, nexmark_files
 
 N_MUTANTS = 10_000

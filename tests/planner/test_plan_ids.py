@@ -8,8 +8,8 @@ from planner.logical.changelog import Mode
 from planner.logical.joins import LookupJoin, WindowJoin
 from planner.logical.operators import GroupAggregate, Scan, WindowAggregate
 from planner.logical.visit import distinct_nodes
-from planner.script import parse_script
-from planner.session import Outcome, PlannerSession
+from planner.statements.script import parse_script
+from planner.statements.session import Outcome, PlannerSession
 
 DDL = """
 CREATE TABLE bids (ts TIMESTAMP(3), item STRING, price BIGINT,

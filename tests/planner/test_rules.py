@@ -8,8 +8,8 @@ import pytest
 from catalog import Catalog
 from planner.diagnostics import Category
 from planner.rules import RULES
-from planner.script import parse_script
-from planner.session import PlannerSession
+from planner.statements.script import parse_script
+from planner.statements.session import PlannerSession
 from tests.fixtures.loader import NEXMARK
 
 DDL = """

@@ -10,8 +10,8 @@ import pytest
 
 from catalog import Catalog
 from planner.rules import RULES
-from planner.script import parse_script
-from planner.session import PlannerSession
+from planner.statements.script import parse_script
+from planner.statements.session import PlannerSession
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules"
 PAGE = re.compile(r"^(SE\d{3})\.md$")

@@ -7,8 +7,8 @@ import pytest
 
 from catalog import Catalog
 from planner.errors import SqlError
-from planner.script import parse_script
-from planner.session import PlannerSession
+from planner.statements.script import parse_script
+from planner.statements.session import PlannerSession
 
 DDL = """CREATE TABLE t (a BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen');
 CREATE VIEW v AS SELECT a FROM t;
@@ -86,8 +86,8 @@ ALTERER = """
 import sys
 sys.path.insert(0, {root!r})
 from catalog import Catalog
-from planner.script import parse_one
-from planner.session import PlannerSession
+from planner.statements.script import parse_one
+from planner.statements.session import PlannerSession
 session = PlannerSession(Catalog.open({home!r}))
 prefix, count = sys.argv[1], int(sys.argv[2])
 print("ready", flush=True)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from catalog import Catalog
-from planner.script import parse_script
-from planner.session import PlannerSession
-from planner.show import BUILTIN_FUNCTIONS
+from planner.statements.script import parse_script
+from planner.statements.session import PlannerSession
+from planner.statements.show import BUILTIN_FUNCTIONS
 
 DDL = """CREATE TABLE my_orders (a BIGINT) WITH ('connector' = 'datagen');
 CREATE TABLE `my*x` (a BIGINT) WITH ('connector' = 'datagen');

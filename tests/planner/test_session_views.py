@@ -7,8 +7,8 @@ import pytest
 
 from catalog import Catalog
 from planner.errors import SqlError
-from planner.script import parse_script
-from planner.session import PlannerSession
+from planner.statements.script import parse_script
+from planner.statements.session import PlannerSession
 
 DDL = "CREATE TABLE t (page STRING, ts TIMESTAMP(3)) WITH ('connector' = 'datagen');\n\n\n"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from catalog import Catalog
-from planner.script import parse_script
-from planner.session import PlannerSession
-from planner.state.facts import ReleaseKind
+from planner.analysis.state.facts import ReleaseKind
+from planner.statements.script import parse_script
+from planner.statements.session import PlannerSession
 
 DDL = """
 CREATE TABLE bids (auction BIGINT, price BIGINT, ts TIMESTAMP(3),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from prompt_toolkit.document import Document
 
-from planner.session import KNOWN_SETTINGS
+from planner.statements.session import KNOWN_SETTINGS
 from repl.completer import SqlCompleter, context_at, match_rank, tables_in_statement
 from tests.repl.shell_driver import CTRL_C, TAB
 

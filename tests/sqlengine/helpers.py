@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from planner.script import parse_script
-from planner.session import Kind
+from planner.statements.script import parse_script
+from planner.statements.session import Kind
 
 BASE = dt.datetime(2024, 1, 1)
 

@@ -16,8 +16,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from planner.analysis.physical import counted_sides
 from planner.logical.joins import JoinKind
-from planner.physical import counted_sides
 from sqlengine.changelog.aggregate import AggCallSpec, GroupAggregate
 from sqlengine.changelog.dedup import Deduplicate
 from sqlengine.changelog.join import ANTI, FULL, INNER, LEFT, SEMI, Join

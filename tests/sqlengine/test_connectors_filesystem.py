@@ -213,9 +213,9 @@ def test_an_updating_query_into_a_filesystem_table_is_refused_when_planned(tmp_p
     """The filesystem sink appends rows only (catalog.connectors: accepts_updates): the checker
     refuses a group aggregation written to it, so lint and EXPLAIN say it before any job."""
     from catalog import Catalog
-    from planner.check import Code
-    from planner.script import parse_script
-    from planner.session import PlannerSession
+    from planner.analysis.check import Code
+    from planner.statements.script import parse_script
+    from planner.statements.session import PlannerSession
 
     session = PlannerSession(Catalog.in_memory())
     sql = f"""CREATE TABLE src (k STRING, v INT) WITH ('connector' = 'datagen');

@@ -4,8 +4,8 @@ import pytest
 import sqlglot
 
 from catalog import TableDef
-from planner.ddl import table_from_create
 from planner.dialect import Flink
+from planner.statements.ddl import table_from_create
 from sqlengine.connectors import ConnectorError
 from tests.fixtures.loader import NEXMARK
 from tests.sqlengine.streams import read, run_to_end

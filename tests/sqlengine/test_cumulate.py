@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.script import parse_script
+from planner.statements.script import parse_script
 from sqlengine.engine import Engine
 
 pytestmark = pytest.mark.spark

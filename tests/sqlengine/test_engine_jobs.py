@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import SqlError
-from planner.script import parse_script
+from planner.statements.script import parse_script
 from sqlengine.engine import Engine
 from sqlengine.jobs import Status
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import SqlError
-from planner.script import parse_script
+from planner.statements.script import parse_script
 from sqlengine.engine import Engine
 from tests.sqlengine.corpus import CORPUS, ITEMS, TUMBLE10, World, chunks, fork, make_bids, make_items
 from tests.sqlengine.expectations import expect_tumble

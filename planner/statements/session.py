@@ -14,18 +14,18 @@ from sqlglot import TokenType, exp
 
 from catalog import Catalog, CatalogError, ObjectNotFound, TableDef, ViewDef
 from catalog.secrets import mask_value
-from planner.analysis import Analysis, analyze_plans
+from planner.analysis.analyze import Analysis, analyze_plans
 from planner.binder import Binder
-from planner.ddl import function_from_create, show_create_table, show_create_view, table_from_create, view_from_create
-from planner.ddl_alter import alter_table, alter_view
 from planner.dialect import Flink, nodes
 from planner.errors import SqlError
 from planner.logical.operators import Node
 from planner.names import DEFAULT_CATALOG, DEFAULT_DATABASE, object_name
 from planner.problems import BindError, DefinitionError, PlanningError, located
-from planner.script import Statement
-from planner.show import BUILTIN_FUNCTIONS, like_filter
-from planner.variables import substitute
+from planner.statements.ddl import function_from_create, show_create_table, show_create_view, table_from_create, view_from_create
+from planner.statements.ddl_alter import alter_table, alter_view
+from planner.statements.script import Statement
+from planner.statements.show import BUILTIN_FUNCTIONS, like_filter
+from planner.statements.variables import substitute
 
 
 class Kind(StrEnum):
@@ -124,7 +124,7 @@ class PlannerSession:
             result = self._dispatch(inner, tree.this)
             if result.analysis is None:
                 raise BindError("EXPLAIN takes a query, an INSERT or a statement set", tree.this)
-            from planner.explain import render_explain
+            from planner.explain.text import render_explain
 
             text = render_explain(result.analysis, tree.args.get("details") or ())
             return Outcome(Kind.EXPLAIN, stmt, tree, plans=result.plans, analysis=result.analysis, text=text)

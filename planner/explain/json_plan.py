@@ -12,9 +12,9 @@ from planner.logical.operators import Node
 from planner.logical.visit import distinct_nodes
 
 if TYPE_CHECKING:
-    from planner.analysis import Analysis
-    from planner.estimate import Estimate
-    from planner.state import StatePart
+    from planner.analysis.analyze import Analysis
+    from planner.analysis.estimate import Estimate
+    from planner.analysis.state import StatePart
 
 
 def _estimate(e: Estimate | None) -> dict[str, Any] | None:

@@ -1,24 +1,24 @@
 """The analysis of one query or INSERT: plan, properties, state per operator, estimates, what
 Spark cannot run (the checker's problems) and the diagnostics of every rule.
-``str(analysis)`` is the EXPLAIN text. Side tables are keyed by ``Node.node_id``."""
+Side tables are keyed by ``Node.node_id``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from planner.check import Problem, check_plans
+from planner.analysis.check import Problem, check_plans
+from planner.analysis.estimate import Estimate, Estimator
+from planner.analysis.lineage import Lineage
+from planner.analysis.physical import Physical, decide
+from planner.analysis.properties import NodeProps, infer
+from planner.analysis.state import StateInfo, Verdict, analyze_state
 from planner.diagnostics import Diagnostic
 from planner.durations import parse_duration
-from planner.estimate import Estimate, Estimator
-from planner.lineage import Lineage
 from planner.logical.operators import UNNUMBERED, Node
 from planner.logical.visit import distinct_nodes
-from planner.physical import Physical, decide
-from planner.properties import NodeProps, infer
 from planner.rules import RULES, Rule, RuleContext
 from planner.source import SourceText, Span
-from planner.state import StateInfo, Verdict, analyze_state
 
 RUNTIME_MODE = "execution.runtime-mode"
 
@@ -57,11 +57,6 @@ class Analysis:
     def problems_of(self, plan: Node) -> list[Problem]:
         ids = {n.node_id for n in distinct_nodes([plan])}
         return [p for p in self.problems if p.node_id in ids]
-
-    def __str__(self) -> str:
-        from planner.explain import render_text
-
-        return render_text(self)
 
 
 def ttl_setting(settings: dict[str, str]) -> int | None:

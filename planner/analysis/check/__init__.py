@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from planner.check.codes import HINTS, MESSAGES, Code
-from planner.check.expressions import check_expressions
-from planner.check.operators import CARRIES, CHECKS, Context, Windows, carried_windows
-from planner.check.problem import Problem, problem
-from planner.lineage import Lineage
+from planner.analysis.check.codes import HINTS, MESSAGES, Code
+from planner.analysis.check.expressions import check_expressions
+from planner.analysis.check.operators import CARRIES, CHECKS, Context, Windows, carried_windows
+from planner.analysis.check.problem import Problem, problem
+from planner.analysis.lineage import Lineage
+from planner.analysis.physical import Physical
+from planner.analysis.properties import NodeProps
 from planner.logical.operators import Node, Scan, WindowAggregate
 from planner.logical.visit import distinct_nodes
-from planner.physical import Physical
-from planner.properties import NodeProps
 
 __all__ = ["HINTS", "MESSAGES", "Code", "Problem", "Windows", "carried_windows", "check_plans", "problem"]
 
@@ -30,7 +30,7 @@ def check_plans(
     streaming: bool,
 ) -> tuple[Problem, ...]:
     """Everything in ``plans`` Spark cannot run, in plan order (pre-order per plan). What runs
-    as a changelog operator is ``physical``'s decision (``planner.physical``); what is left here
+    as a changelog operator is ``physical``'s decision (``planner.analysis.physical``); what is left here
     is what neither Spark's operators nor ours run."""
     memo: dict[int, Windows] = {}
     ctx = Context(props, lineage, streaming, lambda node: carried_windows(node, memo), physical)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from planner.logical.visit import distinct_nodes
 
 if TYPE_CHECKING:
-    from planner.analysis import Analysis
+    from planner.analysis.analyze import Analysis
 
 MAX_LABEL = 70
 STYLES = (

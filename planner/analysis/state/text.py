@@ -1,10 +1,9 @@
 """The state analysis in words: every sentence EXPLAIN, the shell and the rules print about what
-an operator keeps is rendered here, from the typed facts of ``planner.state.facts``."""
+an operator keeps is rendered here, from the typed facts of ``planner.analysis.state.facts``."""
 
 from __future__ import annotations
 
-from planner.durations import format_duration
-from planner.state.facts import (
+from planner.analysis.state.facts import (
     Extra,
     Grouping,
     Growth,
@@ -15,6 +14,7 @@ from planner.state.facts import (
     StoredKind,
     TtlClock,
 )
+from planner.durations import format_duration
 
 _NEVER = {
     Never.NO_TTL: " (no TTL, no window)",

@@ -28,6 +28,7 @@ from enum import StrEnum
 
 from sqlglot import exp
 
+from planner.analysis.properties import NodeProps
 from planner.logical import typing as T
 from planner.logical.changelog import Mode
 from planner.logical.joins import Join, JoinKind, LookupJoin
@@ -46,7 +47,6 @@ from planner.logical.operators import (
 )
 from planner.logical.specs import AggFunc
 from planner.logical.visit import distinct_nodes
-from planner.properties import NodeProps
 
 
 class Execution(StrEnum):

@@ -9,9 +9,9 @@ from dataclasses import replace
 from sqlglot import exp
 
 from catalog import Column, TableDef, ViewDef, Watermark
-from planner.ddl import _column_from_def, validate_table
 from planner.dialect import Flink, nodes
 from planner.problems import DefinitionError
+from planner.statements.ddl import _column_from_def, validate_table
 
 
 def _sql(node: exp.Expr) -> str:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.lineage import Lineage
+from planner.analysis.lineage import Lineage
+from planner.analysis.physical import Physical, RankStrategy
+from planner.analysis.properties import NodeProps
+from planner.analysis.state.facts import Growth, Never, Release, ReleaseKind, TtlClock
 from planner.logical.operators import Node
-from planner.physical import Physical, RankStrategy
-from planner.properties import NodeProps
-from planner.state.facts import Growth, Never, Release, ReleaseKind, TtlClock
 
 
 def ttl_for(node: Node, settings_ttl: int | None, side: int = 0) -> int | None:
@@ -29,7 +29,7 @@ class Keyed:
 
 
 class AnalyzerBase:
-    """Mixed into StateAnalyzer, with the parts (``planner.state.joins``) that read it."""
+    """Mixed into StateAnalyzer, with the parts (``planner.analysis.state.joins``) that read it."""
 
     def __init__(self, props: dict[int, NodeProps], lineage: Lineage, ttl_ms: int | None, physical: dict[int, Physical] | None = None):
         self.props = props

@@ -3,7 +3,7 @@
 A verdict is *bounded* when every part of the state is released after a fixed time (window end,
 interval bound, TTL, the watermark) or when its keys come from a finite, known domain; otherwise
 it is *unbounded*: it grows with the number of distinct keys, or with every input row. Each fact
-is set here, as a typed value (``planner.state.facts``), where it is decided.
+is set here, as a typed value (``planner.analysis.state.facts``), where it is decided.
 """
 
 from __future__ import annotations
@@ -11,7 +11,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from planner.lineage import Lineage
+from planner.analysis.lineage import Lineage
+from planner.analysis.physical import Physical
+from planner.analysis.properties import NodeProps
+from planner.analysis.state.base import AnalyzerBase, ttl_for
+from planner.analysis.state.facts import (
+    Extra,
+    Grouping,
+    Growth,
+    Never,
+    PartRole,
+    Release,
+    ReleaseKind,
+    StateInfo,
+    StatePart,
+    Stored,
+    StoredKind,
+    TtlClock,
+)
+from planner.analysis.state.joins import JoinState
 from planner.logical.fields import TimeKind
 from planner.logical.joins import IntervalJoin, Join, TemporalJoin, WindowJoin
 from planner.logical.operators import (
@@ -27,29 +45,11 @@ from planner.logical.operators import (
 )
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 from planner.logical.visit import distinct_nodes
-from planner.physical import Physical
-from planner.properties import NodeProps
-from planner.state.base import AnalyzerBase, ttl_for
-from planner.state.facts import (
-    Extra,
-    Grouping,
-    Growth,
-    Never,
-    PartRole,
-    Release,
-    ReleaseKind,
-    StateInfo,
-    StatePart,
-    Stored,
-    StoredKind,
-    TtlClock,
-)
-from planner.state.joins import JoinState
 
 
 class StateAnalyzer(JoinState, AnalyzerBase):
     """The state of each stateful operator: aggregations, rankings, OVER, MATCH_RECOGNIZE and
-    sorts here, joins in ``planner.state.joins``."""
+    sorts here, joins in ``planner.analysis.state.joins``."""
 
     def _ranking_over_changes(self, node: Node, keys: tuple[str, ...], n: int, ttl: int | None) -> StatePart:
         """What a ranking over changes keeps: every row its input holds (a row leaves when the

@@ -14,8 +14,8 @@ from sqlglot.errors import ParseError, TokenError
 
 from planner.dialect import Flink, nodes
 from planner.errors import SqlError
-from planner.hints import reserved_name_error, syntax_hint
 from planner.source import SourceText, Span
+from planner.statements.hints import reserved_name_error, syntax_hint
 
 _DIALECT = Flink()
 log = logging.getLogger("sqlengine.parser")

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.logical.fields import TimeKind
-from planner.logical.joins import IntervalJoin, Join, TemporalJoin, WindowJoin
-from planner.state.base import AnalyzerBase, ttl_for
-from planner.state.facts import (
+from planner.analysis.state.base import AnalyzerBase, ttl_for
+from planner.analysis.state.facts import (
     Extra,
     Grouping,
     Growth,
@@ -25,6 +23,8 @@ from planner.state.facts import (
     StoredKind,
     TtlClock,
 )
+from planner.logical.fields import TimeKind
+from planner.logical.joins import IntervalJoin, Join, TemporalJoin, WindowJoin
 
 
 class JoinState(AnalyzerBase):

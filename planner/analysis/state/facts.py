@@ -1,7 +1,7 @@
 """What an operator keeps, as typed facts set where the analysis decides them (DataFusion's
 ``Boundedness`` is the model): what one entry is (``Stored``), what it is kept per (``Grouping``),
 what releases it (``Release``), and how the state grows (``Growth``). Prose is rendered from
-these in one place, ``planner.state.text``; rules and renderers read the facts, never the words.
+these in one place, ``planner.analysis.state.text``; rules and renderers read the facts, never the words.
 """
 
 from __future__ import annotations
@@ -199,28 +199,28 @@ class StatePart:
         """The row's column whose passing by the other side's watermark drops the row."""
         return self.release.column if self.release.kind == ReleaseKind.OTHER_SIDE_WATERMARK else None
 
-    # prose, rendered from the facts (planner.state.text)
+    # prose, rendered from the facts (planner.analysis.state.text)
     @property
     def stores(self) -> str:
-        from planner.state.text import stored_text
+        from planner.analysis.state.text import stored_text
 
         return stored_text(self)
 
     @property
     def per(self) -> str:
-        from planner.state.text import per_text
+        from planner.analysis.state.text import per_text
 
         return per_text(self)
 
     @property
     def bound(self) -> str:
-        from planner.state.text import bound_text
+        from planner.analysis.state.text import bound_text
 
         return bound_text(self)
 
     @property
     def released(self) -> str:
-        from planner.state.text import released_text
+        from planner.analysis.state.text import released_text
 
         return released_text(self)
 
@@ -243,7 +243,7 @@ class StateInfo:
 
     @property
     def reason(self) -> str:
-        from planner.state.text import reason_text
+        from planner.analysis.state.text import reason_text
 
         return reason_text(self)
 

@@ -15,7 +15,7 @@ from planner.durations import format_duration
 from planner.logical.operators import Node
 
 if TYPE_CHECKING:
-    from planner.analysis import Analysis
+    from planner.analysis.analyze import Analysis
 
 
 DETAILS = ("CHANGELOG_MODE", "ESTIMATED_COST", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
@@ -46,7 +46,7 @@ def render_explain(analysis: Analysis, details: Iterable[str] = ()) -> str:
     """The output of ``EXPLAIN [detail, ...] stmt``. No detail: everything (plan with changelog
     modes and state, state summary, advice). With details, as Flink: the plan tree plus what each
     detail adds; ``JSON_EXECUTION_PLAN`` alone is the JSON document only."""
-    from planner.explain_json import render_json
+    from planner.explain.json_plan import render_json
 
     asked = {d.upper() for d in details}
     if not asked:

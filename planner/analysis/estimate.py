@@ -13,11 +13,11 @@ from sqlglot import exp
 
 from catalog import TableDef
 from catalog.connectors import spec_of
+from planner.analysis.lineage import Lineage
+from planner.analysis.state import Growth, StateInfo, StatePart
 from planner.durations import format_duration
-from planner.lineage import Lineage
 from planner.logical import typing as T
 from planner.logical.operators import Node
-from planner.state import Growth, StateInfo, StatePart
 
 ROW_OVERHEAD = 48  # bytes per state entry besides the columns: row header, key copy, store index
 DEFAULT_STRING = 32

@@ -9,9 +9,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from catalog.connectors import spec_of
-from planner.check.codes import Code
-from planner.check.problem import Problem, problem
-from planner.lineage import Lineage
+from planner.analysis.check.codes import Code
+from planner.analysis.check.problem import Problem, problem
+from planner.analysis.lineage import Lineage
+from planner.analysis.physical import Physical, carries_kinds
+from planner.analysis.properties import NodeProps
 from planner.logical.evaluate import residual_condition, unsupported
 from planner.logical.fields import TimeKind
 from planner.logical.joins import IntervalJoin, Join, JoinKind, LookupJoin, TemporalJoin, WindowJoin
@@ -31,8 +33,6 @@ from planner.logical.operators import (
     WindowTVF,
 )
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
-from planner.physical import Physical, carries_kinds
-from planner.properties import NodeProps
 
 _DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX)
 # the aggregate functions the changelog group aggregation implements (with retraction)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from planner.check.codes import HINTS, MESSAGES, Code
+from planner.analysis.check.codes import HINTS, MESSAGES, Code
 from planner.logical.operators import Node
 from planner.logical.specs import OperatorKind
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from planner.check.codes import Code
-from planner.check.problem import Problem, problem
+from planner.analysis.check.codes import Code
+from planner.analysis.check.problem import Problem, problem
 from planner.logical.operators import GroupAggregate, Node, OverAggregate, WindowAggregate
 from planner.logical.specs import AggCall, AggFunc
 

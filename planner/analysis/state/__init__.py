@@ -1,8 +1,8 @@
 """State analysis: what each stateful operator keeps, what releases it and how it grows, as typed
 facts (``facts``), decided per operator (``analyzer``) and put into words in one place (``text``)."""
 
-from planner.state.analyzer import StateAnalyzer, analyze_state
-from planner.state.facts import (
+from planner.analysis.state.analyzer import StateAnalyzer, analyze_state
+from planner.analysis.state.facts import (
     Extra,
     Grouping,
     Growth,
