@@ -28,6 +28,7 @@ class Category(StrEnum):
     SYNTAX = "syntax"
     BINDING = "binding"
     PERFORMANCE = "performance"
+    INTERNAL = "internal"  # E999: a defect of ours, reported where it happened
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
     sqlengine run FILE...          run statements on Spark (repl.run_cmd)
     sqlengine lint PATH...         findings for .sql files (planner.lint)
     sqlengine explain FILE         plan, state and advice of every query / INSERT
-    sqlengine fmt FILE...          canonical layout (--check: report only)
+    sqlengine fmt FILE...|-        canonical layout (--check, --diff: report only)
 
 Everything is imported lazily: ``lint``, ``explain`` and ``fmt`` never load pyspark. No Python
 traceback reaches the user: an unexpected error prints one line and its trace goes to
@@ -171,32 +171,46 @@ def _render_explained(explained: list[tuple[Statement, Analysis, str | None]], f
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
+    """Format files in place (``-``: stdin to stdout); ``--check`` and ``--diff`` change nothing.
+    A file with any error is left untouched and its errors printed (exit 2)."""
+    import difflib
+
     from planner.errors import SqlErrors
     from planner.fmt import format_sql
 
     status = EXIT_OK
     changed = 0
     for path in args.files:
+        stdin = path == "-"
         try:
-            text = Path(path).read_text()
+            text = sys.stdin.read() if stdin else Path(path).read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError) as err:
             _err(f"{path}: cannot read: {getattr(err, 'strerror', None) or err}")
             status = EXIT_USAGE
             continue
+        name = "<stdin>" if stdin else path
         try:
-            formatted = format_sql(text, path)
+            formatted = format_sql(text, name)
         except SqlErrors as errs:
             for e in errs.errors:
                 print(e.render(), file=sys.stderr)
             status = EXIT_USAGE
             continue
+        if args.diff:
+            for line in difflib.unified_diff(
+                text.splitlines(keepends=True), formatted.splitlines(keepends=True), f"{name}", f"{name} (formatted)"
+            ):  # as diff(1) marks a last line with no newline
+                sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        elif stdin and not args.check:
+            sys.stdout.write(formatted)
         if formatted == text:
             continue
         changed += 1
-        if args.check:
-            print(f"would reformat {path}")
+        if args.check or args.diff:
+            if args.check:
+                print(f"would reformat {name}", file=sys.stderr if args.diff else sys.stdout)
             status = max(status, EXIT_FINDINGS)
-        else:
+        elif not stdin:
             Path(path).write_text(formatted)
             print(f"reformatted {path}")
     if args.check and status == EXIT_OK:
@@ -293,9 +307,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE")
     sp.set_defaults(func=cmd_explain)
 
-    sp = sub.add_parser("fmt", help="format SQL files in place")
+    sp = sub.add_parser("fmt", help="format SQL files in place (- : stdin to stdout)")
     sp.add_argument("files", nargs="+", metavar="FILE")
     sp.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
+    sp.add_argument("--diff", action="store_true", help="change nothing; print a unified diff; exit 1 if a file would change")
     sp.set_defaults(func=cmd_fmt)
     return p
 

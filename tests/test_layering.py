@@ -67,25 +67,29 @@ def _module_graph() -> dict[str, set[str]]:
             paths[name.removesuffix(".__init__")] = path
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
-        found: set[str] = set()
-
-        class Visitor(ast.NodeVisitor):
-            def visit_If(self, node: ast.If) -> None:
-                if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
-                    self.generic_visit(node)
-
-            def visit_Import(self, node: ast.Import) -> None:
-                found.update(a.name for a in node.names)
-
-            def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-                if node.module and node.level == 0:
-                    for a in node.names:
-                        sub = f"{node.module}.{a.name}"
-                        found.add(sub if sub in paths else node.module)
-
-        Visitor().visit(ast.parse(path.read_text()))
-        graph[name] = {m for m in found if m in paths and m != name}
+        visitor = _ImportVisitor(paths)
+        visitor.visit(ast.parse(path.read_text()))
+        graph[name] = {m for m in visitor.found if m in paths and m != name}
     return graph
+
+
+class _ImportVisitor(ast.NodeVisitor):
+    def __init__(self, modules: dict[str, Path]):
+        self.modules = modules
+        self.found: set[str] = set()
+
+    def visit_If(self, node: ast.If) -> None:
+        if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+            self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.found.update(a.name for a in node.names)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.module and node.level == 0:
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                self.found.add(sub if sub in self.modules else node.module)
 
 
 def _circles(graph: dict[str, set[str]]) -> list[set[str]]:
@@ -95,10 +99,10 @@ def _circles(graph: dict[str, set[str]]) -> list[set[str]]:
     stack: list[str] = []
     on_stack: set[str] = set()
     found: list[set[str]] = []
-    for root in graph:
+    for root, edges_of_root in graph.items():
         if root in index:
             continue
-        work = [(root, iter(sorted(graph[root])))]
+        work = [(root, iter(sorted(edges_of_root)))]
         index[root] = low[root] = len(index)
         stack.append(root)
         on_stack.add(root)

@@ -7,6 +7,7 @@ data path or connects to anything a table names."""
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 from dataclasses import dataclass, replace
@@ -15,6 +16,7 @@ from pathlib import Path
 from sqlglot import Token
 
 from catalog import Catalog
+from planner.deep import deep
 from planner.diagnostics import Category, Diagnostic, Severity
 from planner.errors import SqlError
 from planner.lint.config import ConfigError, LintConfig
@@ -25,7 +27,8 @@ from planner.source import SourceText, Span
 from planner.statements.script import Statement, parse_script, parse_statement_tokens, split, tokenize
 from planner.statements.session import PlannerSession
 
-ERROR_CATEGORY = {"E001": Category.SYNTAX, "E999": Category.SYNTAX}
+ERROR_CATEGORY = {"E001": Category.SYNTAX, "E005": Category.SYNTAX, "E999": Category.INTERNAL}
+log = logging.getLogger("sqlengine.lint")
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,54 @@ def error_diagnostic(err: SqlError) -> Diagnostic:
     )
 
 
+def internal_diagnostic(err: Exception, source: SourceText, span: Span) -> Diagnostic:
+    """A defect of ours met while checking one statement: a finding at that statement (the
+    trace goes to the log), so that the other statements and files are still checked."""
+    log.error("internal error while linting %s at %s", source.path, span, exc_info=err)
+    where = log_file()
+    detail = str(err).splitlines()[0] if str(err) else ""
+    return Diagnostic(
+        code="E999",
+        severity=Severity.ERROR,
+        category=Category.INTERNAL,
+        message=f"Internal error while checking this statement: {type(err).__name__}" + (f": {detail}" if detail else ""),
+        hint=f"the trace is in {where}" if where else "the trace is in the log",
+        source=source,
+        span=span,
+    )
+
+
+def log_file() -> str | None:
+    """The file the log goes to, if one is set up (the command line sets one up)."""
+    for handler in logging.getLogger().handlers + logging.getLogger("sqlengine").handlers:
+        if isinstance(handler, logging.FileHandler):
+            return handler.baseFilename
+    return None
+
+
+def read_sql(path: Path) -> str | Diagnostic:
+    """A file's text, or one positioned finding (E005) when it is not readable UTF-8 text."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        return _unreadable(path, "", 0, f"Cannot read this file: {err.strerror or err}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        text = data[: err.start].decode("utf-8")
+        return _unreadable(
+            path, text + "\ufffd", len(text), f"This file is not UTF-8 text: byte 0x{data[err.start]:02x} cannot be decoded",
+            "save it as UTF-8 (Flink reads SQL files as UTF-8)",
+        )
+
+
+def _unreadable(path: Path, text: str, at: int, message: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(
+        code="E005", severity=Severity.ERROR, category=Category.SYNTAX, message=message, hint=hint,
+        source=SourceText(text, str(path)), span=Span(at, at + 1),
+    )
+
+
 def collect_files(paths: list[str | Path]) -> list[Path]:
     """The files named, and every *.sql under the directories named (sorted); a path that does
     not exist is a usage error."""
@@ -91,11 +142,17 @@ class Linter:
         self.init: list[Statement] = []
         self.init_diagnostics: list[Diagnostic] = []
         for path in config.init:
+            if not Path(path).is_file():
+                raise ConfigError(f"--init {path}: no such file")
+            text = read_sql(Path(path))
+            if isinstance(text, Diagnostic):
+                self.init_diagnostics.append(text)
+                continue
             try:
-                text = Path(path).read_text()
-            except OSError as err:
-                raise ConfigError(f"--init {path}: {err.strerror}") from None
-            script = parse_script(text, str(path))
+                script = deep(parse_script, text, str(path))
+            except Exception as err:  # a defect of ours: a finding, the other files still checked
+                self.init_diagnostics.append(internal_diagnostic(err, SourceText(text, str(path)), Span(0, 1)))
+                continue
             self.init_diagnostics.extend(error_diagnostic(e) for e in script.errors)
             self.init.extend(script.statements)
         self.prefixes = PrefixCache()
@@ -117,11 +174,19 @@ class Linter:
                 session.execute(stmt)
             except SqlError as err:
                 self.init_diagnostics.append(error_diagnostic(err))
+            except Exception as err:  # a defect of ours
+                self.init_diagnostics.append(internal_diagnostic(err, stmt.source, stmt.span))
         self.prefixes.put("", snapshot(session, 0))
         return session
 
     def lint_text(self, text: str, path: str) -> tuple[list[Diagnostic], int]:
         """Findings of one file (after selection, severity overrides and noqa) and its statement count."""
+        try:
+            return self._lint_text(text, path)
+        except Exception as err:  # a defect of ours outside any one statement: one finding for the file
+            return self._select([(internal_diagnostic(err, SourceText(text, path), Span(0, 1)), Span(0, 1))], SourceText(text, path)), 1
+
+    def _lint_text(self, text: str, path: str) -> tuple[list[Diagnostic], int]:
         source = SourceText(text, path)
         # resume after the longest leading run of setup statements seen before with this text:
         # only the rest of the file is tokenized, parsed and run
@@ -149,6 +214,11 @@ class Linter:
                 found.append((error_diagnostic(err), Span(tokens[0].start, ends[i])))
                 setup = False
                 continue
+            except Exception as err:  # a defect of ours: a finding here, the next statements still checked
+                span = Span(tokens[0].start, ends[i])
+                found.append((internal_diagnostic(err, source, span), span))
+                setup = False
+                continue
             if outcome.analysis is not None:
                 found.extend((d, stmt.span) for d in outcome.analysis.diagnostics)
             if setup and outcome.kind in SETUP and outcome.analysis is None:
@@ -168,10 +238,9 @@ class Linter:
         return out
 
     def lint_file(self, f: Path) -> tuple[list[Diagnostic], int]:
-        try:
-            text = f.read_text()
-        except (OSError, UnicodeDecodeError) as err:
-            raise ConfigError(f"{f}: cannot read: {getattr(err, 'strerror', None) or err}") from None
+        text = read_sql(f)
+        if isinstance(text, Diagnostic):
+            return [text] if self.config.wants(text.code) else [], 0
         return self.lint_text(text, str(f))
 
     def _parallel(self, files: list[Path], jobs: int) -> list[tuple[list[Diagnostic], int]]:

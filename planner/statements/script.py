@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from sqlglot import Token, TokenType, exp
 from sqlglot.errors import ParseError, TokenError
 
+from planner.deep import deep
 from planner.dialect import Flink, nodes
 from planner.errors import SqlError
 from planner.source import SourceText, Span
@@ -140,7 +141,7 @@ def _span_of(tokens: list[Token]) -> Span:
 def _parse_tokens(source: SourceText, tokens: list[Token]) -> exp.Expr:
     parser = _DIALECT.parser()
     try:
-        trees = parser.parse(tokens, source.text)
+        trees = deep(parser.parse, tokens, source.text)
     except RecursionError:
         raise SqlError("Statement is nested too deeply to parse", source, _span_of(tokens)) from None
     except (ParseError, TokenError) as err:

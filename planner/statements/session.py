@@ -16,6 +16,7 @@ from catalog import Catalog, CatalogError, ObjectNotFound, TableDef, ViewDef
 from catalog.secrets import mask_value
 from planner.analysis.analyze import Analysis, analyze_plans
 from planner.binder import Binder
+from planner.deep import deep
 from planner.dialect import Flink, nodes
 from planner.errors import SqlError
 from planner.logical.operators import Node
@@ -101,8 +102,8 @@ class PlannerSession:
         """Run one statement; every failure is a positioned SqlError."""
         try:
             # ${NAME} is the only syntax with a `$`: most statements need no walk for variables
-            tree = substitute(stmt.tree, self.variables) if "$" in stmt.text else stmt.tree
-            outcome = self._dispatch(stmt, tree)
+            tree = deep(substitute, stmt.tree, self.variables) if "$" in stmt.text else stmt.tree
+            outcome = deep(self._dispatch, stmt, tree)
             return replace(outcome, settings=dict(self.settings)) if outcome.plans else outcome
         except PlanningError as err:
             raise located(err, stmt.source, stmt.span) from None
