@@ -86,7 +86,7 @@ class World:
 
 
 def fork(engine: Engine) -> Sql:
-    return Sql(Engine(home=engine.home, spark=engine.spark, variables=engine.planner.statements.variables))
+    return Sql(Engine(home=engine.home, spark=engine.spark, variables=engine.planner.variables))
 
 
 # -- the corpus ------------------------------------------------------------------------------------
