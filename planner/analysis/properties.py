@@ -49,7 +49,7 @@ def _combine_watermarks(parts: list[Watermark]) -> Watermark:
 
 def _watermark(node: Node, inputs: list[NodeProps]) -> Watermark:
     if isinstance(node, Scan):
-        if node.watermark_field is None:
+        if not node.watermark_advances:  # none, or a constant one
             return Watermark(False, None, (node.table.name,))
         return Watermark(True, node.watermark_delay_ms, (node.table.name,))
     if isinstance(node, Values):

@@ -1,6 +1,6 @@
 """SELECT: FROM and joins (WHERE conjuncts pushed into inner joins, as Flink's optimizer does),
-WHERE, aggregation (group, window TVF, legacy group window), OVER, projection, DISTINCT; ORDER BY
-and LIMIT in order.py, subquery predicates in subqueries.py."""
+WHERE, aggregation (group, window TVF, legacy group window), projection, DISTINCT; OVER in over.py,
+ORDER BY and LIMIT in order.py, subquery predicates in subqueries.py."""
 
 from __future__ import annotations
 
@@ -20,14 +20,15 @@ from planner.binder.expressions import (
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.named_windows import expand_named_windows
 from planner.binder.order import OrderMixin
+from planner.binder.over import OverMixin, agg_type
 from planner.binder.relations import Item
 from planner.binder.scope import Relation, Scope
 from planner.binder.subqueries import SubqueryMixin
 from planner.binder.windows import legacy_window, window_fields, window_kind
 from planner.logical.fields import Field, WindowRole, unique_names
 from planner.logical.joins import JoinKind
-from planner.logical.operators import Calc, Correlate, GroupAggregate, Node, OverAggregate, WindowAggregate
-from planner.logical.specs import AggCall, WindowSpec
+from planner.logical.operators import Calc, Correlate, GroupAggregate, Node, WindowAggregate
+from planner.logical.specs import WindowSpec
 from planner.problems import BindError
 
 JOIN_KINDS = {"LEFT": JoinKind.LEFT, "RIGHT": JoinKind.RIGHT, "FULL": JoinKind.FULL}
@@ -43,7 +44,7 @@ def _output_name(item: exp.Expr, index: int) -> str:
     return f"EXPR${index}"
 
 
-class SelectMixin(SubqueryMixin, OrderMixin):
+class SelectMixin(SubqueryMixin, OrderMixin, OverMixin):
     """Mixed into Binder."""
 
     # -- FROM ----------------------------------------------------------------------------------
@@ -212,6 +213,10 @@ class SelectMixin(SubqueryMixin, OrderMixin):
         aggregate = bool(group) or any(
             is_aggregate(n) and not n.find_ancestor(exp.Window) for it in items for n in it.walk()
         ) or (having is not None)
+        if sel.args.get("distinct") and not aggregate and _selects_window_bounds(items):
+            # Flink plans SELECT DISTINCT over a window TVF's window_start and window_end as the
+            # window aggregation it is (GROUP BY every item), released when the window ends
+            return self.bind_select(_distinct_as_group_by(sel, items))
         if aggregate:
             node, binder, items_bound, having_bound = self._aggregate(node, scope, binder, sel, items)
             aliases = [r.alias for r in scope.relations if r.alias in ttl]
@@ -334,7 +339,7 @@ class SelectMixin(SubqueryMixin, OrderMixin):
         if collector.overs:
             raise BindError("OVER window functions cannot be combined with GROUP BY in one SELECT", collector.overs[0].node)
         key_fields = [scope.by_internal[k].materialized() if window is None else scope.by_internal[k] for k in key_names]
-        agg_fields = [Field(a.name, _agg_type(binder, a)) for a in collector.aggs]
+        agg_fields = [Field(a.name, agg_type(binder, a)) for a in collector.aggs]
         # the post-aggregate expressions refer to keys and aggregate outputs
         replacements: list[tuple[exp.Expr, str]] = [(k, n) for k, n in zip(keys_bound, key_names, strict=True)]
         if window is not None:
@@ -377,47 +382,6 @@ class SelectMixin(SubqueryMixin, OrderMixin):
 
     # -- OVER ----------------------------------------------------------------------------------
 
-    def _over(self, node: Node, binder: ExprBinder, collector: Collector) -> tuple[Node, ExprBinder]:
-        first = collector.overs[0]
-        for other in collector.overs[1:]:
-            if (other.partition, other.order, other.frame) != (first.partition, first.order, first.frame):
-                raise BindError("All OVER windows of one SELECT must be the same window", other.node)
-        partition_keys = []
-        pre_proj: list[tuple[str, exp.Expr]] = [(f.name, col(f.name)) for f in node.fields]
-        for i, p in enumerate(first.partition):
-            if isinstance(p, exp.Column):
-                partition_keys.append(p.name)
-            else:
-                pre_proj.append((f"$part{i}", p))
-                partition_keys.append(f"$part{i}")
-        if len(pre_proj) > len(node.fields):
-            extra = [binder.field_of(n, e) for n, e in pre_proj[len(node.fields):]]
-            node = Calc(tuple(list(node.fields) + extra), input=node, projections=tuple(pre_proj))
-            for f in extra:
-                binder.scope.by_internal[f.name] = f
-        if not first.order:
-            raise BindError("An OVER window in a streaming query needs ORDER BY a time attribute", first.node)
-        order_expr, _desc = first.order[0]
-        order_name = order_expr.name if isinstance(order_expr, exp.Column) else ""
-        rows, preceding = _frame(first.frame, first.node)
-        aggs = tuple(
-            AggCall(name=o.name, func=o.func, args=o.args) for o in collector.overs
-        )
-        over_fields = [Field(o.name, _agg_type(binder, AggCall(o.name, o.func, o.args))) for o in collector.overs]
-        over = OverAggregate(
-            tuple(list(node.fields) + over_fields),
-            input=node,
-            partition_keys=tuple(partition_keys),
-            order_field=order_name,
-            order=tuple((e.name if isinstance(e, exp.Column) else e.sql(), d) for e, d in first.order),
-            rows=rows,
-            preceding=preceding,
-            aggs=aggs,
-            origin=first.node,
-        )
-        for f in over_fields:
-            binder.scope.by_internal[f.name] = f
-        return over, binder
 
 
 def _alias_hint(err: BindError, sel: exp.Select) -> BindError:
@@ -439,15 +403,6 @@ def _qualified(rel: Relation, name: str) -> exp.Expr:
     if rel.alias:
         return exp.Column(this=ident, table=exp.to_identifier(rel.alias, quoted=True))
     return exp.Column(this=ident)
-
-
-def _agg_type(binder: ExprBinder, agg: AggCall) -> exp.DataType:
-    from planner.logical import typing as T
-
-    if agg.func in ("ROW_NUMBER", "RANK", "DENSE_RANK", "COUNT"):
-        return T.BIGINT
-    arg = binder.type_of(agg.args[0]) if agg.args else None
-    return T.agg_type(agg.func, arg)
 
 
 def _window_out_names(scope: Scope, window: WindowSpec, legacy: bool) -> list[str]:
@@ -485,33 +440,16 @@ def _replace_keys(e: exp.Expr, replacements: list[tuple[exp.Expr, str]], allowed
     return e.transform(repl, copy=False)
 
 
-def _frame(spec: exp.Expr | None, node: exp.Expr) -> tuple[bool, int | None]:
-    """(ROWS?, preceding) of an OVER frame; default RANGE UNBOUNDED PRECEDING."""
-    from planner.binder.intervals import interval_ms, is_interval
+def _selects_window_bounds(items: list[exp.Expr]) -> bool:
+    names = {(it.this if isinstance(it, exp.Alias) else it).name.lower() for it in items
+             if isinstance(it.this if isinstance(it, exp.Alias) else it, exp.Column)}
+    return {"window_start", "window_end"} <= names
 
-    if spec is None:
-        return False, None
-    rows = spec.text("kind").upper() == "ROWS"
-    start = spec.args.get("start")
-    end_arg = spec.args.get("end")
-    end = end_arg.upper() if isinstance(end_arg, str) else (end_arg.name.upper() if end_arg is not None else "CURRENT ROW")
-    if end not in ("CURRENT ROW", ""):
-        raise BindError("A streaming OVER window must end at CURRENT ROW", node)
-    if isinstance(start, str):
-        start_text = start.upper()
-    elif start is None:
-        start_text = "UNBOUNDED"
-    else:
-        start_text = ""
-    if start_text == "UNBOUNDED":
-        return rows, None
-    if start_text == "CURRENT ROW":
-        return rows, 0
-    if rows and isinstance(start, exp.Expr):
-        try:
-            return True, int(start.name)
-        except (AttributeError, ValueError):
-            raise BindError("ROWS BETWEEN takes a number of rows", node) from None
-    if isinstance(start, exp.Expr) and is_interval(start):
-        return False, interval_ms(start)
-    raise BindError("RANGE BETWEEN takes an interval, e.g. INTERVAL '1' HOUR PRECEDING", node)
+
+def _distinct_as_group_by(sel: exp.Select, items: list[exp.Expr]) -> exp.Select:
+    """``SELECT DISTINCT items ...`` as ``SELECT items ... GROUP BY items`` (stars expanded)."""
+    out = sel.copy()
+    out.set("distinct", None)
+    out.set("expressions", [it.copy() for it in items])
+    out.set("group", exp.Group(expressions=[(it.this if isinstance(it, exp.Alias) else it).copy() for it in items]))
+    return out

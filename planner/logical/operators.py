@@ -131,6 +131,15 @@ class Scan(Node):
     # (Flink's SupportsFilterPushDown): a source may produce fewer rows; the filter still runs
     filters: tuple[exp.Expr, ...] = field(default=(), kw_only=True)
 
+    @property
+    def watermark_advances(self) -> bool:
+        """Does event time move forward here? A watermark whose expression reads no column
+        (``WATERMARK FOR ts AS TIMESTAMP '2020-01-01 00:00:00'``) is a constant: it never passes
+        a window end, an interval bound or a row's time beyond it."""
+        if self.watermark_field is None:
+            return False
+        return self.watermark_expr is None or self.watermark_expr.find(exp.Column) is not None
+
     def describe(self) -> str:
         s = f"table=[{self.table.name}], fields=[{', '.join(self.field_names())}]"
         if self.watermark_field:

@@ -20,8 +20,15 @@ from planner.rules.naming import join_sides, side_label
 
 
 def _no_watermark_tables(ctx: RuleContext, node: Node) -> list[str]:
-    """Tables under ``node`` whose scans declare no watermark."""
-    return list(dict.fromkeys(s.table.name for s in ctx.lineage.scans(node) if not s.watermark_field))
+    """Tables under ``node`` whose scans declare no watermark, or a constant one."""
+    return list(dict.fromkeys(s.table.name for s in ctx.lineage.scans(node) if not s.watermark_advances))
+
+
+def _tables(ctx: RuleContext, node: Node) -> str:
+    """The tables without an advancing watermark, each with why, for a message."""
+    constant = {s.table.name for s in ctx.lineage.scans(node) if s.watermark_field and not s.watermark_advances}
+    names = [f"`{t}`" + (" (its watermark is a constant, which never advances)" if t in constant else "") for t in _no_watermark_tables(ctx, node)]
+    return ", ".join(names)
 
 
 def _declare(tables: list[str]) -> str:
@@ -69,7 +76,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             missing = _no_watermark_tables(ctx, node.input)
             yield Finding(
                 node,
-                f"Window aggregation over {', '.join(f'`{t}`' for t in missing) or 'an input'} without a watermark: "
+                f"Window aggregation over {_tables(ctx, node.input) or 'an input'} without an advancing watermark: "
                 "no window ever closes, so every window's state is kept forever and nothing is emitted",
                 "declare a watermark on every input table of the window",
                 _declare(missing),
@@ -84,8 +91,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             if kind is None:
                 yield Finding(
                     node,
-                    f"{what} `{col}`, which is not a time attribute: a stream can only be released in "
-                    "event-time order, so its rows are kept forever (Flink rejects this query)",
+                    f"{what} `{col}`, which is not a time attribute: no watermark passes it, so its rows are "
+                    "kept forever",
                     "order by the table's event-time attribute (the column of its WATERMARK FOR clause), ascending",
                     None,
                 )
@@ -94,7 +101,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 yield Finding(
                     node,
                     f"{what} `{col}` waits for a watermark that never comes (no watermark on "
-                    f"{', '.join(f'`{t}`' for t in missing) or 'an input'}): rows are buffered forever",
+                    f"{_tables(ctx, node.inputs[0]) or 'an input'}): rows are buffered forever",
                     "declare a watermark on every input table",
                     _declare(missing),
                 )

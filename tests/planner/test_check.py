@@ -54,10 +54,11 @@ CASES = {
         "SELECT COUNT(*) FROM bids GROUP BY CUMULATE(ts, INTERVAL '5' SECOND, INTERVAL '20' SECOND);",
         Code.LEGACY_CUMULATE, "CUMULATE window table function",
     ),
-    "window after distinct": (
-        f"SELECT window_start, COUNT(*) FROM (SELECT DISTINCT item, window_start, window_end FROM {TUMBLE}) "
+    "window after deduplication": (
+        "SELECT window_start, COUNT(*) FROM (SELECT item, window_start, window_end FROM (SELECT item, window_start, "
+        f"window_end, ROW_NUMBER() OVER (PARTITION BY item ORDER BY ts) AS rn FROM {TUMBLE}) WHERE rn = 1) "
         "GROUP BY window_start, window_end;",
-        Code.WINDOW_NOT_CARRIED, "Distinct",
+        Code.WINDOW_NOT_CARRIED, "Deduplicate",
     ),
     "updates into files": ("INSERT INTO out_files SELECT item, COUNT(*) FROM bids GROUP BY item;", Code.SINK_TAKES_APPENDS, "only appends"),
     "custom watermark": ("SELECT v FROM odd;", Code.WATERMARK_NOT_CONSTANT, "ts - INTERVAL"),

@@ -410,7 +410,7 @@ def test_every_rule_is_registered_once_with_a_stable_code():
     assert len({r.code for r in RULES}) == len(RULES)
     assert all(r.code[:2] == "SE" and len(r.code) == 5 for r in RULES)
     assert {r.code for r in RULES if r.category == Category.UNBOUNDED_STATE} == {
-        "SE101", "SE102", "SE103", "SE104", "SE105", "SE106", "SE107", "SE110"
+        "SE101", "SE102", "SE103", "SE104", "SE105", "SE106", "SE107", "SE110", "SE111"
     }
 
 

@@ -8,6 +8,7 @@ is set here, as a typed value (``planner.analysis.state.facts``), where it is de
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -255,14 +256,21 @@ class StateAnalyzer(JoinState, AnalyzerBase):
             stored = Stored(StoredKind.OVER_ROWS, count=node.preceding, extras=(Extra.WAITING,))
         else:
             stored = Stored(StoredKind.OVER_RANGE, span_ms=node.preceding, extras=(Extra.WAITING,))
-        if not keys:
+        retention = keyed.retention_ms
+        delay = self.delay(node)
+        if not node.rows and node.preceding is not None and node.waits_on_watermark() and delay is not None and not ttl:
+            # Flink clears a partition once the watermark is past its last row + the range: rows
+            # and partitions both leave with event time
+            retention = node.preceding + delay
+            growth, release = Growth.NONE, Release(ReleaseKind.FRAME_RANGE, after_ms=node.preceding, delay_ms=delay)
+        elif not keys:
             growth, release = Growth.NONE, Release(ReleaseKind.SINGLE)
         part = StatePart(
             role=PartRole.WINDOW_ROWS,
             stored=stored,
             grouping=Grouping.PARTITION if keys else Grouping.GLOBAL_PARTITION,
             release=release,
-            retention_ms=keyed.retention_ms,
+            retention_ms=retention,
             growth=growth,
             rows_per_key=(node.preceding + 1) if node.rows and node.preceding is not None else None,
             row_fields=tuple(node.input.field_names()),
@@ -285,7 +293,9 @@ class StateAnalyzer(JoinState, AnalyzerBase):
             part = StatePart(
                 role=PartRole.PARTIAL_MATCHES, stored=Stored(StoredKind.PARTIAL_MATCHES, extras=(Extra.UNBOUNDED_MATCH,)),
                 grouping=Grouping.PARTITION, release=keyed.release, retention_ms=keyed.retention_ms,
-                growth=Growth.ROWS if keyed.growth != Growth.NONE else Growth.NONE,
+                # a quantifier without an upper bound (*, +, {n,}) lets one partial match take in
+                # rows without end; otherwise each partition holds a few rows, for as many partitions
+                growth=(Growth.ROWS if _open_quantifier(node.pattern) else keyed.growth) if keyed.growth != Growth.NONE else Growth.NONE,
                 row_fields=tuple(node.input.field_names()), **keyinfo,
             )
         return StateInfo(node, node.kind, (part,), watermark_delay_ms=delay)
@@ -361,3 +371,7 @@ def analyze_state(
         if info is not None:
             out.append(info)
     return out
+
+
+def _open_quantifier(pattern: str) -> bool:
+    return re.search(r"[*+]|\{\s*\d*\s*,\s*\}", pattern) is not None

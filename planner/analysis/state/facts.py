@@ -116,6 +116,7 @@ class ReleaseKind(StrEnum):
     WATERMARK = "watermark"  # a row leaves once the watermark passes its time; after: the delay
     PROCESSING_TIME = "processing time"
     WITHIN = "within"  # MATCH_RECOGNIZE WITHIN; + the delay
+    FRAME_RANGE = "frame range"  # OVER RANGE on event time: after: the range; + the delay
     TTL = "state TTL"  # after: the TTL
     FINITE_DOMAIN = "finite domain"  # never released, but the keys are a known finite set
     SINGLE = "single"  # one global group, session, ranking or partition

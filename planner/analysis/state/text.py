@@ -66,7 +66,7 @@ def stored_text(part: StatePart, extras: bool = True) -> str:
         StoredKind.WINDOW_RANKED: f"the rows of each window and partition (top {s.count} emitted at window end)",
         StoredKind.DISTINCT_VALUES: f"every distinct value of {', '.join(s.columns)} seen",
         StoredKind.OVER_ACCUMULATOR: "one accumulator per partition (UNBOUNDED PRECEDING)",
-        StoredKind.OVER_ROWS: f"the last {s.count} rows per partition",
+        StoredKind.OVER_ROWS: f"the last {(s.count or 0) + 1} rows (the frame: {s.count} preceding and the current one) per partition",
         StoredKind.OVER_RANGE: f"the rows of the last {_dur(s.span_ms)} per partition",
         StoredKind.PARTIAL_MATCHES: "rows of partial matches",
         StoredKind.FIRST_ROWS: f"the first {s.count} rows",
@@ -151,6 +151,11 @@ def bound_text(part: StatePart) -> str:
         return f"the watermark ({_dur(r.delay_ms)}): a row waits until the right side has caught up"
     if kind == ReleaseKind.PROCESSING_TIME:
         return "processing time (rows leave as they arrive)"
+    if kind == ReleaseKind.FRAME_RANGE:
+        return (
+            f"the watermark passing a row's time + the frame's range ({_dur(r.after_ms)} + watermark delay "
+            f"{_dur(r.delay_ms)}): a partition with no row in that span is cleared"
+        )
     if kind == ReleaseKind.WITHIN:
         return f"WITHIN {_dur(r.after_ms)} + watermark delay"
     if kind == ReleaseKind.LIMIT:
