@@ -1,0 +1,1 @@
+"""Differential harness: our Flink dialect against Apache Flink's own SQL parser (syntax only)."""
