@@ -62,6 +62,7 @@ class Why(StrEnum):
     NO_NATIVE = "Spark has no operator for it"
     FEEDS_STATEFUL = "another stateful operator reads its updates"
     RETRACTS = "its result retracts rows"
+    FILTERED = "a filter on its result turns an update that leaves the filter into a delete"
     KEY_NOT_KEPT = "the result does not keep its key, so its updates become retractions"
     TTL = "a state TTL is in force"
     LATE_INPUT = "its input may hold rows behind the watermark"
@@ -248,6 +249,20 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
             todo.extend(parents.get(n.node_id, []))
         return True
 
+    def filtered_above(node: Node) -> bool:
+        """A filter on the result (HAVING, EXCEPT's condition) that reads more than its key: an
+        update may leave it, and Flink then deletes the row Spark's update mode would keep."""
+        todo = list(parents.get(node.node_id, []))
+        while todo:
+            above = todo.pop()
+            if not isinstance(above, Calc):
+                continue
+            key = set(props[above.input.node_id].changelog.key)
+            if above.condition is not None and any(c.name not in key for c in above.condition.find_all(exp.Column)):
+                return True
+            todo.extend(parents.get(above.node_id, []))
+        return False
+
     def late_below(node: Node) -> bool:
         return any(_emits_late_rows(n) for child in node.inputs for n in child.walk() if n.stateful)
 
@@ -270,6 +285,8 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
             why = Why.FEEDS_STATEFUL
         elif emits and props[node.node_id].changelog.mode == Mode.RETRACT:
             why = Why.RETRACTS
+        elif emits and filtered_above(node):
+            why = Why.FILTERED
         elif emits and not result_keeps_key(node):
             why = Why.KEY_NOT_KEPT
         elif _ttl(node, ttl_ms):

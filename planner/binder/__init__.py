@@ -16,6 +16,7 @@ from planner.binder.base import ViewDeps
 from planner.binder.expressions import col
 from planner.binder.relations import RelationsMixin
 from planner.binder.select import SelectMixin
+from planner.binder.set_ops import SetOpsMixin
 from planner.dialect import nodes
 from planner.logical import typing as T
 from planner.logical.fields import Field
@@ -29,7 +30,7 @@ from planner.names import object_name
 from planner.problems import BindError
 
 
-class Binder(RelationsMixin, SelectMixin):
+class Binder(RelationsMixin, SelectMixin, SetOpsMixin):
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
         self.window_ids = itertools.count(1)
@@ -73,7 +74,7 @@ class Binder(RelationsMixin, SelectMixin):
         if isinstance(query, exp.Union):
             return self._union(query)
         if isinstance(query, (exp.Intersect, exp.Except)):
-            raise BindError(f"{type(query).__name__.upper()} is not supported on streams yet", query)
+            return self.bind_set_difference(query)
         if isinstance(query, exp.Values):
             return self.bind_values(query).node
         raise BindError("Expected a query", query)

@@ -117,7 +117,7 @@ class ExprBinder:
         if is_aggregate(node):
             return self._aggregate(node, collector)
         if isinstance(node, (exp.Subquery, exp.Select)) and not isinstance(node.parent, exp.In):
-            raise BindError("Subqueries inside expressions are not supported yet", node)
+            raise BindError("A subquery is allowed here only as a scalar value in the select list or WHERE", node)
         if isinstance(node, exp.Star):
             raise BindError("`*` is only allowed in the select list or COUNT(*)", node)
         if isinstance(node, exp.Anonymous):

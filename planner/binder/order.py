@@ -28,7 +28,7 @@ class OrderMixin(BinderBase):
             out[i] = (f"$order{i}", binder.bind(e))
         return out
 
-    def order_limit(self, node: Node, sel: exp.Select | exp.Union, hidden: dict[int, str], n_out: int) -> Node:
+    def order_limit(self, node: Node, sel: exp.Select | exp.SetOperation, hidden: dict[int, str], n_out: int) -> Node:
         """The Sort of ORDER BY / LIMIT over ``node`` (the projection: its first ``n_out`` fields
         are the SELECT list, the rest hidden ORDER BY columns); ``ORDER BY 2`` is the second."""
         order = sel.args.get("order")

@@ -24,6 +24,8 @@ class Scope:
     # fields of the combined input by internal name
     by_internal: dict[str, Field] = field(default_factory=dict)
     outer: Scope | None = None  # the enclosing query's scope (correlated references)
+    # columns the binder adds that only it names (a scalar subquery's value): no `*` expands them
+    hidden: dict[str, Field] = field(default_factory=dict)
 
     def add(self, rel: Relation) -> None:
         self.relations.append(rel)
@@ -63,6 +65,8 @@ class Scope:
                 )
         # unqualified (or a ROW column followed by field names)
         name, nested = parts[0], parts[1:]
+        if name in self.hidden:
+            return name, self.hidden[name], nested
         found = [
             (internal, f)
             for rel in self.relations

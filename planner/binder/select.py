@@ -22,6 +22,7 @@ from planner.binder.named_windows import expand_named_windows
 from planner.binder.order import OrderMixin
 from planner.binder.over import OverMixin, agg_type
 from planner.binder.relations import Item
+from planner.binder.scalar import ScalarSubqueryMixin
 from planner.binder.scope import Relation, Scope
 from planner.binder.subqueries import SubqueryMixin
 from planner.binder.windows import legacy_window, window_fields, window_kind
@@ -44,7 +45,7 @@ def _output_name(item: exp.Expr, index: int) -> str:
     return f"EXPR${index}"
 
 
-class SelectMixin(SubqueryMixin, OrderMixin, OverMixin):
+class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
     """Mixed into Binder."""
 
     # -- FROM ----------------------------------------------------------------------------------
@@ -201,13 +202,15 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin):
         expand_named_windows(sel)
         ttl = self._state_ttl_hint(sel)
         node, scope, where_parts = self.bind_from(sel, ttl)
+        named = self._expand_star(sel, scope)
+        node, replaced = self.bind_scalar_subqueries(node, scope, [*where_parts, *named])
+        where_parts, items = replaced[: len(where_parts)], replaced[len(where_parts) :]
         binder = ExprBinder(scope, self.catalog.get_function)
         if where_parts:
             try:
                 node = self._where(node, scope, binder, where_parts, sel)
             except BindError as err:
                 raise _alias_hint(err, sel) from None
-        items = self._expand_star(sel, scope)
         group = sel.args.get("group")
         having = sel.args.get("having")
         aggregate = bool(group) or any(
@@ -229,7 +232,7 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin):
             if collector.overs:
                 node, binder = self._over(node, binder, collector)
         no_group_window_calls(items_bound + ([having_bound] if having_bound is not None else []))
-        names = unique_names([_output_name(it, i) for i, it in enumerate(items)], sep="", first=0)
+        names = unique_names([_output_name(it, i) for i, it in enumerate(named)], sep="", first=0)
         hidden = {} if sel.args.get("distinct") else self.order_inputs(sel, names, binder)
         projections = [*zip(names, items_bound, strict=True), *((n, e) for n, e in hidden.values())]
         fields = tuple(binder.field_of(n, e) for n, e in projections)

@@ -222,6 +222,10 @@ class Correlate(Unary):
     def describe(self) -> str:
         return f"{'left ' if self.outer else ''}{sql(self.call)}"
 
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        # one row of a key becomes several: no longer an upsert on that key
+        return RETRACT if inputs[0].mode == Mode.UPSERT else inputs[0]
+
 
 @dataclass(frozen=True, eq=False)
 class Union(Node):
@@ -260,6 +264,8 @@ class GroupAggregate(Unary):
     keys: tuple[str, ...] = field(kw_only=True)  # input field names
     aggs: tuple[AggCall, ...] = field(kw_only=True)
     distinct_only: bool = field(default=False, kw_only=True)  # SELECT DISTINCT
+    # INTERSECT or EXCEPT [ALL]: the counts of each row value in the left and right inputs
+    set_operation: str | None = field(default=None, kw_only=True)
 
     @property
     def kind(self) -> OperatorKind:
@@ -267,6 +273,8 @@ class GroupAggregate(Unary):
 
     def describe(self) -> str:
         keys = f"groupBy=[{', '.join(self.keys)}]"
+        if self.set_operation:
+            keys = f"{self.set_operation.lower()}=[{', '.join(self.keys)}]"
         if self.distinct_only:
             return keys
         return f"{keys}, select=[{', '.join(str(a) for a in self.aggs)}]"

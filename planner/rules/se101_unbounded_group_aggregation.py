@@ -15,7 +15,7 @@ from planner.rules.rewrites import bucket_interval, ttl_rewrite, window_rewrite
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
-        if not isinstance(node, GroupAggregate) or node.distinct_only:
+        if not isinstance(node, GroupAggregate) or node.distinct_only or node.set_operation:  # SE103's
             continue
         info = ctx.state_of(node)
         if info is None or info.verdict != Verdict.UNBOUNDED or info.parts[0].bounded:

@@ -1,5 +1,5 @@
-"""SE103: SELECT DISTINCT, UNION (distinct) and COUNT(DISTINCT ...) without a window keep every
-distinct value they have seen, forever."""
+"""SE103: SELECT DISTINCT, UNION (distinct), INTERSECT, EXCEPT and COUNT(DISTINCT ...) without a
+window keep every distinct value they have seen, forever."""
 
 from __future__ import annotations
 
@@ -31,7 +31,18 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 continue
             estimate = ctx.estimate(node, i)
             size = f" ({estimate})" if estimate else ""
-            if node.distinct_only and i == 0:
+            if node.set_operation and i == 0:
+                columns = keys_text(part.key_labels or part.keys, "all columns")
+                message = (
+                    f"{node.set_operation}{source} keeps every distinct row ({columns}) of both inputs, with how often "
+                    f"each input has had it, forever: a row may still come on either side{size}"
+                )
+                hint = (
+                    f"{node.set_operation} the rows of each window (add window_start, window_end of a TUMBLE window to "
+                    "both inputs' columns), or set a state TTL"
+                )
+                yield Finding(node, message, hint, partial(ttl_rewrite, ctx, node, what="row"))
+            elif node.distinct_only and i == 0:
                 columns = keys_text(part.key_labels or part.keys, "all columns")
                 message = (
                     f"DISTINCT{source} keeps every distinct row ({columns}) it has emitted, forever, "

@@ -16,6 +16,7 @@ HINTS: dict[Why, str] = {
     Why.NO_NATIVE: "rank per window (window Top-N), or bound the join in time (an interval join), to run on Spark's own operators",
     Why.FEEDS_STATEFUL: "window it, so that the operator above reads final rows",
     Why.RETRACTS: "window it, so that its rows are final",
+    Why.FILTERED: "filter on the key only, or window it, so that no update can take a row out of the result",
     Why.KEY_NOT_KEPT: "keep the GROUP BY keys in the result: each row then replaces the row of its key",
     Why.TTL: "bound the state with event time instead (a window, an interval join, a window Top-N)",
     Why.LATE_INPUT: "make it the first stateful step, or window it",

@@ -456,3 +456,10 @@ def test_updating_aggregate_over_a_window_aggregate_runs_as_a_changelog_operator
         "AND s.ship_time BETWEEN o.order_time AND o.order_time + INTERVAL '1' HOUR GROUP BY carrier;"
     )
     assert {"SE301", "SE302"}.isdisjoint(codes(joined))
+
+
+def test_every_reason_for_a_changelog_operator_has_a_hint():
+    from planner.analysis.physical import Why
+    from planner.rules.se302_changelog_operator import HINTS
+
+    assert set(HINTS) == set(Why)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from planner.analysis.properties import Mode
 from planner.analysis.state.base import AnalyzerBase, ttl_for
 from planner.analysis.state.facts import (
     Extra,
@@ -46,6 +47,9 @@ class JoinState(AnalyzerBase):
         kind = StoredKind.ROWS if changelog.insert_only else StoredKind.UPSERT_ROWS
         if not changelog.insert_only and changelog.key and growth == Growth.ROWS:
             growth = Growth.KEYS
+        elif changelog.mode == Mode.UPSERT and not changelog.key and growth != Growth.NONE:
+            # an upsert with no key columns is one row (a global aggregation: a scalar subquery's value)
+            growth, release, retention = Growth.NONE, Release(ReleaseKind.SINGLE), None
         physical = self.physical.get(join.node_id)
         extras = (Extra.MATCH_COUNTS,) if physical is not None and physical.counted[side] else ()
         return StatePart(

@@ -160,7 +160,9 @@ def bound_text(part: StatePart) -> str:
         return f"WITHIN {_dur(r.after_ms)} + watermark delay"
     if kind == ReleaseKind.LIMIT:
         return f"LIMIT {r.count}"
-    # SINGLE: one global group, session, ranking or partition
+    # SINGLE: one global group, session, ranking or partition, or a join side that is one row
+    if part.stored.kind == StoredKind.UPSERT_ROWS:
+        return "a single row (the side is one global row, such as a scalar subquery's value)"
     if part.stored.kind == StoredKind.TOP_ROWS:
         return f"{r.count} rows in total"
     if part.grouping == Grouping.GLOBAL_PARTITION:
