@@ -55,7 +55,24 @@ class ClientStatementsMixin(ParserBase):
                 if comments:
                     stmt.add_comments(comments, prepend=True)
                 return stmt
-        return super()._parse_statement()
+        start = self._index
+        parsed = super()._parse_statement()
+        if (
+            parsed is not None
+            and curr is not None
+            and curr.token_type not in self.STATEMENT_PARSERS
+            and self._at_end()  # otherwise the token after the expression is the error
+            and not isinstance(parsed, (exp.Query, exp.Values))
+        ):
+            # sqlglot takes any expression as a statement (`db1`, `SELEC x` as `SELEC AS x`)
+            if curr.token_type == TokenType.END:
+                self.raise_error("`END` without `BEGIN STATEMENT SET;` before it", curr)
+            self.raise_error(
+                f"`{curr.text}` does not start a statement: expected SELECT, INSERT, CREATE, ALTER, DROP, "
+                "SET, SHOW, EXPLAIN, ...",
+                self._tokens[start],
+            )
+        return parsed
 
     def _parse_client_command(self, name: str) -> nodes.ClientCommand:
         return self.expression(nodes.ClientCommand(this=name))
@@ -107,35 +124,21 @@ class ClientStatementsMixin(ParserBase):
             nodes.DescribeStatement(this=target, kind=kind or None, extended=extended or None)
         )
 
-    def _parse_option_key(self) -> exp.Expr | None:
-        if self._match(TokenType.STRING):
-            return exp.Literal.string(self._prev.text)
-        return self._parse_dotted_key()
-
     def _parse_set_option(self) -> nodes.SetOption:
+        # Flink: `SET` alone, or `SET 'key' = 'value'` with both quoted
         if self._at_end():
             return self.expression(nodes.SetOption())
-        key = self._parse_option_key()
+        key = self._parse_quoted_option("key", "SET 'key' = 'value'")
         if not self._match(TokenType.EQ):
             self.raise_error("Expected '=' in SET 'key' = 'value'")
-        if self._at_end():
-            self.raise_error("Expected a value after '=' in SET")
-        if self._curr.token_type == TokenType.STRING and self._index + 1 >= len(self._tokens):
-            value = exp.Literal.string(self._curr.text)
-            self._advance()
-        else:
-            # an unquoted value (true, 10 s, Europe/Berlin): the rest of the statement as written
-            first = self._curr
-            last = self._tokens[-1]
-            value = exp.Literal.string(self._find_sql(first, last))
-            self._index = len(self._tokens) - 1
-            self._advance()
+        value = self._parse_quoted_option("value", "SET 'key' = 'value'")
         return self.expression(nodes.SetOption(this=key, value=value))
 
     def _parse_reset_option(self) -> nodes.ResetOption:
+        # Flink: `RESET` alone, or `RESET 'key'`
         if self._at_end():
             return self.expression(nodes.ResetOption())
-        return self.expression(nodes.ResetOption(this=self._parse_option_key()))
+        return self.expression(nodes.ResetOption(this=self._parse_quoted_option("key", "RESET 'key'")))
 
     def _parse_explain(self) -> nodes.Explain:
         plan_for = self._match_text_seq("PLAN", "FOR")
@@ -144,6 +147,8 @@ class ClientStatementsMixin(ParserBase):
             details.append(self._prev.text.upper())
             if not self._match(TokenType.COMMA):
                 break
+        if self._curr is not None and self._curr.text.upper() == "EXPLAIN":
+            self.raise_error("Unexpected `EXPLAIN`: EXPLAIN takes a query, an INSERT or a statement set")
         stmt = self._parse_statement()
         if stmt is None:
             self.raise_error("Expected a statement to explain")

@@ -115,17 +115,13 @@ class DdlMixin(ParserBase):
         return self.expression(nodes.WithOptions(expressions=options))
 
     def _parse_option(self) -> exp.Property | None:
-        # 'key' = 'value'; Flink also accepts unquoted dotted keys and number/boolean values
-        if self._at_end() or self._curr.token_type == TokenType.R_PAREN:
+        # 'key' = 'value', both quoted (Flink's parser takes no other form)
+        if self._at_end() or self._curr.token_type in (TokenType.R_PAREN, TokenType.COMMA):
             return None
-        key = self._parse_string() or self._parse_dotted_key()
-        if key is None:
-            self.raise_error("Expected an option key such as 'connector'")
+        key = self._parse_quoted_option("key", "'key' = 'value'")
         if not self._match(TokenType.EQ):
             self.raise_error("Expected '=' between an option's key and its value")
-        value = self._parse_string() or self._parse_primary() or self._parse_var(any_token=True)
-        if value is None:
-            self.raise_error("Expected an option value (a quoted string)")
+        value = self._parse_quoted_option("value", "'key' = 'value'")
         return self.expression(exp.Property(this=key, value=value))
 
     def _parse_like_clause(self) -> nodes.LikeClause:

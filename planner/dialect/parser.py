@@ -114,11 +114,48 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
         self.raise_error(f"Unexpected `{self._curr.text or start.text}` in {start.text.upper()} statement")
 
     def _parse_projections(self) -> tuple[list[exp.Expr], list[exp.Expr] | None]:
-        result = super()._parse_projections()
-        if self._prev.token_type == TokenType.COMMA:
-            # sqlglot tolerates `SELECT a, FROM t`; Flink does not
-            self.raise_error("Expected an expression after `,` in the select list", self._prev)
-        return result
+        outer, self._csv_what = self._csv_what, "the select list"
+        try:
+            projections, exclude = super()._parse_projections()
+        finally:
+            self._csv_what = outer
+        if not projections and not (self._curr is not None and self._curr.token_type == TokenType.FROM and not self._next):
+            # sqlglot reads `SELECT FROM t` as SELECT * (its FROM-first form); Flink needs a list
+            # (a bare `SELECT FROM` is left to FROM's own error: the table name is missing)
+            token = None if self._at_end() else self._curr
+            found = f"`{token.text}`" if token is not None else "the end of the statement"
+            self.raise_error(f"Expected the select list after SELECT, found {found}", token)
+        return projections, exclude
+
+    def _parse_primary(self) -> exp.Expr | None:
+        if self._curr.token_type == TokenType.STRING and self._next.token_type == TokenType.STRING:
+            # 'ab' 'c' in an expression is one literal, 'abc' (sqlglot made it CONCAT('ab', 'c'))
+            return self._parse_continued_string()
+        return super()._parse_primary()
+
+    def _parse_select_query(
+        self,
+        nested: bool = False,
+        table: bool = False,
+        parse_subquery_alias: bool = True,
+        parse_set_operation: bool = True,
+    ) -> exp.Expr | None:
+        if self._curr is not None and self._curr.token_type == TokenType.FROM:
+            # sqlglot's FROM-first query (`FROM t`, `SELECT * FROM FROM t`) is not Flink SQL
+            self.raise_error("Unexpected `FROM`: Flink has no FROM-first queries (write SELECT ... FROM ...)")
+        return super()._parse_select_query(
+            nested=nested, table=table, parse_subquery_alias=parse_subquery_alias, parse_set_operation=parse_set_operation
+        )
+
+    def _parse_join(
+        self, skip_join_token: bool = False, parse_bracket: bool = False, alias_tokens: Collection[TokenType] | None = None
+    ) -> exp.Join | None:
+        comma = self._curr if self._curr.token_type == TokenType.COMMA else None
+        join = super()._parse_join(skip_join_token=skip_join_token, parse_bracket=parse_bracket, alias_tokens=alias_tokens)
+        if join is None and comma is not None and self._prev is comma:
+            # sqlglot drops a `,` with no table after it (`FROM t,`)
+            self._empty_item(None if self._at_end() else self._curr, comma, "the FROM clause")
+        return join
 
     # -- variables, descriptors, table functions ------------------------------------------------
 

@@ -38,18 +38,60 @@ class ParserBase(_Parser):
             raise
         raise ParseError(message)  # a parser made with another error level: still one error, now
 
-    def _parse_dotted_key(self) -> exp.Expr | None:
-        """An unquoted option key (``state.backend.type``, ``sql-client.execution.result-mode``)."""
+    # what a comma-separated list holds, for the error at an empty item ("the select list")
+    _csv_what: str | None = None
+
+    def _parse_csv(self, parse_method: Callable[[], R | None], sep: TokenType = TokenType.COMMA) -> list[R]:
+        """sqlglot's comma list, without its tolerance of empty items: `a,, b`, `(x, )`, `, a`
+        and a trailing `,` are syntax errors in Flink, at the token where an item was expected."""
+        what, self._csv_what = self._csv_what, None  # a nested list is not the select list
+        try:
+            item = parse_method()
+            items = [item] if item is not None else []
+            while self._match(sep):
+                separator = self._prev
+                if item is None:
+                    self._empty_item(separator, separator, what)
+                if isinstance(item, exp.Expr):
+                    self._add_comments(item)
+                item = parse_method()
+                if item is None:
+                    self._empty_item(self._curr if not self._at_end() else None, separator, what)
+                items.append(item)
+            return items
+        finally:
+            self._csv_what = what
+
+    def _empty_item(self, token: Token | None, separator: Token, what: str | None) -> NoReturn:
+        # `a,, b`: at the second `,` (where Flink's parser stops); `a, FROM t`, `(x, )` and a
+        # trailing `,`: at the `,` that has nothing after it
+        where = f"in {what}" if what else "in a comma-separated list"
+        at = token if token is not None and token.token_type == separator.token_type else separator
+        self.raise_error(f"Unexpected `{at.text}`: an empty item {where}", at)
+
+    def _parse_continued_string(self) -> exp.Literal:
+        """A string literal continued by the ones right after it: `'ab' 'c'` is 'abc' (standard
+        SQL). Flink allows it in expressions, options and SET/RESET, not where its grammar takes
+        one quoted string (COMMENT, SHOW ... LIKE, a function's class name)."""
+        first = self._curr
         parts = []
-        while not self._at_end() and self._curr.token_type not in (TokenType.EQ, TokenType.R_PAREN):
-            if self._curr.token_type == TokenType.DOT:
-                parts.append(".")
-            elif self._curr.token_type == TokenType.DASH:
-                parts.append("-")
-            else:
-                parts.append(self._curr.text)
-            self._advance()
-        return exp.Literal.string("".join(parts)) if parts else None
+        while self._match(TokenType.STRING):
+            parts.append(self._prev.text)
+        literal = exp.Literal.string("".join(parts))
+        literal.update_positions(start=first.start, end=self._prev.end, line=first.line, col=first.col)
+        return literal
+
+    def _parse_quoted_option(self, what: str, form: str) -> exp.Expr:
+        """An option's key or value: a string literal (Flink takes nothing else), or a ${variable}."""
+        if self._curr.token_type == TokenType.STRING:
+            return self._parse_continued_string()
+        if self._curr.token_type == TokenType.PARAMETER:
+            parameter = self._parse_primary()
+            if parameter is not None:
+                return parameter
+        if self._at_end():
+            self.raise_error(f"Expected the option's {what}, a quoted string: {form}")
+        self.raise_error(f"Expected the option's {what} as a quoted string, found `{self._curr.text}`: {form}")
 
     def _expect(self, value: R | None, message: str) -> R:
         """``value``, or the syntax error ``message`` where it was missing."""

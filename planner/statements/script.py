@@ -179,6 +179,8 @@ def _describe(desc: str, tok: Token | None) -> str:
     """sqlglot's description, reworded to name the token found (or the end of the statement)."""
     desc = desc.split(" but got <Token", maxsplit=1)[0].replace("Expecting", "Expected")
     found = "at the end of the statement" if tok is None else f"`{tok.text}`"
+    if desc.startswith("Unexpected `"):  # ours, worded already
+        return desc
     if desc.startswith(("Invalid expression / Unexpected token", "Unexpected")):
         return f"Unexpected {found}" if tok is not None else "Unexpected end of the statement"
     if desc.startswith("Required keyword: "):
