@@ -12,6 +12,6 @@ CREATE TABLE clicks (
   'format'    = 'json'
 );
 
-SELECT page, window_start, window_end, COUNT(*) AS views, COUNT(DISTINCT user_id) AS users
+SELECT page, window_start, window_end, COUNT(*) AS `views`, COUNT(DISTINCT user_id) AS users
 FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
 GROUP BY page, window_start, window_end;

@@ -131,6 +131,11 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
         if self._curr.token_type == TokenType.STRING and self._next.token_type == TokenType.STRING:
             # 'ab' 'c' in an expression is one literal, 'abc' (sqlglot made it CONCAT('ab', 'c'))
             return self._parse_continued_string()
+        if self._curr.token_type == TokenType.TABLE and self._next.token_type in (TokenType.VAR, TokenType.IDENTIFIER):
+            # `TABLE t` inside parentheses (Flink reads `f((TABLE t, x))`), without the PARTITION BY
+            # that only a function's own argument takes
+            self._advance()
+            return self.expression(nodes.TableArgument(this=self._parse_table_parts()))
         return super()._parse_primary()
 
     def _parse_select_query(

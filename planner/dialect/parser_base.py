@@ -36,7 +36,9 @@ class ParserBase(_Parser):
         except ParseError as err:
             err.token = tok  # type: ignore[attr-defined]  # ParseError keeps no token; script.py reads it
             raise
-        raise ParseError(message)  # a parser made with another error level: still one error, now
+        # a parser made with another error level: still one error, now (with its description, which
+        # sqlglot's parse_into reads)
+        raise ParseError.new(message, description=message)
 
     # what a comma-separated list holds, for the error at an empty item ("the select list")
     _csv_what: str | None = None

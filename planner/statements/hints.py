@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlglot import Token, TokenType, exp
 
-from planner.dialect.keywords import RESERVED, STRICTLY_RESERVED
+from planner.dialect.keywords import ACCEPTED_RESERVED, NILADIC_FUNCTIONS, RESERVED, STRICTLY_RESERVED
 from planner.errors import SqlError
 from planner.source import SourceText, Span
 
@@ -65,25 +65,40 @@ def syntax_hint(source: SourceText, tokens: list[Token], tok: Token, description
     return None
 
 
-# Column references are not checked: Flink reads `SELECT user` as the USER function, and its
-# documentation itself writes that; definitions, table names and aliases are rejected by Flink.
-_NAME_PARENTS = (exp.Table, exp.TableAlias, exp.ColumnDef, exp.Alias)
+_UNIT_FIRST = frozenset(("TIMESTAMPADD", "TIMESTAMPDIFF"))
+
+
+def _reads_as_keyword(word: str, column: exp.Column) -> bool:
+    """`user` (a function Flink calls without parentheses), or the unit of TIMESTAMPDIFF(DAY, ...)."""
+    if word in NILADIC_FUNCTIONS:
+        return True
+    call = column.parent
+    return (
+        isinstance(call, exp.Anonymous)
+        and call.name.upper() in _UNIT_FIRST
+        and bool(call.expressions)
+        and call.expressions[0] is column
+    )
 
 
 def reserved_name_error(tree: exp.Expr, source: SourceText, offset: int = 0) -> SqlError | None:
-    """A reserved word used as an unquoted name (`SELECT user FROM t`) is an error in Flink."""
+    """A word Flink's parser reserves, used unquoted as a name (`SELECT value FROM t`, `AS views`,
+    `CREATE TABLE out`, `B.dateTime`): Flink rejects it, wherever it stands. Only the functions
+    Flink reads without parentheses stay (`SELECT user` is the USER function)."""
     for ident in tree.find_all(exp.Identifier):
-        if ident.quoted or ident.name.upper() not in STRICTLY_RESERVED:
+        word = ident.name.upper()
+        if ident.quoted or word not in STRICTLY_RESERVED or word in ACCEPTED_RESERVED:
             continue
-        if not isinstance(ident.parent, _NAME_PARENTS):
+        parent = ident.parent
+        if isinstance(parent, exp.Column) and not parent.table and _reads_as_keyword(word, parent):
             continue
         start = ident.meta.get("start")
         if start is None:
             continue
         return SqlError(
-            f"`{ident.name}` is a reserved word and cannot be used as a name unquoted",
+            f"`{ident.name}` is a reserved word in Flink SQL; quote it: `{ident.name}`",
             source,
             Span(start, ident.meta.get("end", start) + 1),
-            f"quote it with backquotes: `{ident.name}`",
+            f"a reserved word is a name only in backquotes: `{ident.name}`",
         )
     return None

@@ -132,3 +132,35 @@ def test_fmt_refuses_what_flink_rejects():
     with pytest.raises(SqlErrors):
         format_sql("SELECT a,, b FROM t;\n")
     assert format_sql("SET 'a' 'b' = 'c';\n") == "SET 'ab' = 'c';\n"
+
+
+@pytest.mark.parametrize(
+    ("sql", "column", "word"),
+    [
+        ("SELECT value FROM t", 8, "value"),
+        ("SELECT COUNT", 8, "COUNT"),
+        ("SELECT COUNT(*) AS views FROM t", 20, "views"),
+        ("CREATE TABLE out (k STRING) WITH ('connector' = 'print')", 14, "out"),
+        ("SELECT t.value FROM t", 10, "value"),
+        ("INSERT INTO t PARTITION (date = '2019-8-30') SELECT 1", 26, "date"),
+        ("SELECT * FROM t AS `order` JOIN u AS timestamp ON TRUE", 38, "timestamp"),
+    ],
+)
+def test_a_reserved_word_is_a_name_only_quoted(sql, column, word):
+    assert error_of(sql) == (column, f"`{word}` is a reserved word in Flink SQL; quote it: `{word}`")
+    quoted = sql[: column - 1] + f"`{word}`" + sql[column - 1 + len(word) :]
+    if word != "COUNT":  # `SELECT COUNT` quoted is a column named COUNT
+        flat(quoted)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT user, current_user, LOCALTIMESTAMP, CURRENT_DATE FROM t",  # functions without ()
+        "SELECT TIMESTAMPDIFF(DAY, a, b) FROM t",
+        "SELECT `value`, `count` FROM t AS `out`",
+        "SELECT B.dateTime FROM bids AS B",  # DATETIME: reserved since 2.3, accepted on purpose (Nexmark q23)
+    ],
+)
+def test_what_flink_reads_as_a_keyword_or_we_accept_on_purpose(sql):
+    flat(sql)
