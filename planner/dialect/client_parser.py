@@ -107,9 +107,9 @@ class ClientStatementsMixin(ParserBase):
         args: dict[str, object] = {"this": kind, "target": target}
         if self._match_text_seq("NOT", "LIKE") or self._match_text_seq("NOT", "ILIKE"):
             args["not_like"] = True
-            args["like"] = self._parse_string()
+            args["like"] = self._expect(self._parse_string(), "Expected a pattern, a quoted string, after LIKE")
         elif self._match_texts(("LIKE", "ILIKE")):
-            args["like"] = self._parse_string()
+            args["like"] = self._expect(self._parse_string(), "Expected a pattern, a quoted string, after LIKE")
         return self.expression(nodes.ShowStatement(**args))
 
     def _parse_describe_statement(self) -> nodes.DescribeStatement:

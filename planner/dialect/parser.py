@@ -122,9 +122,8 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
         if not projections and not (self._curr is not None and self._curr.token_type == TokenType.FROM and not self._next):
             # sqlglot reads `SELECT FROM t` as SELECT * (its FROM-first form); Flink needs a list
             # (a bare `SELECT FROM` is left to FROM's own error: the table name is missing)
-            token = None if self._at_end() else self._curr
-            found = f"`{token.text}`" if token is not None else "the end of the statement"
-            self.raise_error(f"Expected the select list after SELECT, found {found}", token)
+            token = None if self._at_end() else self._curr  # None: "at the end of the statement"
+            self.raise_error("Expected the select list after SELECT" + (f", found `{token.text}`" if token else ""), token)
         return projections, exclude
 
     def _parse_primary(self) -> exp.Expr | None:
@@ -137,6 +136,14 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
             self._advance()
             return self.expression(nodes.TableArgument(this=self._parse_table_parts()))
         return super()._parse_primary()
+
+    def _parse_group(self, skip_group_by_token: bool = False) -> exp.Group | None:
+        group = super()._parse_group(skip_group_by_token)
+        if group is not None and not any(group.args.get(k) for k in ("expressions", "grouping_sets", "cube", "rollup", "totals", "all")):
+            # sqlglot takes a GROUP BY with nothing after it
+            token = None if self._at_end() else self._curr  # None: "at the end of the statement"
+            self.raise_error("Expected an expression after GROUP BY" + (f", found `{token.text}`" if token else ""), token)
+        return group
 
     def _parse_select_query(
         self,

@@ -116,7 +116,7 @@ def test_a_continued_string_only_where_flink_takes_one(sql, column):
     ("sql", "column", "message"),
     [
         ("SELECT FROM t", 8, "Expected the select list after SELECT, found `FROM`"),
-        ("SELECT", 7, "Expected the select list after SELECT, found the end of the statement"),
+        ("SELECT", 7, "Expected the select list after SELECT at the end of the statement"),
         ("SELECT a FROM t UNION SELECT", 29, "Expected the select list after SELECT"),
         ("SELECT a FROM t WHERE a IN (SELECT)", 35, "Expected the select list after SELECT, found `)`"),
         ("SELECT * FROM FROM t", 15, "Unexpected `FROM`: Flink has no FROM-first queries"),
@@ -164,3 +164,16 @@ def test_a_reserved_word_is_a_name_only_quoted(sql, column, word):
 )
 def test_what_flink_reads_as_a_keyword_or_we_accept_on_purpose(sql):
     flat(sql)
+
+
+@pytest.mark.parametrize(
+    ("sql", "column", "message"),
+    [
+        ("SELECT * FROM t GROUP BY", 25, "Expected an expression after GROUP BY at the end of the statement"),
+        ("SELECT * FROM t GROUP BY ORDER BY a", 26, "Expected an expression after GROUP BY, found `ORDER BY`"),
+        ("SHOW CATALOGS LIKE", 19, "Expected a pattern, a quoted string, after LIKE at the end of the statement"),
+        ("SHOW COLUMNS FROM t NOT LIKE", 29, "Expected a pattern, a quoted string, after LIKE at the end of the statement"),
+    ],
+)
+def test_a_statement_that_stops_mid_clause(sql, column, message):
+    assert error_of(sql) == (column, message)
