@@ -7,11 +7,16 @@ definition inside one such transaction (``update``), so concurrent ALTERs of one
 nothing. The file is created owner-only (0600): it holds secret option values in plain text.
 Tables and views share one namespace, functions have their own, as in Flink. Temporary objects
 shadow permanent ones of the same name.
+
+An in-memory catalog (lint, explain: one per file) is read far more often than written: every
+reference to a table, view or function looks it up. Nothing but this object can write to its
+database, so it keeps what it read (and what is absent) until its next write.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import sqlite3
 import threading
 import time
@@ -19,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace as dc_replace
 from pathlib import Path
+from typing import Any, TypeVar
 
 from catalog.errors import CatalogError, ObjectExists, ObjectNotFound
 from catalog.home import private_file
@@ -43,6 +49,24 @@ CREATE TABLE IF NOT EXISTS objects (
 
 def _namespace(kind: str) -> str:
     return "function" if kind == "function" else "relation"
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _writes(method: F) -> F:
+    """A write: what was read before is forgotten, and again after (a read inside the write,
+    such as an ALTER's change reading another object, saw the catalog before it)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Catalog, *args: Any, **kwargs: Any) -> Any:
+        self._forget()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._forget()
+
+    return wrapper  # type: ignore[return-value]  # same signature as method
 
 
 def _wrong_kind(name: str, found: str, wanted: str) -> CatalogError:
@@ -78,6 +102,15 @@ class Catalog:
                     f"(schema {row[0]} > {SCHEMA_VERSION}); upgrade sqlengine to use it."
                 )
         self._temporary: dict[tuple[str, str], CatalogObject] = {}
+        # reads of an in-memory catalog, kept until the next write (None: absent); a file may
+        # be written by other processes, so nothing read from one is kept
+        self._memory = self.path == ":memory:"
+        self._read: dict[tuple[str, str], CatalogObject | None] = {}
+        self._names: dict[str, list[str]] = {}
+
+    def _forget(self) -> None:
+        self._read.clear()
+        self._names.clear()
 
     @classmethod
     def open(cls, home: str | Path) -> Catalog:
@@ -112,12 +145,17 @@ class Catalog:
         temp = self._temporary.get((namespace, name))
         if temp is not None:
             return temp
+        if self._memory and (namespace, name) in self._read:
+            return self._read[(namespace, name)]
         with self._lock:
             row = self._conn.execute(
                 "SELECT kind, definition FROM objects WHERE namespace = ? AND name = ?",
                 (namespace, name),
             ).fetchone()
-        return KINDS[row[0]].from_json(row[1]) if row else None
+        obj = KINDS[row[0]].from_json(row[1]) if row else None
+        if self._memory:
+            self._read[(namespace, name)] = obj
+        return obj
 
     def get_relation(self, name: str) -> TableDef | ViewDef | None:
         obj = self._load("relation", name)
@@ -141,6 +179,8 @@ class Catalog:
 
     def names(self, kind: str) -> list[str]:
         """Sorted names of all objects of ``kind`` (table, view or function)."""
+        if self._memory and kind in self._names:
+            return list(self._names[kind])
         ns = _namespace(kind)
         with self._lock:
             rows = self._conn.execute(
@@ -150,7 +190,10 @@ class Catalog:
         for (tns, name), obj in self._temporary.items():
             if tns == ns:
                 (found.add if obj.kind == kind else found.discard)(name)
-        return sorted(found)
+        names = sorted(found)
+        if self._memory:
+            self._names[kind] = names
+        return list(names)
 
     def objects(self, kind: str) -> list[CatalogObject]:
         out = []
@@ -173,6 +216,7 @@ class Catalog:
 
     # -- writes --------------------------------------------------------------------------------
 
+    @_writes
     def create(
         self, obj: CatalogObject, *, if_not_exists: bool = False, or_replace: bool = False
     ) -> bool:
@@ -208,6 +252,7 @@ class Catalog:
                 )
         return True
 
+    @_writes
     def drop(self, kind: str, name: str, *, if_exists: bool = False, temporary: bool = False) -> bool:
         """Remove a table, view or function; False when absent and ``if_exists``."""
         ns = _namespace(kind)
@@ -232,6 +277,7 @@ class Catalog:
             cur.execute("DELETE FROM objects WHERE namespace = ? AND name = ?", (ns, name))
         return True
 
+    @_writes
     def update(
         self, kind: str, name: str, change: Callable[[CatalogObject], CatalogObject], *, if_exists: bool = False
     ) -> CatalogObject | None:
@@ -262,6 +308,7 @@ class Catalog:
             )
         return new
 
+    @_writes
     def rename(self, kind: str, old: str, new: str, *, if_exists: bool = False) -> bool:
         """ALTER TABLE|VIEW|FUNCTION old RENAME TO new, as one transaction; False when ``old`` is
         absent and ``if_exists``."""
