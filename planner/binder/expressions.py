@@ -13,6 +13,7 @@ from catalog import FunctionDef
 from planner.binder.scope import Scope
 from planner.functions import callable_without_create, suggest_function
 from planner.logical import typing as T
+from planner.logical.copying import copy_expr
 from planner.logical.fields import Field, TimeKind
 from planner.logical.specs import AggCall, AggFunc
 from planner.problems import BindError
@@ -106,8 +107,7 @@ class ExprBinder:
     # -- binding -------------------------------------------------------------------------------
 
     def bind(self, node: exp.Expr, collector: Collector | None = None) -> exp.Expr:
-        node = node.copy()
-        return self._bind(node, collector)
+        return self._bind(copy_expr(node), collector)
 
     def _bind(self, node: exp.Expr, collector: Collector | None) -> exp.Expr:
         if isinstance(node, exp.Column):

@@ -18,6 +18,7 @@ from planner.binder.scope import Relation, Scope
 from planner.binder.windows import spec_from_tvf, tvf_arguments, window_fields
 from planner.dialect import Flink, nodes, parse_type
 from planner.logical import typing as T
+from planner.logical.copying import copy_expr
 from planner.logical.fields import Field, TimeKind
 from planner.logical.operators import Calc, Correlate, MatchRecognize, Node, Scan, Values, WindowTVF
 from planner.names import object_name
@@ -34,7 +35,7 @@ def _parsed(text: str) -> exp.Expr:
 
 
 def parse_cached(text: str) -> exp.Expr:
-    return _parsed(text).copy()
+    return copy_expr(_parsed(text))
 
 
 # bound plans of views: (name, query, column names) -> (relations read with their definitions, plan)

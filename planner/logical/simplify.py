@@ -9,24 +9,25 @@ from dataclasses import replace
 from sqlglot import exp
 
 from planner.binder.joins import and_all, conjuncts
+from planner.logical.copying import copy_expr
 from planner.logical.operators import Calc, Node
 from planner.logical.visit import transform
 
 
 def _substitute(e: exp.Expr, mapping: dict[str, exp.Expr]) -> exp.Expr:
     if isinstance(e, exp.Column) and not e.table:  # most projections: skip the copy-and-walk
-        return mapping[e.name].copy() if e.name in mapping else e.copy()
+        return copy_expr(mapping.get(e.name, e))
 
     def repl(n: exp.Expr) -> exp.Expr:
         if isinstance(n, exp.Column) and not n.table and n.name in mapping:
-            inner = mapping[n.name].copy()
+            inner = copy_expr(mapping[n.name])
             # keep operator precedence: a composite expression substituted into another one
             if not isinstance(inner, (exp.Column, exp.Literal, exp.Func, exp.Paren, exp.Dot, exp.Cast)) and n.parent is not None:
                 return exp.Paren(this=inner)
             return inner
         return n
 
-    return e.copy().transform(repl, copy=False)
+    return copy_expr(e).transform(repl, copy=False)
 
 
 def _is_identity(calc: Calc) -> bool:
