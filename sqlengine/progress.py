@@ -81,7 +81,7 @@ def _num(v: object) -> float:
 # a changelog operator keeps its state per bucket of keys (sqlengine.changelog.processor): Spark
 # counts buckets, not keys, so its rows are shown as buckets until its own count arrives
 BUCKETS = "changelog operator (rows = buckets of keys)"
-KEYS = "changelog operator (rows = keys)"
+KEYS = "changelog operator (rows = keys; a join's rows)"
 CHANGELOG_STATE = {"transformWithStateInPandasExec": BUCKETS}
 # the observed metric (+ node id) by which a changelog operator reports the keys it gained per
 # micro-batch

@@ -206,7 +206,7 @@ class GroupAggregate(Operator):
     def new_state(self) -> Any:
         return {"groups": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None}
 
-    def key_count(self, state: Any) -> int:
+    def entries(self, state: Any) -> int:
         return len(state["groups"])
 
     def apply(self, state: Any, inputs: Sequence[pa.Table | None], now_ms: int) -> Changes:

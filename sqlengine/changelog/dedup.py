@@ -54,7 +54,7 @@ class Deduplicate(Operator):
     def new_state(self) -> Any:
         return {"kept": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None}
 
-    def key_count(self, state: Any) -> int:
+    def entries(self, state: Any) -> int:
         return len(state["kept"])
 
     def _replaces(self, new_key: Any, old_key: Any) -> bool:

@@ -70,8 +70,10 @@ class Join(Operator):
             "ttl": tuple(Expiry(t) if t else None for t in self.ttls),
         }
 
-    def key_count(self, state: Any) -> int:
-        return sum(len(side) for side in state["sides"])  # join keys held, per side
+    def entries(self, state: Any) -> int:
+        # the distinct rows held on both sides: a join without an equi key holds all of them
+        # under one key, so keys would not show its growth
+        return sum(len(rows) for side in state["sides"] for rows in side.values())
 
     # -- rows ----------------------------------------------------------------------------------
 

@@ -106,6 +106,7 @@ class Operator(ABC):
         the input has none in this batch); the changes to emit, in order."""
 
     @abstractmethod
-    def key_count(self, state: Any) -> int:
-        """How many keys the bucket keeps (at no cost: it is reported every micro-batch, and a
-        bucket that keeps none is cleared from the store)."""
+    def entries(self, state: Any) -> int:
+        """How many entries the bucket keeps: its keys (groups, kept rows, partitions), or for a
+        join the rows its sides hold, as Spark counts a join's state. Reported every micro-batch
+        (summed per operator into the job's progress); a bucket that keeps none is cleared."""

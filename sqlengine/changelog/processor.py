@@ -61,9 +61,9 @@ class BucketProcessor(StatefulProcessor):
                 inputs[side] = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
         got = self.store.get()
         state = load(got[0]) if got is not None else op.new_state()
-        keys_before = op.key_count(state)
+        keys_before = op.entries(state)
         changes = op.apply(state, inputs, int(time.time() * 1000))
-        keys = op.key_count(state)
+        keys = op.entries(state)
         if keys == 0:  # the bucket keeps nothing
             if got is not None:
                 self.store.clear()

@@ -70,7 +70,7 @@ class TopN(Operator):
     def new_state(self) -> Any:
         return {"parts": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None, "seq": 0}
 
-    def key_count(self, state: Any) -> int:
+    def entries(self, state: Any) -> int:
         return len(state["parts"])
 
     # -- ranking -------------------------------------------------------------------------------

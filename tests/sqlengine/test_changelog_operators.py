@@ -197,7 +197,7 @@ def test_state_ttl_forgets_an_idle_group_without_a_retraction() -> None:
     assert again.rows == [("a", 1), ("a", 2)]
     assert later.rows == [("b", 1)]
     assert back.kinds == [INSERT] and back.rows == [("a", 1)]  # counted from zero again
-    assert op.key_count(state) == 2  # a and b: one group each
+    assert op.entries(state) == 2  # a and b: one group each
 
 
 # -- Top-N ---------------------------------------------------------------------------------------------
