@@ -16,6 +16,7 @@ from planner.logical import typing as T
 from planner.logical.copying import copy_expr
 from planner.logical.fields import Field, TimeKind
 from planner.logical.specs import AggCall, AggFunc
+from planner.logical.walk import find_all
 from planner.problems import BindError
 
 AGG_NAMES = {
@@ -64,7 +65,7 @@ def no_group_window_calls(exprs: list[exp.Expr]) -> None:
     """TUMBLE(...), TUMBLE_START(...) and the like belong to a GROUP BY group window; one left
     anywhere else is an error, as in Flink."""
     for e in exprs:
-        for call in e.find_all(exp.Anonymous):
+        for call in find_all(e, exp.Anonymous):
             name = call.name.upper()
             if name in LEGACY_WINDOW_PROPS or name in LEGACY_WINDOW_FUNCS:
                 window = name.split("_")[0]
@@ -99,6 +100,55 @@ class Collector:
         return f"${prefix}{next(self.counter)}"
 
 
+LONG_MAX = 2**63 - 1
+
+
+def check_numeric_literal(node: exp.Literal) -> None:
+    """Flink's validator refuses an exact numeric literal whose digits do not fit in a BIGINT
+    (``99999999999999999999``, a DECIMAL literal of more than 19 digits)."""
+    text = node.this
+    if "e" in text.lower():
+        return  # an approximate (DOUBLE) literal
+    digits = text.replace(".", "").lstrip("-").lstrip("0") or "0"
+    if len(digits) > 18 and int(digits) > LONG_MAX + 1:  # -9223372036854775808 is a BIGINT
+        raise BindError(f"Numeric literal '{text}' out of range", node, "write it as a DOUBLE (1e20) or a string CAST to DECIMAL")
+
+
+_DATE = r"(\d{4})-(\d{1,2})-(\d{1,2})"
+_TIME = r"(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.\d{1,9})?)?"
+_LITERAL_FORMS = {
+    exp.DType.DATE: (f"{_DATE}", "yyyy-MM-dd"),
+    exp.DType.TIME: (f"{_TIME}", "HH:mm:ss"),
+    exp.DType.TIMESTAMP: (f"{_DATE} {_TIME}", "yyyy-MM-dd HH:mm:ss"),
+}
+
+
+def check_typed_literal(node: exp.Cast) -> None:
+    """DATE, TIME and TIMESTAMP literals must be valid values in Flink's format (its validator
+    refuses ``TIMESTAMP '2020-13-45 00:00:00'``; a CAST of the same string fails only at run time)."""
+    import datetime
+    import re
+
+    kind = node.to.this
+    pattern, shown = _LITERAL_FORMS[kind]
+    text = node.this.name.strip()
+    m = re.fullmatch(pattern, text)
+    ok = m is not None
+    if ok:
+        assert m is not None
+        parts = [int(g) if g is not None else 0 for g in m.groups()]
+        try:
+            if kind != exp.DType.TIME:
+                datetime.date(*parts[:3])
+            if kind != exp.DType.DATE:
+                h, mi, sec = parts[-3:]
+                ok = h < 24 and mi < 60 and sec < 60
+        except ValueError:
+            ok = False
+    if not ok:
+        raise BindError(f"Illegal {kind.value} literal '{text}': not in format '{shown}'", node)
+
+
 class ExprBinder:
     def __init__(self, scope: Scope, functions: Callable[[str], FunctionDef | None] | None = None):
         self.scope = scope
@@ -112,6 +162,10 @@ class ExprBinder:
     def _bind(self, node: exp.Expr, collector: Collector | None) -> exp.Expr:
         if isinstance(node, exp.Column):
             return self._column(node)
+        if isinstance(node, exp.Literal) and not node.is_string:
+            check_numeric_literal(node)
+        elif isinstance(node, exp.Cast) and node.meta.get("typed_literal"):
+            check_typed_literal(node)
         if isinstance(node, exp.Window):
             return self._window(node, collector)
         if is_aggregate(node):

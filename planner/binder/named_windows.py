@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from planner.logical.walk import find_all
 from planner.problems import BindError
 
 PARTS = ("partition_by", "order", "spec")
@@ -23,7 +24,7 @@ def expand_named_windows(sel: exp.Select) -> None:
         if name in named:
             raise BindError(f"Window '{d.this.name}' is defined twice", d)
         named[name] = _resolved(d, named)
-    for window in list(sel.find_all(exp.Window)):
+    for window in find_all(sel, exp.Window):
         if window in definitions or window.find_ancestor(exp.Select) is not sel:
             continue
         alias = window.args.get("alias")

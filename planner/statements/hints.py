@@ -6,6 +6,7 @@ from sqlglot import Token, TokenType, exp
 
 from planner.dialect.keywords import ACCEPTED_RESERVED, NILADIC_FUNCTIONS, RESERVED, STRICTLY_RESERVED
 from planner.errors import SqlError
+from planner.logical.walk import find_all
 from planner.source import SourceText, Span
 
 STATEMENT_STARTS = {
@@ -85,7 +86,7 @@ def reserved_name_error(tree: exp.Expr, source: SourceText, offset: int = 0) -> 
     """A word Flink's parser reserves, used unquoted as a name (`SELECT value FROM t`, `AS views`,
     `CREATE TABLE out`, `B.dateTime`): Flink rejects it, wherever it stands. Only the functions
     Flink reads without parentheses stay (`SELECT user` is the USER function)."""
-    for ident in tree.find_all(exp.Identifier):
+    for ident in find_all(tree, exp.Identifier):
         word = ident.name.upper()
         if ident.quoted or word not in STRICTLY_RESERVED or word in ACCEPTED_RESERVED:
             continue

@@ -4,7 +4,7 @@ conditions, computed columns, aggregate arguments) that have no translation to S
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+import functools
 from typing import Any
 
 from sqlglot import exp
@@ -13,36 +13,53 @@ from planner.analysis.check.codes import Code
 from planner.analysis.check.problem import Problem, problem
 from planner.logical.operators import GroupAggregate, Node, OverAggregate, WindowAggregate
 from planner.logical.specs import AggCall, AggFunc
+from planner.logical.walk import find_all
 
 NO_COUNTERPART = ("CURRENT_WATERMARK", "CURRENT_ROW_TIMESTAMP")
 _DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX)
 
 
-def expressions(value: Any) -> Iterator[exp.Expr]:
+def expressions(value: Any) -> list[exp.Expr]:
     """The bound expressions a node holds (projections, conditions, aggregate arguments, computed
     columns, ...), not its inputs nor the syntax it came from."""
+    out: list[exp.Expr] = []
+    _collect(value, out)
+    return out
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+@functools.cache
+def _field_names(cls: type, skip: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in skip)
+
+
+def _collect(value: Any, out: list[exp.Expr]) -> None:
     if isinstance(value, exp.Expr):
-        yield value
+        out.append(value)
+    elif isinstance(value, _SCALARS):
+        return
     elif isinstance(value, (tuple, list)):
         for v in value:
-            yield from expressions(v)
+            _collect(v, out)
     elif dataclasses.is_dataclass(value) and not isinstance(value, (Node, type)):
-        for f in dataclasses.fields(value):
-            if f.name not in ("origin", "filters"):
-                yield from expressions(getattr(value, f.name))
+        for name in _field_names(type(value), ("origin", "filters")):
+            _collect(getattr(value, name), out)
 
 
-def node_expressions(node: Node) -> Iterator[exp.Expr]:
-    for f in dataclasses.fields(node):
-        if f.name not in ("origin", "filters", "fields"):
-            yield from expressions(getattr(node, f.name))
+def node_expressions(node: Node) -> list[exp.Expr]:
+    out: list[exp.Expr] = []
+    for name in _field_names(type(node), ("origin", "filters", "fields")):
+        _collect(getattr(node, name), out)
+    return out
 
 
 def check_expressions(node: Node) -> list[Problem]:
     """The first call of each problem kind in the node's expressions (one is enough to refuse)."""
     out: list[Problem] = []
     for e in node_expressions(node):
-        for call in e.find_all(exp.Anonymous, exp.Split):
+        for call in find_all(e, exp.Anonymous, exp.Split):
             found = _call(node, call)
             if found is not None and all(p.code != found.code for p in out):
                 out.append(found)
