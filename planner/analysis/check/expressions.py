@@ -4,7 +4,6 @@ conditions, computed columns, aggregate arguments) that have no translation to S
 from __future__ import annotations
 
 import dataclasses
-import functools
 from typing import Any
 
 from sqlglot import exp
@@ -30,9 +29,14 @@ def expressions(value: Any) -> list[exp.Expr]:
 _SCALARS = (str, int, float, bool, type(None))
 
 
-@functools.cache
+_FIELD_NAMES: dict[tuple[type, tuple[str, ...]], tuple[str, ...]] = {}
+
+
 def _field_names(cls: type, skip: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in skip)
+    names = _FIELD_NAMES.get((cls, skip))
+    if names is None:
+        names = _FIELD_NAMES[(cls, skip)] = tuple(f.name for f in dataclasses.fields(cls) if f.name not in skip)
+    return names
 
 
 def _collect(value: Any, out: list[exp.Expr]) -> None:
