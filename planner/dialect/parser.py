@@ -44,11 +44,26 @@ def _closed_parser(parse: Callable[[Any], exp.Expr | None]) -> Callable[[Any], e
     return lambda self: self._closed(parse)
 
 
+def _typed_literal(cast: exp.Cast) -> exp.Cast:
+    cast.meta["typed_literal"] = True
+    return cast
+
+
 class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BaseParser):
     SUPPORTS_TABLE_QUERY = False  # `TABLE t` is a table argument in Flink, not a query
     SUPPORTS_IMPLICIT_UNNEST = False
 
     VERSION_PHRASES = {("FOR", "SYSTEM_TIME"): "SYSTEM_TIME"}
+
+    # DATE '...', TIME '...', TIMESTAMP '...' are literals, not casts: marked, so that the binder
+    # checks their text as Flink's validator does (its parser accepts any string there)
+    TYPE_LITERAL_PARSERS = {
+        **BaseParser.TYPE_LITERAL_PARSERS,
+        **{
+            t: lambda self, this, to: _typed_literal(self.expression(exp.Cast(this=this, to=to)))
+            for t in (exp.DType.DATE, exp.DType.TIME, exp.DType.TIMESTAMP)
+        },
+    }
 
     # Only Flink's built-ins become sqlglot's own nodes. Any other name is a user (catalog)
     # function: a plain exp.Anonymous call with its name as written (sqlglot's SPLIT, LENGTH,
@@ -107,6 +122,13 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
         self._table_hints: dict[int, tuple[exp.Expr, list[exp.Expr]]] = {}
         self._interval_units = 0  # > 0 while sqlglot reads the unit of an interval literal
         self._call_names: list[Token | None] = []  # the name tokens of the function calls being read
+
+    def _parse_in(self, this: exp.Expr | None, alias: bool = False) -> exp.In:
+        # Flink's grammar has no empty IN list: `x IN ()` is a syntax error at the `)`
+        if self._curr is not None and self._curr.token_type == TokenType.L_PAREN and self._next is not None \
+                and self._next.token_type == TokenType.R_PAREN:
+            self.raise_error("Unexpected `)`: IN needs at least one value or a query", self._next)
+        return super()._parse_in(this, alias)
 
     def _parse_as_command(self, start: Token) -> exp.Command:
         # sqlglot falls back to an opaque Command for syntax it does not know; Flink SQL has a
