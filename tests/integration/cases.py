@@ -56,6 +56,11 @@ OWN = (
     # seconds made the plateau depend on how fast the machine ran the batches)
     Case("ttl-aggregate", "SELECT /*+ STATE_TTL('bid' = '100 ms') */ auction, COUNT(*) AS n FROM bid GROUP BY auction", "SE108, changelog aggregation bounded by its TTL"),
     Case("left-join-unbounded", "SELECT P.id, A.id FROM person P LEFT JOIN auction A ON P.id = A.seller", "changelog outer join"),
+    # issue 11's shapes: a DISTINCT of a window's bounds is a window aggregation; EXCEPT and a
+    # scalar subquery run as changelog operators (the subquery's one row bounded, the outer rows not)
+    Case("distinct-window", "SELECT DISTINCT window_start, window_end, auction FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))", "window aggregation without aggregates"),
+    Case("except-unbounded", "SELECT bidder FROM bid EXCEPT SELECT seller FROM auction", "SE103 bad, changelog set difference"),
+    Case("scalar-subquery", "SELECT auction, price FROM bid WHERE price > (SELECT AVG(price) FROM bid)", "SE102 bad, changelog join with one row"),
     Case("session-window", "SELECT bidder, SESSION_START(`dateTime`, INTERVAL '5' SECOND), COUNT(*) FROM bid GROUP BY bidder, SESSION(`dateTime`, INTERVAL '5' SECOND)", "session", warmup=WARMUP),
 )
 
