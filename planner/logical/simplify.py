@@ -15,8 +15,11 @@ from planner.logical.visit import transform
 
 
 def _substitute(e: exp.Expr, mapping: dict[str, exp.Expr]) -> exp.Expr:
-    if isinstance(e, exp.Column) and not e.table:  # most projections: skip the copy-and-walk
-        return copy_expr(mapping.get(e.name, e))
+    if isinstance(e, exp.Column) and not e.table:
+        # most projections: the inner expression itself, shared by both operators (plans and
+        # their expressions are never changed in place; a copy is made where one is put into
+        # another tree, below)
+        return mapping.get(e.name, e)
 
     def repl(n: exp.Expr) -> exp.Expr:
         if isinstance(n, exp.Column) and not n.table and n.name in mapping:
