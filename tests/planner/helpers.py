@@ -1,10 +1,21 @@
-"""Shared by the planner tests: EXPLAIN of a query after some DDL, in a fresh in-memory catalog."""
+"""Shared by the planner tests: a statement's outcome, or EXPLAIN of a query, after some DDL, in a
+fresh in-memory catalog."""
 
 from __future__ import annotations
 
 from catalog import Catalog
 from planner.statements.script import parse_script
-from planner.statements.session import PlannerSession
+from planner.statements.session import Outcome, PlannerSession
+
+
+def outcome(ddl: str, sql: str) -> Outcome:
+    """The outcome of the last statement of ``ddl + sql``, each run in order (errors raise)."""
+    session = PlannerSession(Catalog.in_memory())
+    last = None
+    for stmt in parse_script(ddl + sql).statements:
+        last = session.execute(stmt)
+    assert last is not None
+    return last
 
 
 def explain(ddl: str, sql: str, mode: str = "streaming") -> str:

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from catalog import Catalog
 from planner.analysis.state.facts import Growth
 from planner.errors import SqlError
 from planner.logical.joins import Join, JoinKind
 from planner.logical.operators import Correlate, GroupAggregate
-from planner.statements.script import parse_script
-from planner.statements.session import PlannerSession
+from tests.planner.helpers import outcome
 
 DDL = """
 CREATE TABLE t (a INT, b INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen');
@@ -21,11 +19,7 @@ CREATE TABLE u (x BIGINT, y INT) WITH ('connector' = 'datagen');
 
 
 def run(sql: str):
-    session = PlannerSession(Catalog.in_memory())
-    outcome = None
-    for stmt in parse_script(DDL + sql).statements:
-        outcome = session.execute(stmt)
-    return outcome
+    return outcome(DDL, sql)
 
 
 @pytest.mark.parametrize(

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from catalog import Catalog
 from planner.analysis.state.facts import Growth, ReleaseKind
 from planner.logical.operators import WindowAggregate
-from planner.statements.script import parse_script
-from planner.statements.session import PlannerSession
+from tests.planner.helpers import outcome
 
 DDL = """
 CREATE TABLE clicks (usr BIGINT, page STRING, amount INT, ts TIMESTAMP(3),
@@ -21,11 +19,7 @@ CREATE TABLE frozen (usr BIGINT, ts TIMESTAMP(3),
 
 
 def analyse(sql: str):
-    session = PlannerSession(Catalog.in_memory())
-    outcome = None
-    for stmt in parse_script(DDL + sql).statements:
-        outcome = session.execute(stmt)
-    return outcome.analysis
+    return outcome(DDL, sql).analysis
 
 
 def codes(sql: str) -> list[str]:
