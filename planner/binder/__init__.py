@@ -22,9 +22,9 @@ from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.ids import number
 from planner.logical.operators import Calc, GroupAggregate, Node, Sink, Union
-from planner.logical.pushdown import push_filters_into_scans
+from planner.logical.pushdown import push_filters_into_scan_top, push_filters_into_scans
 from planner.logical.rank import recognize_ranks
-from planner.logical.simplify import simplify
+from planner.logical.simplify import simplify, simplify_top
 from planner.logical.specs import WindowSpec
 from planner.names import object_name
 from planner.problems import BindError
@@ -173,7 +173,8 @@ class Binder(RelationsMixin, SelectMixin, SetOpsMixin):
             else:
                 projections.append((c.name, exp.Cast(this=exp.Null(), to=parse_type(c.type or "STRING"))))
             fields.append(Field(c.name, parse_type(c.type or "STRING"), by_target[c.name].time if c.name in by_target else None))
-        shaped = push_filters_into_scans(simplify(Calc(tuple(fields), input=query, projections=tuple(projections), origin=insert)))
+        # the query is simplified and its filters pushed already: only the new top can change
+        shaped = push_filters_into_scan_top(simplify_top(Calc(tuple(fields), input=query, projections=tuple(projections), origin=insert)))
         return Sink(
             tuple(fields),
             input=shaped,

@@ -15,11 +15,18 @@ from planner.logical.operators import Calc, Node, Scan
 from planner.logical.visit import transform
 
 
-def push_filters_into_scans(plan: Node) -> Node:
-    def step(node: Node) -> Node:
-        if isinstance(node, Calc) and node.condition is not None and isinstance(node.input, Scan):
-            scan = replace(node.input, filters=tuple(conjuncts(node.condition)))
-            return replace(node, input=scan)
-        return node
+def _step(node: Node) -> Node:
+    if isinstance(node, Calc) and node.condition is not None and isinstance(node.input, Scan):
+        scan = replace(node.input, filters=tuple(conjuncts(node.condition)))
+        return replace(node, input=scan)
+    return node
 
-    return transform(plan, step)
+
+def push_filters_into_scans(plan: Node) -> Node:
+    return transform(plan, _step)
+
+
+def push_filters_into_scan_top(node: Node) -> Node:
+    """``push_filters_into_scans(node)`` for a node whose inputs had their filters pushed
+    already: only the top can be a filter right on a scan that has not."""
+    return _step(node)

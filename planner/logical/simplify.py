@@ -60,12 +60,19 @@ def merge(outer: Calc, inner: Calc) -> Calc:
     )
 
 
-def simplify(plan: Node) -> Node:
-    def step(node: Node) -> Node:
-        if isinstance(node, Calc) and isinstance(node.input, Calc):
-            node = merge(node, node.input)
-        if isinstance(node, Calc) and _is_identity(node):
-            return node.input
-        return node
+def _step(node: Node) -> Node:
+    if isinstance(node, Calc) and isinstance(node.input, Calc):
+        node = merge(node, node.input)
+    if isinstance(node, Calc) and _is_identity(node):
+        return node.input
+    return node
 
-    return transform(plan, step)
+
+def simplify(plan: Node) -> Node:
+    return transform(plan, _step)
+
+
+def simplify_top(node: Node) -> Node:
+    """``simplify(node)`` for a node whose input is simplified already (an INSERT's projection
+    onto its target's columns, over the query): only the top can change."""
+    return _step(node)
