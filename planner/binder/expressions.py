@@ -73,7 +73,9 @@ def no_group_window_calls(exprs: list[exp.Expr]) -> None:
 
 
 def col(name: str) -> exp.Column:
-    return exp.column(exp.to_identifier(name, quoted=True), copy=False)  # a new identifier: no copy
+    # what exp.column(exp.to_identifier(name, quoted=True)) builds, without its argument handling:
+    # binding makes one for every column reference
+    return exp.Column(this=exp.Identifier(this=name, quoted=True), table=None, db=None, catalog=None)
 
 
 @dataclass
