@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 
 from sqlglot import exp
@@ -46,12 +46,13 @@ class Field:
     def type_sql(self) -> str:
         return self.type.sql(dialect=Flink)
 
+    # the constructor, not dataclasses.replace: binding renames every column of every relation
     def renamed(self, name: str) -> Field:
-        return replace(self, name=name)
+        return Field(name, self.type, self.time, self.nullable, self.window)
 
     def materialized(self) -> Field:
         """The same column as a plain value: no longer a time attribute."""
-        return replace(self, time=None) if self.time else self
+        return Field(self.name, self.type, None, self.nullable, self.window) if self.time else self
 
 
 def unique_names(names: list[str], sep: str = "$", first: int = 1) -> list[str]:

@@ -65,3 +65,17 @@ def test_col_is_sqlglots_column():
     for name in ("a", "EXPR$0", "$agg1", "with space"):
         mine, theirs = col(name), exp.column(exp.to_identifier(name, quoted=True), copy=False)
         assert mine == theirs and list(mine.args) == list(theirs.args) and mine.sql() == theirs.sql()
+
+
+def test_renamed_and_materialized_keep_every_other_attribute_of_a_field():
+    import dataclasses
+
+    from planner.logical import typing as T
+    from planner.logical.fields import Field, TimeKind, WindowRole, WindowTag
+
+    f = Field("a", T.BIGINT, TimeKind.ROWTIME, False, WindowTag(3, WindowRole.END))
+    names = [x.name for x in dataclasses.fields(Field)]
+    assert names == ["name", "type", "time", "nullable", "window"]  # a new attribute: renamed() must carry it
+    r, m = f.renamed("b"), f.materialized()
+    assert (r.name, r.type, r.time, r.nullable, r.window) == ("b", f.type, f.time, f.nullable, f.window)
+    assert (m.name, m.type, m.time, m.nullable, m.window) == ("a", f.type, None, f.nullable, f.window)
