@@ -8,6 +8,7 @@ list copy give the same tree, several times faster."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 from sqlglot import exp
@@ -31,6 +32,20 @@ def _blank(node: exp.Expr, parent: exp.Expr | None, key: str | None, index: int 
 def copy_expr(expr: E) -> E:
     """The same tree as ``expr.copy()``: new nodes with the same arguments, comments, meta and
     type, parents and indexes set; the original is untouched."""
+    return copy_replacing(expr, None)  # type: ignore[return-value]  # nothing replaced: a node of expr's class
+
+
+Replace = Callable[[exp.Expr, bool], exp.Expr | None]
+
+
+def copy_replacing(expr: exp.Expr, replace: Replace | None) -> exp.Expr:
+    """``expr.copy().transform(f, copy=False)`` in one pass, for an ``f`` that returns a new
+    node for some nodes and the node itself for the others: ``replace(node, is_root)`` gives
+    the new node (put in place of the copy, not looked into) or None (the node is copied)."""
+    if replace is not None:
+        new_root = replace(expr, True)
+        if new_root is not None:
+            return new_root
     root = _blank(expr, None, None, None)
     stack: list[tuple[exp.Expr, exp.Expr]] = [(expr, root)]
     while stack:
@@ -38,19 +53,27 @@ def copy_expr(expr: E) -> E:
         args = new.args
         for key, value in node.args.items():
             if isinstance(value, exp.Expr):
-                child = _blank(value, new, key, None)
-                stack.append((value, child))
+                child = replace(value, False) if replace is not None else None
+                if child is None:
+                    child = _blank(value, new, key, None)
+                    stack.append((value, child))
+                else:
+                    child.parent, child.arg_key, child.index = new, key, None
                 args[key] = child
             elif type(value) is list:
                 items: list[object] = []
                 for v in value:
                     if isinstance(v, exp.Expr):
-                        child = _blank(v, new, key, len(items))
-                        stack.append((v, child))
+                        child = replace(v, False) if replace is not None else None
+                        if child is None:
+                            child = _blank(v, new, key, len(items))
+                            stack.append((v, child))
+                        else:
+                            child.parent, child.arg_key, child.index = new, key, len(items)
                         items.append(child)
                     else:
                         items.append(v)
                 args[key] = items
             else:
                 args[key] = value
-    return root  # type: ignore[return-value]  # _blank makes a node of expr's own class
+    return root

@@ -9,7 +9,7 @@ from dataclasses import replace
 from sqlglot import exp
 
 from planner.binder.joins import and_all, conjuncts
-from planner.logical.copying import copy_expr
+from planner.logical.copying import copy_expr, copy_replacing
 from planner.logical.operators import Calc, Node
 from planner.logical.visit import transform
 
@@ -21,16 +21,16 @@ def _substitute(e: exp.Expr, mapping: dict[str, exp.Expr]) -> exp.Expr:
         # another tree, below)
         return mapping.get(e.name, e)
 
-    def repl(n: exp.Expr) -> exp.Expr:
+    def repl(n: exp.Expr, is_root: bool) -> exp.Expr | None:
         if isinstance(n, exp.Column) and not n.table and n.name in mapping:
             inner = copy_expr(mapping[n.name])
             # keep operator precedence: a composite expression substituted into another one
-            if not isinstance(inner, (exp.Column, exp.Literal, exp.Func, exp.Paren, exp.Dot, exp.Cast)) and n.parent is not None:
+            if not isinstance(inner, (exp.Column, exp.Literal, exp.Func, exp.Paren, exp.Dot, exp.Cast)) and not is_root:
                 return exp.Paren(this=inner)
             return inner
-        return n
+        return None
 
-    return copy_expr(e).transform(repl, copy=False)
+    return copy_replacing(e, repl)
 
 
 def _is_identity(calc: Calc) -> bool:

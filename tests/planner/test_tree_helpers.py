@@ -79,3 +79,23 @@ def test_renamed_and_materialized_keep_every_other_attribute_of_a_field():
     r, m = f.renamed("b"), f.materialized()
     assert (r.name, r.type, r.time, r.nullable, r.window) == ("b", f.type, f.time, f.nullable, f.window)
     assert (m.name, m.type, m.time, m.nullable, m.window) == ("a", f.type, None, f.nullable, f.window)
+
+
+def test_copy_replacing_is_a_copy_then_transform():
+    from planner.logical.copying import copy_replacing
+
+    def new_node(n: exp.Expr, is_root: bool) -> exp.Expr | None:
+        if isinstance(n, exp.Column) and len(n.name) % 2 == 0:
+            return exp.Paren(this=exp.Literal.number(len(n.name))) if not is_root else exp.Literal.string(n.name)
+        if isinstance(n, exp.Literal) and n.is_string:
+            return exp.Literal.string(n.this.upper())
+        return None
+
+    def fun(n: exp.Expr) -> exp.Expr:
+        return new_node(n, n.parent is None) or n
+
+    for tree in _trees():
+        for node in [tree, *find_all(tree, exp.Column, exp.Where, exp.Condition)]:
+            mine, theirs = copy_replacing(node, new_node), node.copy().transform(fun, copy=False)
+            _same(mine, theirs)
+            assert mine == theirs
