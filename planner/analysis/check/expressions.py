@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from catalog import FunctionDef, TableDef, ViewDef
 from planner.analysis.check.codes import Code
 from planner.analysis.check.problem import Problem, problem
 from planner.logical.operators import GroupAggregate, Node, OverAggregate, WindowAggregate
@@ -26,7 +27,9 @@ def expressions(value: Any) -> list[exp.Expr]:
     return out
 
 
-_SCALARS = (str, int, float, bool, type(None))
+# values that hold no expression: scalars, and the catalog's definitions (a scan's or a sink's
+# table; the catalog keeps types and expressions as text)
+_NONE_INSIDE = (str, int, float, bool, type(None), TableDef, ViewDef, FunctionDef)
 
 
 _FIELD_NAMES: dict[tuple[type, tuple[str, ...]], tuple[str, ...]] = {}
@@ -42,7 +45,7 @@ def _field_names(cls: type, skip: tuple[str, ...]) -> tuple[str, ...]:
 def _collect(value: Any, out: list[exp.Expr]) -> None:
     if isinstance(value, exp.Expr):
         out.append(value)
-    elif isinstance(value, _SCALARS):
+    elif isinstance(value, _NONE_INSIDE):
         return
     elif isinstance(value, (tuple, list)):
         for v in value:
