@@ -3,7 +3,7 @@ files in the same run (each run alternates the two tools, so both see the same m
 
     python bench/lint_speed.py [--shapes files,init,simple] [--repeat 3] [--no-sqlfluff]
                                [--copies 40] [--statements 1000] [--dialect sparksql] [--jobs 2]
-                               [--keep DIR] [--profile SHAPE]
+                               [--keep DIR] [--profile SHAPE] [--baseline DIR]
 
 Shapes:
 
@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+# a child run may lint with another checkout's code (--baseline): its root comes first
+sys.path.insert(0, os.environ.get("LINT_BENCH_CODE") or str(ROOT))
 
 NEXMARK = ROOT / "tests" / "fixtures" / "nexmark"
 QUERIES_PER_FILE = 6
@@ -188,8 +189,9 @@ def run_sqlfluff(manifest: Path, dialect: str) -> dict[str, float]:
     return {"wall": wall, "cpu": cpu, "findings": len(result.get_violations())}
 
 
-def _child(*args: str) -> dict[str, float] | None:
-    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False)
+def _child(*args: str, code: str | None = None) -> dict[str, float] | None:
+    env = {**os.environ, "LINT_BENCH_CODE": code} if code else None
+    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         print(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"child failed: {args}", file=sys.stderr)
         return None
@@ -208,12 +210,20 @@ def measure(corpus: Corpus, manifest: Path, args: argparse.Namespace, fluff: boo
     n = corpus.statements
     ours: list[dict[str, float]] = []
     theirs: list[dict[str, float]] = []
+    before: list[dict[str, float]] = []
     for r in range(args.repeat):
+        line = f"  run {r + 1}:"
+        if args.baseline:
+            base = _child("--run-ours", str(manifest), code=args.baseline)
+            if base is None:
+                raise SystemExit(1)
+            before.append(base)
+            line += f" baseline {_rate(n, base['wall'])}/s wall, {_rate(n, base['cpu'])}/s CPU ({int(base['findings'])} findings);"
         got = _child("--run-ours", str(manifest))
         if got is None:
             raise SystemExit(1)
         ours.append(got)
-        line = f"  run {r + 1}: sqlengine {_rate(n, got['wall'])}/s wall, {_rate(n, got['cpu'])}/s CPU ({int(got['findings'])} findings)"
+        line += f" sqlengine {_rate(n, got['wall'])}/s wall, {_rate(n, got['cpu'])}/s CPU ({int(got['findings'])} findings)"
         if fluff:
             other = _child("--run-sqlfluff", str(manifest), "--dialect", args.dialect)
             if other is not None:
@@ -226,6 +236,11 @@ def measure(corpus: Corpus, manifest: Path, args: argparse.Namespace, fluff: boo
         "ours_cpu": n / statistics.median(o["cpu"] for o in ours),
     }
     print(f"  sqlengine lint (median of {len(ours)}): {out['ours_wall']:,.0f} statements/s wall, {out['ours_cpu']:,.0f}/s of CPU time")
+    if before:
+        speedup = statistics.median(b["cpu"] / o["cpu"] for o, b in zip(ours, before, strict=True))
+        print(f"  baseline {args.baseline} (median of {len(before)}): {n / statistics.median(b['wall'] for b in before):,.0f} "
+              f"statements/s wall, {n / statistics.median(b['cpu'] for b in before):,.0f}/s of CPU time; "
+              f"sqlengine is {speedup:.2f}x the baseline (median of the runs' CPU-time ratios)")
     if theirs:
         out["fluff_wall"] = n / statistics.median(o["wall"] for o in theirs)
         out["fluff_cpu"] = n / statistics.median(o["cpu"] for o in theirs)
@@ -253,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", metavar="DIR", help="write the corpus to DIR and keep it")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each tool per shape (medians are reported)")
     ap.add_argument("--jobs", type=int, default=2, help="files shape: also time lint with this many worker processes (1: skip)")
+    ap.add_argument("--baseline", metavar="DIR", help="also lint with the code of another checkout (a git worktree of an "
+                    "earlier commit) in the same runs, alternating: before and after side by side")
     ap.add_argument("--run-ours", metavar="MANIFEST", help=argparse.SUPPRESS)
     ap.add_argument("--run-sqlfluff", metavar="MANIFEST", help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
