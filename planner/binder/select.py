@@ -30,6 +30,7 @@ from planner.logical.fields import Field, WindowRole, unique_names
 from planner.logical.joins import JoinKind
 from planner.logical.operators import Calc, Correlate, GroupAggregate, Node, WindowAggregate
 from planner.logical.specs import WindowSpec
+from planner.logical.walk import find_all
 from planner.problems import BindError
 
 JOIN_KINDS = {"LEFT": JoinKind.LEFT, "RIGHT": JoinKind.RIGHT, "FULL": JoinKind.FULL}
@@ -141,7 +142,9 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
             assert len(node.fields) == n_before + len(right.fields)
             for f in node.fields:  # a regular join may have materialized time attributes
                 scope.by_internal[f.name] = f
-        for c in pushed:  # a name pushed down must also resolve the same way in the whole FROM
+        # a name pushed down must also resolve the same way in the whole FROM (with one relation,
+        # the whole FROM is the scope it was bound in)
+        for c in pushed if joins else []:
             ExprBinder(scope, self.catalog.get_function).bind(c)
         return node, scope, where_parts
 
@@ -151,7 +154,7 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
         binder = ExprBinder(single, self.catalog.get_function)
         keep, conds = [], []
         for c in parts:
-            if any(isinstance(n, (exp.Subquery, exp.Select, exp.Exists)) or is_aggregate(n) for n in c.walk()):
+            if any(isinstance(n, (exp.Subquery, exp.Select, exp.Exists)) or is_aggregate(n) for n in find_all(c, exp.Expr)):
                 keep.append(c)
                 continue
             bound = self._try_bind(binder, c)
@@ -214,7 +217,7 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
         group = sel.args.get("group")
         having = sel.args.get("having")
         aggregate = bool(group) or any(
-            is_aggregate(n) and not n.find_ancestor(exp.Window) for it in items for n in it.walk()
+            is_aggregate(n) and not n.find_ancestor(exp.Window) for it in items for n in find_all(it, exp.Expr)
         ) or (having is not None)
         if sel.args.get("distinct") and not aggregate and _selects_window_bounds(items):
             # Flink plans SELECT DISTINCT over a window TVF's window_start and window_end as the
