@@ -219,9 +219,11 @@ def test_an_updating_query_into_a_filesystem_table_is_refused_when_planned(tmp_p
 
     session = PlannerSession(Catalog.in_memory())
     sql = f"""CREATE TABLE src (k STRING, v INT) WITH ('connector' = 'datagen');
-              CREATE TABLE out (k STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', 'format' = 'json');
-              INSERT INTO out SELECT k, COUNT(*) FROM src GROUP BY k;"""
-    *_, outcome = [session.execute(s) for s in parse_script(sql).statements]
+              CREATE TABLE out_files (k STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', 'format' = 'json');
+              INSERT INTO out_files SELECT k, COUNT(*) FROM src GROUP BY k;"""
+    script = parse_script(sql)
+    assert not script.errors, script.errors[0].render()
+    *_, outcome = [session.execute(s) for s in script.statements]
     (problem,) = outcome.analysis.problems
     assert problem.code == Code.SINK_TAKES_APPENDS
     assert "filesystem connector only appends rows" in problem.reason and "upsert key: k" in problem.reason

@@ -34,7 +34,7 @@ def _setup(tmp_path: Path, spark, sink_path: Path) -> Engine:
     CREATE TABLE clicks (user_id BIGINT, page STRING, ts TIMESTAMP(3),
       WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
     WITH ('connector' = 'filesystem', 'path' = '{data}', 'format' = 'json');
-    CREATE TABLE views (page STRING, window_start TIMESTAMP(3), n BIGINT)
+    CREATE TABLE page_views (page STRING, window_start TIMESTAMP(3), n BIGINT)
     WITH ('connector' = 'filesystem', 'path' = '{sink_path}', 'format' = 'csv');
     """
     for stmt in parse_script(ddl).statements:
@@ -57,7 +57,7 @@ def _sink_rows(path: Path) -> list[tuple[str, ...]]:
     return sorted(rows)
 
 
-INSERT = """INSERT INTO views SELECT page, window_start, COUNT(*)
+INSERT = """INSERT INTO page_views SELECT page, window_start, COUNT(*)
 FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY page, window_start, window_end"""
 
 EXPECTED = [
@@ -186,7 +186,7 @@ def test_a_dead_letter_source_runs_its_side_query_with_the_job(tmp_path, spark):
     letters, sink = tmp_path / "letters", tmp_path / "out"
     engine = Engine(home=tmp_path / "home", spark=spark)
     ddl = f"""
-    CREATE TABLE raw (user_id BIGINT, page STRING, ts TIMESTAMP(3))
+    CREATE TABLE raw_clicks (user_id BIGINT, page STRING, ts TIMESTAMP(3))
     WITH ('connector' = 'filesystem', 'path' = '{data}', 'format' = 'json',
           'errors.mode' = 'dead-letter', 'errors.dead-letter.path' = '{letters}');
     CREATE TABLE pages (page STRING) WITH ('connector' = 'filesystem', 'path' = '{sink}', 'format' = 'csv');
@@ -194,7 +194,7 @@ def test_a_dead_letter_source_runs_its_side_query_with_the_job(tmp_path, spark):
     for stmt in parse_script(ddl).statements:
         engine.plan(stmt)
     # the query reads user_id: Spark parses only the columns a query reads (docs/connectors.md)
-    job = _run(engine, "INSERT INTO pages SELECT page FROM raw WHERE user_id > 0;")
+    job = _run(engine, "INSERT INTO pages SELECT page FROM raw_clicks WHERE user_id > 0;")
     assert job.status == Status.FINISHED, job.error_detail
     assert len(job._queries) == 2  # the INSERT and its dead-letter writer
     assert sorted(r[0] for r in _sink_rows(sink)) == ["/a", "/a"]

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.spark
 
 
 def evaluate(spark, flink_sql: str, s: str | None):
-    sql = SparkExpressions({"s": Field("s", T.STRING)}).sql(sqlglot.parse_one(flink_sql, read=Flink))
+    sql = SparkExpressions({"s": Field("s", T.STRING)}).sql(sqlglot.parse_one(f"SELECT {flink_sql}", read=Flink).expressions[0])
     return spark.sql(f"SELECT {sql} AS r FROM VALUES (CAST(? AS STRING)) AS v(s)", args=[s]).collect()[0].r
 
 
@@ -51,6 +51,6 @@ def test_string_splitting_as_flink(spark, call, value, expected):
     ],
 )
 def test_an_or_of_equalities_is_one_in(spark, condition, value, expected, as_in):
-    sql = SparkExpressions({"s": Field("s", T.STRING)}).sql(sqlglot.parse_one(condition, read=Flink))
+    sql = SparkExpressions({"s": Field("s", T.STRING)}).sql(sqlglot.parse_one(f"SELECT {condition}", read=Flink).expressions[0])
     assert (" IN (" in sql) == as_in
     assert evaluate(spark, condition, value) is expected
