@@ -104,7 +104,7 @@ class Binder(RelationsMixin, SelectMixin, SetOpsMixin):
             time = f.time
             for c in children[1:]:
                 other = c.fields[i]
-                t = T.wider(t, other.type) if T.is_type(t, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL) else t
+                t = T.set_operation_type(t, other.type)
                 if other.time != time:
                     time = None
             fields.append(Field(f.name, t, time))

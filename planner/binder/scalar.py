@@ -14,6 +14,7 @@ from planner.binder.base import BinderBase
 from planner.binder.expressions import col
 from planner.binder.joins import make_join
 from planner.binder.scope import Scope
+from planner.logical.copying import copy_replacing
 from planner.logical.fields import unique_names
 from planner.logical.joins import JoinKind
 from planner.logical.operators import Calc, GroupAggregate, Node, Sort, Values
@@ -86,13 +87,7 @@ def _scalar_subqueries(e: exp.Expr) -> list[exp.Subquery]:
 
 def _replace(e: exp.Expr, replaced: dict[int, str]) -> exp.Expr:
     """``e`` with its scalar subqueries replaced by column references (a copy; ``e`` unchanged)."""
-    if id(e) in replaced:
-        return col(replaced[id(e)])
-    copy = e.copy()
-    for o, c in zip(list(e.walk()), list(copy.walk()), strict=True):
-        if id(o) in replaced:
-            c.replace(col(replaced[id(o)]))
-    return copy
+    return copy_replacing(e, lambda n, _root: col(replaced[id(n)]) if id(n) in replaced else None)
 
 
 def _at_most_one_row(node: Node) -> bool:

@@ -69,8 +69,7 @@ class SetOpsMixin(OrderMixin):
 
 
 def _common(a: Field, b: Field) -> Field:
-    t = T.wider(a.type, b.type) if T.is_type(a.type, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL) else a.type
-    return Field(a.name, t, nullable=a.nullable or b.nullable)
+    return Field(a.name, T.set_operation_type(a.type, b.type), nullable=a.nullable or b.nullable)
 
 
 def _bigint(n: int) -> exp.Expr:

@@ -83,6 +83,12 @@ def decimal_ps(t: exp.DataType) -> tuple[int, int]:
     return (38, 18)
 
 
+def set_operation_type(a: exp.DataType, b: exp.DataType) -> exp.DataType:
+    """The type of a column of UNION, INTERSECT or EXCEPT from its types in two inputs: numbers
+    widen to their common type, any other type is the first input's."""
+    return wider(a, b) if is_type(a, *INTEGERS, *FLOATS, D.DECIMAL) else a
+
+
 def wider(a: exp.DataType, b: exp.DataType) -> exp.DataType:
     """The common type of two numeric types (for + - * and CASE branches)."""
     if is_type(a, D.UNKNOWN) or is_type(a, D.NULL):
