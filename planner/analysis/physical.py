@@ -11,7 +11,8 @@ Flink's result exactly; a changelog operator wherever it cannot:
   joins without a time bound, a Top-1 ordered by a column Spark cannot reverse);
 - it emits changes and another stateful operator reads them (Spark runs an updating operator
   only as a query's last stateful step), or its result retracts rows (Spark's output modes are
-  append and update by key), or what reaches the result does not keep its key;
+  append and update by key), or what reaches the result does not keep its key, or a filter on
+  its result reads more than its key (an update may leave the filter: Flink deletes the row);
 - a state TTL is in force for it (Spark's operators cannot forget state);
 - it emits updates over an input that may hold rows behind the watermark (Spark's global
   watermark check refuses an updating operator there).
