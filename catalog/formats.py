@@ -1,5 +1,5 @@
-"""The file formats' own WITH options ('json.*', 'csv.*', 'parquet.*'), allowed on a table whose
-'format' is that format."""
+"""The formats' own WITH options ('json.*', 'csv.*', 'raw.*', 'parquet.*'), allowed on a table
+whose 'format' is that format (and on Kafka tables as 'key.<format>.*', 'value.<format>.*')."""
 
 from __future__ import annotations
 
@@ -24,6 +24,11 @@ FORMATS: dict[str, tuple[OptionSpec, ...]] = {
         opt("csv.allow-comments", "boolean", "false", "Lines starting with '#' are skipped."),
         opt("csv.escape-character", "string", None, "The escape character inside quoted fields."),
         opt("csv.null-literal", "string", None, "A field equal to this string reads as NULL."),
+    ),
+    "raw": (
+        opt("raw.charset", "string", "UTF-8", "The charset of a STRING column's bytes."),
+        opt("raw.endianness", "enum", "big-endian", "Byte order of numeric columns; only STRING "
+            "and BYTES columns are supported here.", choices=("big-endian", "little-endian")),
     ),
     "parquet": (
         opt("parquet.compression", "enum", "snappy", "Compression of written files.",

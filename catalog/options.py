@@ -2,7 +2,8 @@
 
 Used by lint, by the shell's completer (keys inside WITH) and when a job starts. Option names are
 Flink's wherever Flink has the option (``flink_name``); ours are few and say so. A key may hold
-``#`` for a field name (``fields.#.kind``). Keys under ``stats.`` are planner estimates and are
+``#`` for a field name (``fields.#.kind``), or end in ``.*`` for any key under a prefix
+(``properties.*``). Keys under ``stats.`` are planner estimates and are
 allowed on every table; format options (``json.*``, ``csv.*``) are allowed for their format.
 The options themselves are declared by each connector's spec (``catalog.connectors``).
 """
@@ -59,13 +60,21 @@ def _candidates(connector: str, fmt: str | None) -> list[OptionSpec]:
     out = list(spec.options) if spec else [CONNECTOR]
     if fmt in FORMATS:
         out += FORMATS[fmt]
+    if spec is not None and spec.prefixed_formats:
+        from catalog.connectors.kafka import prefixed
+
+        for name in spec.formats:
+            out += [*prefixed(FORMATS.get(name, ()), "key"), *prefixed(FORMATS.get(name, ()), "value")]
     return out
 
 
 def find_spec(connector: str, key: str, fmt: str | None = None) -> tuple[OptionSpec, str | None] | None:
     """The spec of ``key`` and the field name a ``#`` matched, or None if unknown."""
     for option in _candidates(connector, fmt):
-        if "#" not in option.key:
+        if option.key.endswith(".*"):  # any key under a prefix ('properties.*')
+            if key.startswith(option.key[:-1]) and len(key) > len(option.key) - 1:
+                return option, None
+        elif "#" not in option.key:
             if option.key == key:
                 return option, None
         elif m := _pattern(option.key).match(key):
