@@ -53,6 +53,10 @@ class SourceResult:
     # how often an unbounded source looks for new input (Flink's source.monitor-interval), in
     # seconds; None: it has input whenever a batch asks (a generator)
     poll_seconds: float | None = None
+    # an upsert source (ConnectorSpec.upsert_source): the first column holds each row's kind, 0
+    # for an upsert of its key (the row's values) and 3 for a delete (a Kafka tombstone: only the
+    # key columns are set); the planner's ChangelogNormalize turns these into a changelog
+    kind_column: str | None = None
 
 
 @dataclass(frozen=True)
