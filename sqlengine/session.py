@@ -85,6 +85,11 @@ def local_conf(
                 "spark.driver.memory": local_driver_memory(),
             }
         )
+    # Spark's Ivy (ADD JAR 'ivy://...', spark.jars.packages) resolves from Maven Central only
+    from sqlengine.connectors.kafka_jars import DEFAULT_IVY_HOME, ivy_settings
+
+    out["spark.jars.ivySettings"] = str(ivy_settings(log_config.parent))
+    out["spark.jars.ivy"] = str(DEFAULT_IVY_HOME)
     out.update(session_overrides(conf))
     ours = java_option(log_config)
     user_opts = out.get("spark.driver.extraJavaOptions", "")

@@ -17,6 +17,8 @@ _REGISTRY = {
     "filesystem": "sqlengine.connectors.filesystem:Filesystem",
     "datagen": "sqlengine.connectors.datagen:Datagen",
     "nexmark": "sqlengine.connectors.nexmark:Nexmark",
+    "kafka": "sqlengine.connectors.kafka:Kafka",
+    "upsert-kafka": "sqlengine.connectors.kafka:UpsertKafka",
     "print": "sqlengine.connectors.print_sink:Print",
     "blackhole": "sqlengine.connectors.blackhole:Blackhole",
 }

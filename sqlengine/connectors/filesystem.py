@@ -54,7 +54,7 @@ def _local(path: str) -> Path:
     return Path(urlparse(path).path if path.startswith("file:") else path)
 
 
-def _csv_options(opts: TableOptions) -> dict[str, str]:
+def csv_options(opts: TableOptions) -> dict[str, str]:
     delimiter = opts.string("csv.field-delimiter") or ","
     out = {"sep": "\t" if delimiter == "\\t" else delimiter, "header": "false"}
     if opts.bool("csv.disable-quote-character"):
@@ -77,7 +77,7 @@ def write_options(opts: TableOptions) -> dict[str, str]:
         ntz, ltz = _TIMESTAMP_PATTERNS.get(standard or "SQL", _TIMESTAMP_PATTERNS["SQL"])
         out.update(timestampNTZFormat=ntz, timestampFormat=ltz)
     if opts.fmt == "csv":
-        out.update(_csv_options(opts))
+        out.update(csv_options(opts))
     if opts.fmt == "parquet":
         out["compression"] = opts.string("parquet.compression") or "snappy"
     return out
@@ -110,7 +110,7 @@ class Filesystem(Connector):
         bounded = spec.bounded(table)
         reader_opts: dict[str, str] = {}
         if fmt == "csv":
-            reader_opts.update(_csv_options(opts))
+            reader_opts.update(csv_options(opts))
         if fmt in ("json", "csv"):
             if mode == "fail":
                 reader_opts["mode"] = "FAILFAST"

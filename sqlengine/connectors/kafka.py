@@ -1,0 +1,275 @@
+"""The kafka and upsert-kafka connectors on Spark's Kafka source and sink.
+
+Source: Spark's streaming Kafka reader; keys and values decoded by their formats, metadata
+columns from the record. Where a new job starts follows 'scan.startup.mode' (a resumed job goes
+on from its checkpoint, as Flink's does from its state). A bounded read ('scan.bounded.mode')
+runs with availableNow: it reads what is in the topic when the job starts, up to the end offsets
+the mode names. The consumer group is used to look up its committed offsets only: Spark keeps
+offsets in the checkpoint and commits nothing to Kafka, and a group id given to Spark's
+consumers would make two queries on one group split the partitions between them.
+
+Sink: Spark's Kafka writer, at least once (a replayed micro-batch is written again).
+upsert-kafka writes each row as a record of its key: +I and +U as the row, -D as a tombstone
+(a null value), -U not at all, so a compacted topic ends as the table, and a replayed batch
+writes the same records again: the result is idempotent.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from catalog.connectors import CONNECTORS
+from catalog.connectors.kafka import key_fields, parse_offsets, value_fields
+from sqlengine.connectors.base import Connector, SinkRequest, SourceRequest, SourceResult
+from sqlengine.connectors.kafka_formats import decode, encode, side_options
+from sqlengine.connectors.kafka_jars import ensure_kafka
+from sqlengine.connectors.kafka_offsets import KafkaAdmin, Offsets, offsets_json
+from sqlengine.connectors.malformed import CORRUPT_COLUMN, count_and_drop, errors_mode, metric_name
+from sqlengine.connectors.options import TableOptions
+from sqlengine.types import UnsupportedType, spark_schema, spark_type
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.streaming.readwriter import DataStreamWriter
+
+    from catalog import TableDef
+
+KIND_COLUMN = "__sqlengine_upsert_kind"
+UPSERT, DELETE = 0, 3
+# client settings Spark sets itself or refuses (its consumers are its own)
+_SPARK_OWNS = {
+    "group.id", "auto.offset.reset", "enable.auto.commit", "key.deserializer", "value.deserializer",
+    "key.serializer", "value.serializer", "interceptor.classes",
+}
+_TIMESTAMP_TYPES = {0: "CreateTime", 1: "LogAppendTime"}
+
+
+def client_properties(table: TableDef) -> dict[str, str]:
+    """The table's 'properties.*' as Kafka client settings."""
+    return {k[len("properties."):]: v for k, v in table.options.items() if k.startswith("properties.")}
+
+
+def _topics(opts: TableOptions) -> list[str]:
+    return [t.strip() for t in (opts.string("topic") or "").split(";") if t.strip()]
+
+
+class Kafka(Connector):
+    name = "kafka"
+
+    # -- source --------------------------------------------------------------------------------
+
+    def source(self, spark: SparkSession, request: SourceRequest) -> SourceResult:
+        from pyspark.sql import functions as F
+
+        table = request.table
+        opts = TableOptions(table)
+        opts.validate()
+        ensure_kafka(spark)
+        props = client_properties(table)
+        reader_opts = {f"kafka.{k}": v for k, v in props.items() if k not in _SPARK_OWNS}
+        reader_opts["failOnDataLoss"] = "false"  # as Flink: records deleted by retention are skipped
+        pattern = opts.string("topic-pattern")
+        if pattern:
+            reader_opts["subscribePattern"] = pattern
+        else:
+            reader_opts["subscribe"] = ",".join(_topics(opts))
+        upsert = self.name == "upsert-kafka"
+        end: Offsets | None = None
+        if upsert:
+            reader_opts["startingOffsets"] = "earliest"  # the whole changelog, as Flink reads it
+        else:
+            reader_opts.update(self._starting(spark, opts, props))
+            end = self._ending(spark, opts, props)
+        if any(c.kind == "metadata" and (c.metadata_key or c.name) == "headers" for c in table.columns):
+            reader_opts["includeHeaders"] = "true"
+        reader = spark.readStream if request.streaming else spark.read
+        raw = reader.format("kafka").options(**reader_opts).load()
+        if end is not None:
+            raw = raw.where(_before(end))
+        mode = errors_mode(opts)
+        df, malformed = self._decode(raw, table, opts, mode)
+        metrics: tuple[str, ...] = ()
+        if malformed is not None:
+            name = metric_name(table.name)
+            df = count_and_drop(df.withColumn(CORRUPT_COLUMN, malformed), name)
+            metrics = (name,)
+        if upsert:
+            df = df.select(F.when(F.col("__value_null"), F.lit(DELETE)).otherwise(F.lit(UPSERT)).alias(KIND_COLUMN),
+                           *[F.col(f"`{c}`") for c in df.columns if c not in ("__value_null",)])
+        spec = CONNECTORS[self.name]
+        return SourceResult(df=df, bounded=spec.bounded(table), metric_names=metrics,
+                            kind_column=KIND_COLUMN if upsert else None)
+
+    def _decode(self, raw: DataFrame, table: TableDef, opts: TableOptions, mode: str) -> tuple[DataFrame, Column | None]:
+        """The table's physical and metadata columns from the records, and a column that is the
+        malformed record's text (None when 'errors.mode' is 'fail')."""
+        from pyspark.sql import functions as F
+
+        physical = {c.name: c for c in table.columns if c.kind == "physical"}
+        keys, values = key_fields(table), value_fields(table)
+        prefix = opts.string("key.fields-prefix") or ""
+        columns: dict[str, Column] = {}
+        bad: list[Column] = []
+        for side, names, raw_col in (("key", keys, F.col("key")), ("value", values, F.col("value"))):
+            fmt = opts.string(f"{side}.format") or (opts.string("format") if side == "value" else None)
+            if not names or fmt is None:
+                continue
+            try:
+                schema = spark_schema([physical[n] for n in names])
+            except UnsupportedType as err:
+                raise opts.error(str(err)) from None
+            if side == "key" and prefix:
+                from pyspark.sql.types import StructField, StructType
+
+                schema = StructType([StructField(f.name[len(prefix):] if f.name.startswith(prefix) else f.name,
+                                                 f.dataType, f.nullable) for f in schema.fields])
+            parsed = decode(raw_col, fmt, schema, side_options(table, side, fmt), mode)
+            struct_name = f"__{side}"
+            columns[struct_name] = parsed
+            for n, f in zip(names, schema.fields, strict=True):
+                columns.setdefault(n, F.col(f"{struct_name}.`{f.name}`"))
+            if mode != "fail" and fmt != "raw":
+                bad.append(F.col(f"{struct_name}.`{CORRUPT_COLUMN}`"))
+        out = raw.select(*raw.columns, *[c.alias(n) for n, c in columns.items() if n.startswith("__")])
+        selected = [columns[n].alias(n) if n in columns else F.lit(None).cast(spark_type(physical[n].type or "STRING")).alias(n)
+                    for n in physical]
+        selected += [self._metadata(table, c.name, c.metadata_key or c.name, c.type, opts)
+                     for c in table.columns if c.kind == "metadata"]
+        if self.name == "upsert-kafka":
+            selected.append(F.col("value").isNull().alias("__value_null"))
+        malformed = F.coalesce(*bad) if bad else None
+        if malformed is not None:
+            selected.append(malformed.alias(CORRUPT_COLUMN))
+        result = out.select(*selected)
+        return result, (F.col(CORRUPT_COLUMN) if malformed is not None else None)
+
+    @staticmethod
+    def _metadata(table: TableDef, name: str, key: str, type_: str | None, opts: TableOptions) -> Column:
+        from pyspark.sql import functions as F
+
+        if key == "timestamp-type":
+            value = F.coalesce(*[F.when(F.col("timestampType") == code, F.lit(text)) for code, text in _TIMESTAMP_TYPES.items()],
+                               F.lit("NoTimestampType"))
+        elif key == "headers":
+            value = F.map_from_entries(F.col("headers"))
+        elif key in ("topic", "partition", "offset", "timestamp"):
+            value = F.col(key)
+        else:
+            raise opts.error(f"metadata column `{name}` reads '{key}', which Spark's Kafka source does not offer.")
+        return (value.cast(spark_type(type_)) if type_ else value).alias(name)
+
+    def _starting(self, spark: SparkSession, opts: TableOptions, props: dict[str, str]) -> dict[str, str]:
+        mode = opts.string("scan.startup.mode") or "group-offsets"
+        if mode == "earliest-offset":
+            return {"startingOffsets": "earliest"}
+        if mode == "latest-offset":
+            return {"startingOffsets": "latest"}
+        if mode == "timestamp":
+            return {"startingTimestamp": str(opts.int("scan.startup.timestamp-millis")),
+                    # a partition with no record at or after the time starts at its end, as in Flink
+                    "startingOffsetsByTimestampStrategy": "latest"}
+        admin = KafkaAdmin(spark, {k: v for k, v in props.items() if k != "group.id"})
+        try:
+            parts = admin.partitions(admin.topics(_topics(opts), opts.string("topic-pattern")))
+            if mode == "specific-offsets":
+                given = parse_offsets(opts.string("scan.startup.specific-offsets") or "")
+                # a partition not named starts at its earliest offset (Flink's default reset)
+                return {"startingOffsets": offsets_json({p: given.get(p[1], -2) for p in parts})}
+            committed = admin.committed(props.get("group.id", ""))
+        finally:
+            admin.close()
+        reset = props.get("auto.offset.reset", "none").lower()
+        missing = [p for p in parts if p not in committed]
+        if missing and reset not in ("earliest", "latest"):
+            raise opts.error(
+                f"the consumer group '{props.get('group.id')}' has no committed offset for "
+                f"{missing[0][0]}-{missing[0][1]}; set 'properties.auto.offset.reset' to 'earliest' "
+                "or 'latest', or choose another 'scan.startup.mode'.", "scan.startup.mode")
+        fallback = -2 if reset == "earliest" else -1
+        return {"startingOffsets": offsets_json({p: committed.get(p, fallback) for p in parts})}
+
+    def _ending(self, spark: SparkSession, opts: TableOptions, props: dict[str, str]) -> Offsets | None:
+        """End offsets (exclusive) of a bounded read, when the mode names them; None: to the end
+        of what is there when the job starts (availableNow), or unbounded."""
+        mode = opts.string("scan.bounded.mode") or "unbounded"
+        if mode in ("unbounded", "latest-offset"):
+            return None
+        admin = KafkaAdmin(spark, {k: v for k, v in props.items() if k != "group.id"})
+        try:
+            parts = admin.partitions(admin.topics(_topics(opts), opts.string("topic-pattern")))
+            if mode == "timestamp":
+                return admin.at_time(parts, opts.int("scan.bounded.timestamp-millis") or 0)
+            if mode == "specific-offsets":
+                given = parse_offsets(opts.string("scan.bounded.specific-offsets") or "")
+                return {p: given.get(p[1], 0) for p in parts}  # a partition not named: nothing
+            committed = admin.committed(props.get("group.id", ""))
+            return {p: committed.get(p, 0) for p in parts}
+        finally:
+            admin.close()
+
+    # -- sink ----------------------------------------------------------------------------------
+
+    def sink(self, df: DataFrame, request: SinkRequest) -> DataStreamWriter | None:
+        from pyspark.sql import functions as F
+
+        table = request.table
+        opts = TableOptions(table)
+        opts.validate()
+        ensure_kafka(df.sparkSession)
+        topics = _topics(opts)
+        metadata = {c.metadata_key or c.name: c.name for c in table.columns if c.kind == "metadata" and not c.virtual}
+        if len(topics) != 1 and "topic" not in metadata:
+            raise opts.error("a sink writes one 'topic' (or the rows' `topic` metadata column).", "topic")
+        if opts.string("sink.partitioner") == "fixed":
+            raise opts.error("'fixed' (one partition per writer task) has no Spark counterpart; use "
+                             "'default' (by key) or 'round-robin'.", "sink.partitioner")
+        if "timestamp" in metadata:
+            raise opts.error(f"Spark's Kafka sink cannot set a record's timestamp; declare `{metadata['timestamp']}` "
+                             "METADATA FROM 'timestamp' VIRTUAL to write without it.")
+        rows = df
+        kind = F.col(f"`{request.kind_column}`") if request.kind_column else None
+        if kind is not None:  # upsert-kafka only (kafka takes appended rows): -U is not written
+            rows = rows.where(kind != 1)
+        keys, values = key_fields(table), value_fields(table)
+        prefix = opts.string("key.fields-prefix") or ""
+        out: list[Column] = []
+        key_fmt = opts.string("key.format")
+        if keys and key_fmt:
+            names = [k[len(prefix):] if k.startswith(prefix) else k for k in keys]
+            out.append(encode([F.col(f"`{k}`") for k in keys], names, key_fmt, side_options(table, "key", key_fmt)).alias("key"))
+        value_fmt = opts.string("value.format") or opts.string("format") or ""
+        value = encode([F.col(f"`{v}`") for v in values], list(values), value_fmt, side_options(table, "value", value_fmt))
+        if kind is not None:
+            value = F.when(kind == 3, F.lit(None).cast("binary")).otherwise(value)
+        out.append(value.alias("value"))
+        if "topic" in metadata:
+            out.append(F.col(f"`{metadata['topic']}`").alias("topic"))
+        if "partition" in metadata:
+            out.append(F.col(f"`{metadata['partition']}`").alias("partition"))
+        if "headers" in metadata:
+            out.append(F.map_entries(F.col(f"`{metadata['headers']}`")).alias("headers"))
+        rows = rows.select(*out)
+        props = {f"kafka.{k}": v for k, v in client_properties(table).items() if k not in _SPARK_OWNS}
+        if opts.string("sink.partitioner") == "round-robin":
+            props["kafka.partitioner.class"] = "org.apache.kafka.clients.producer.RoundRobinPartitioner"
+        if len(topics) == 1:
+            props["topic"] = topics[0]
+        if request.streaming:
+            mode = "update" if request.output_mode == "update" else "append"
+            return rows.writeStream.format("kafka").options(**props).outputMode(mode)
+        rows.write.format("kafka").options(**props).save()
+        return None
+
+
+class UpsertKafka(Kafka):
+    name = "upsert-kafka"
+
+
+def _before(end: Offsets) -> Column:
+    """Records before the end offset of their partition."""
+    from pyspark.sql import functions as F
+
+    cond = F.lit(False)
+    for (topic, partition), offset in end.items():
+        cond = cond | ((F.col("topic") == topic) & (F.col("partition") == partition) & (F.col("offset") < offset))
+    return cond

@@ -1,0 +1,114 @@
+"""Spark's Kafka connector, added to a running session the first time a Kafka table is used.
+
+pyspark ships without it. The four jars (Spark's connector, its token provider, the Kafka client
+and commons-pool2; pyspark has everything else) are resolved by Spark's own Ivy through
+``ADD JAR 'ivy://...'``: from Maven Central the first time, from the Ivy cache (~/.ivy2.5.2)
+afterwards, offline too. The session is started with an Ivy settings file that names Maven
+Central only (``spark.jars.ivySettings``): Ivy's default chain also reads ~/.m2, where a pom
+without its jar fails the resolution.
+
+Maven Central has the connector up to 4.2.0 and no 4.3.0; the 4.2.0 connector runs on pyspark
+4.3 (the Kafka tests of this repository run it). A session that already has a Kafka connector
+(``spark.jars.packages`` or ``spark.jars`` given by the user) is left as it is.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlengine.connectors.errors import ConnectorError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+log = logging.getLogger("sqlengine.kafka")
+
+SPARK_KAFKA_VERSION = "4.2.0"
+ARTIFACTS = (
+    f"org.apache.spark:spark-sql-kafka-0-10_2.13:{SPARK_KAFKA_VERSION}",
+    f"org.apache.spark:spark-token-provider-kafka-0-10_2.13:{SPARK_KAFKA_VERSION}",
+    "org.apache.kafka:kafka-clients:3.9.2",
+    "org.apache.commons:commons-pool2:2.13.1",
+)
+IVY_SETTINGS = """<ivysettings>
+  <!-- written by sqlengine: Maven Central only (Ivy's default chain also reads ~/.m2, where a
+       pom without its jar fails the resolution) -->
+  <settings defaultResolver="central"/>
+  <resolvers>
+    <ibiblio name="central" m2compatible="true" root="https://repo1.maven.org/maven2/"/>
+  </resolvers>
+</ivysettings>
+"""
+DEFAULT_IVY_HOME = Path.home() / ".ivy2.5.2"
+
+_lock = threading.Lock()
+_loaded: set[int] = set()  # ids of the JVM gateways that have the connector
+
+
+def ivy_settings(home: Path) -> Path:
+    """The Ivy settings file under ``home`` (written if missing or different)."""
+    path = home / "ivysettings.xml"
+    if not path.exists() or path.read_text() != IVY_SETTINGS:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(IVY_SETTINGS)
+    return path
+
+
+def jvm_of(spark: SparkSession) -> Any:
+    """The driver's JVM view (Py4J); classic Spark only."""
+    jvm = spark._jvm
+    if jvm is None:
+        raise ConnectorError("the Kafka connector needs a classic Spark session (a JVM in the driver).")
+    return jvm
+
+
+def jar_loader(spark: SparkSession) -> Any:
+    """The class loader ADD JAR adds to."""
+    return spark._jsparkSession.sharedState().jarClassLoader()
+
+
+def has_kafka(spark: SparkSession) -> bool:
+    """Whether the session can find Spark's 'kafka' data source."""
+    try:
+        lookup = jvm_of(spark).org.apache.spark.sql.execution.datasources.DataSource.lookupDataSource
+        lookup("kafka", spark._jsparkSession.sessionState().conf())
+        return True
+    except Exception:
+        return False
+
+
+def ensure_kafka(spark: SparkSession) -> None:
+    """Add the Kafka connector to the session's JVM unless it is there; a ConnectorError in one
+    line saying what to fetch when it cannot be resolved."""
+    key = id(spark.sparkContext._gateway)
+    with _lock:
+        _use_jar_loader(spark)
+        if key in _loaded or has_kafka(spark):
+            _loaded.add(key)
+            return
+        for artifact in ARTIFACTS:
+            try:
+                spark.sql(f"ADD JAR 'ivy://{artifact}?transitive=false'")
+            except Exception:
+                log.exception("resolving %s", artifact)
+                ivy = spark.sparkContext.getConf().get("spark.jars.ivy") or str(DEFAULT_IVY_HOME)
+                raise ConnectorError(
+                    f"Spark's Kafka connector could not be resolved ({artifact}): it is not in "
+                    f"the Ivy cache ({ivy}) and Maven Central could not be reached. Run once with "
+                    "access to Maven Central, or give the jars with --conf spark.jars=... "
+                    f"({', '.join(a.split(':')[1] for a in ARTIFACTS)}).",
+                    option="connector",
+                ) from None
+        _loaded.add(key)
+        log.info("added Spark's Kafka connector %s", SPARK_KAFKA_VERSION)
+
+
+def _use_jar_loader(spark: SparkSession) -> None:
+    """Let this thread's JVM side find added jars: Spark looks data sources up through the
+    thread's context class loader, and ADD JAR sets it only on the thread that ran it (each
+    Python thread has its own JVM thread). A streaming query's threads inherit it from the
+    thread that starts the query."""
+    jvm_of(spark).java.lang.Thread.currentThread().setContextClassLoader(jar_loader(spark))
