@@ -1,0 +1,217 @@
+"""The kafka and upsert-kafka connectors against a real broker (the `kafka_broker` fixture):
+reads with metadata columns, startup and bounded modes, malformed records, the kafka sink and
+the upsert-kafka sink read back."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+import pytest
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+
+from planner.errors import SqlError
+from sqlengine.engine import Engine
+from tests.sqlengine.helpers import JobFailed, Sql
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
+
+T0 = 1_700_000_000_000  # record timestamps, epoch millis
+
+
+@pytest.fixture
+def sql(spark, tmp_path):
+    return Sql(Engine(home=tmp_path / "home", spark=spark))
+
+
+@pytest.fixture
+def servers(kafka_broker) -> str:
+    return kafka_broker.bootstrap
+
+
+def new_topic(servers: str, partitions: int = 1) -> str:
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    name = f"t-{uuid.uuid4().hex[:10]}"
+    admin = KafkaAdminClient(bootstrap_servers=servers)
+    try:
+        admin.create_topics([NewTopic(name, partitions, 1)])
+    finally:
+        admin.close()
+    return name
+
+
+def produce(servers: str, topic: str, records: list[dict]) -> None:
+    """Each record: value (bytes, str or a dict as JSON, None for a tombstone), optional key,
+    partition, timestamp_ms, headers."""
+    producer = KafkaProducer(bootstrap_servers=servers)
+    for r in records:
+        value = r.get("value")
+        if isinstance(value, dict):
+            value = json.dumps(value).encode()
+        elif isinstance(value, str):
+            value = value.encode()
+        key = r.get("key")
+        producer.send(topic, value=value, key=key.encode() if isinstance(key, str) else key,
+                      partition=r.get("partition", 0), timestamp_ms=r.get("timestamp_ms"),
+                      headers=r.get("headers"))
+    producer.flush()
+    producer.close()
+
+
+def consume(servers: str, topic: str) -> list[tuple[bytes | None, bytes | None]]:
+    consumer = KafkaConsumer(topic, bootstrap_servers=servers, auto_offset_reset="earliest",
+                             consumer_timeout_ms=3000)
+    out = [(m.key, m.value) for m in consumer]
+    consumer.close()
+    return out
+
+
+def source_ddl(name: str, servers: str, topic: str, columns: str, **options: str) -> str:
+    opts = {"connector": "kafka", "topic": topic, "properties.bootstrap.servers": servers,
+            "scan.startup.mode": "earliest-offset", "scan.bounded.mode": "latest-offset", "format": "json", **options}
+    with_ = ", ".join(f"'{k}' = '{v}'" for k, v in opts.items())
+    return f"CREATE TABLE {name} ({columns}) WITH ({with_});"
+
+
+ORDERS = [
+    {"key": "u1", "value": {"id": 1, "user_id": "u1", "amount": 10.0}, "timestamp_ms": T0, "headers": [("src", b"a")]},
+    {"key": "u2", "value": {"id": 2, "user_id": "u2", "amount": 5.0}, "timestamp_ms": T0 + 1000},
+    {"key": "u1", "value": {"id": 3, "user_id": "u1", "amount": 7.5}, "timestamp_ms": T0 + 2000},
+]
+ORDER_COLUMNS = "id BIGINT, user_id STRING, amount DOUBLE"
+
+
+def test_a_json_topic_with_metadata_columns(sql, servers):
+    topic = new_topic(servers)
+    produce(servers, topic, ORDERS)
+    sql.ddl(source_ddl("orders", servers, topic, ORDER_COLUMNS + ", "
+                       "ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', "
+                       "tp STRING METADATA FROM 'topic' VIRTUAL, p INT METADATA FROM 'partition' VIRTUAL, "
+                       "o BIGINT METADATA FROM 'offset' VIRTUAL, tt STRING METADATA FROM 'timestamp-type' VIRTUAL, "
+                       "h MAP<STRING, BYTES> METADATA FROM 'headers' VIRTUAL"))
+    rows = sql.rows("SELECT id, user_id, amount, CAST(ts AS BIGINT), tp, p, o, tt, CAST(h['src'] AS STRING) FROM orders", "streaming")
+    assert sorted(rows) == [
+        (1, "u1", 10.0, T0 // 1000, topic, 0, 0, "CreateTime", "a"),
+        (2, "u2", 5.0, (T0 + 1000) // 1000, topic, 0, 1, "CreateTime", None),
+        (3, "u1", 7.5, (T0 + 2000) // 1000, topic, 0, 2, "CreateTime", None),
+    ]
+    assert sorted(sql.rows("SELECT user_id, SUM(amount) FROM orders GROUP BY user_id", "streaming")) == [("u1", 17.5), ("u2", 5.0)]
+
+
+def test_an_event_time_window_over_kafka_record_timestamps(sql, servers):
+    topic = new_topic(servers)
+    produce(servers, topic, ORDERS)
+    sql.ddl(source_ddl("orders", servers, topic, ORDER_COLUMNS + ", ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', "
+                       "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"))
+    rows = sql.rows("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '2' SECOND)) "
+                    "GROUP BY window_start, window_end", "streaming")
+    assert sorted(c for _, c in rows) == [1, 2]
+
+
+def test_key_fields_and_a_csv_value(sql, servers):
+    topic = new_topic(servers)
+    produce(servers, topic, [{"key": '{"k":"a"}', "value": "1;x"}, {"key": '{"k":"b"}', "value": "2;y"}])
+    sql.ddl(source_ddl("t", servers, topic, "k STRING, n INT, s STRING", **{
+        "format": None, "value.format": "csv", "value.csv.field-delimiter": ";", "key.format": "json",
+        "key.fields": "k", "value.fields-include": "EXCEPT_KEY"}).replace("'format' = 'None', ", ""))
+    assert sorted(sql.rows("SELECT k, n, s FROM t", "streaming")) == [("a", 1, "x"), ("b", 2, "y")]
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("skip", [1, 3]), ("fail", "malformed")])
+def test_a_malformed_record(sql, servers, mode, expected):
+    topic = new_topic(servers)
+    produce(servers, topic, [{"value": {"id": 1}}, {"value": "{not json"}, {"value": {"id": 3}}])
+    sql.ddl(source_ddl("t", servers, topic, "id INT", **{"errors.mode": mode}))
+    if isinstance(expected, list):
+        assert sorted(r[0] for r in sql.rows("SELECT id FROM t", "streaming")) == expected
+    else:
+        with pytest.raises(JobFailed, match="(?i)malformed"):
+            sql.rows("SELECT id FROM t", "streaming")
+
+
+def test_startup_and_bounded_modes(sql, servers):
+    topic = new_topic(servers, partitions=2)
+    produce(servers, topic, [{"value": {"id": i}, "partition": i % 2, "timestamp_ms": T0 + i * 1000} for i in range(10)])
+    # partition 0 holds ids 0,2,4,6,8 at offsets 0..4; partition 1 ids 1,3,5,7,9
+
+    def ids(name: str, **options: str) -> list[int]:
+        sql.ddl(source_ddl(name, servers, topic, "id INT", **options))
+        return sorted(r[0] for r in sql.rows(f"SELECT id FROM {name}", "streaming"))
+
+    assert ids("a") == list(range(10))
+    assert ids("b", **{"scan.startup.mode": "latest-offset"}) == []
+    assert ids("c", **{"scan.startup.mode": "timestamp", "scan.startup.timestamp-millis": str(T0 + 6000)}) == [6, 7, 8, 9]
+    assert ids("d", **{"scan.startup.mode": "specific-offsets",
+                       "scan.startup.specific-offsets": "partition:0,offset:3;partition:1,offset:4"}) == [6, 8, 9]
+    assert ids("e", **{"scan.bounded.mode": "timestamp", "scan.bounded.timestamp-millis": str(T0 + 4000)}) == [0, 1, 2, 3]
+    assert ids("f", **{"scan.bounded.mode": "specific-offsets",
+                       "scan.bounded.specific-offsets": "partition:0,offset:1;partition:1,offset:2"}) == [0, 1, 3]
+    group = f"g-{uuid.uuid4().hex[:6]}"
+    consumer = KafkaConsumer(bootstrap_servers=servers, group_id=group, enable_auto_commit=False)
+    from kafka.structs import OffsetAndMetadata
+
+    consumer.commit({TopicPartition(topic, 0): OffsetAndMetadata(4, "", -1), TopicPartition(topic, 1): OffsetAndMetadata(3, "", -1)})
+    consumer.close()
+    assert ids("g", **{"scan.startup.mode": "group-offsets", "properties.group.id": group}) == [7, 8, 9]
+
+
+def test_group_offsets_without_a_commit_say_what_to_set(sql, servers):
+    topic = new_topic(servers)
+    produce(servers, topic, [{"value": {"id": 1}}])
+    sql.ddl(source_ddl("t", servers, topic, "id INT", **{"scan.startup.mode": "group-offsets", "properties.group.id": "nobody"}))
+    with pytest.raises(SqlError, match="has no committed offset for .*properties.auto.offset.reset") as info:
+        sql.rows("SELECT id FROM t", "streaming")
+    assert "1:16" in str(info.value)  # at the table, before any job starts
+    sql.ddl(source_ddl("u", servers, topic, "id INT", **{"scan.startup.mode": "group-offsets", "properties.group.id": "nobody",
+                                                          "properties.auto.offset.reset": "earliest"}))
+    assert sql.rows("SELECT id FROM u", "streaming") == [(1,)]
+
+
+def test_the_kafka_sink_writes_keys_and_values(sql, servers):
+    src, out = new_topic(servers), new_topic(servers)
+    produce(servers, src, ORDERS)
+    sql.ddl(source_ddl("orders", servers, src, ORDER_COLUMNS))
+    sql.ddl(f"CREATE TABLE big (id BIGINT, user_id STRING, amount DOUBLE) WITH ('connector' = 'kafka', 'topic' = '{out}', "
+            f"'properties.bootstrap.servers' = '{servers}', 'key.format' = 'raw', 'key.fields' = 'user_id', "
+            "'value.format' = 'csv', 'value.fields-include' = 'EXCEPT_KEY');")
+    sql.job("INSERT INTO big SELECT id, user_id, amount FROM orders WHERE amount > 6", "streaming")
+    assert sorted(consume(servers, out)) == [(b"u1", b"1,10.0"), (b"u1", b"3,7.5")]
+
+
+def test_the_upsert_kafka_sink_holds_the_final_table_and_is_idempotent(sql, servers):
+    src, out = new_topic(servers), new_topic(servers)
+    produce(servers, src, ORDERS)
+    sql.ddl(source_ddl("orders", servers, src, ORDER_COLUMNS))
+    sql.ddl(f"CREATE TABLE totals (user_id STRING, total DOUBLE, n BIGINT, PRIMARY KEY (user_id) NOT ENFORCED) "
+            f"WITH ('connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{servers}', "
+            "'key.format' = 'json', 'value.format' = 'json');")
+    insert = "INSERT INTO totals SELECT user_id, SUM(amount), COUNT(*) FROM orders GROUP BY user_id"
+    sql.job(insert, "streaming")
+    sql.job(insert.replace("GROUP BY", "AND 1 = 1 GROUP BY").replace("FROM orders", "FROM orders WHERE TRUE"), "streaming")  # a replay
+
+    def table() -> dict[str, dict]:
+        final: dict[str, dict] = {}
+        for key, value in consume(servers, out):
+            assert key is not None
+            k = json.loads(key)["user_id"]
+            if value is None:
+                final.pop(k, None)
+            else:
+                final[k] = json.loads(value)
+        return final
+
+    assert table() == {"u1": {"user_id": "u1", "total": 17.5, "n": 2}, "u2": {"user_id": "u2", "total": 5.0, "n": 1}}
+    assert len(consume(servers, out)) == 4  # each run wrote each key once: written again, the same table
+
+
+def test_exactly_once_is_refused_with_the_reason(sql, servers):
+    sql.ddl(f"CREATE TABLE k (a INT) WITH ('connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = '{servers}', "
+            "'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once');")
+    sql.ddl(f"CREATE TABLE s (a INT) WITH ('connector' = 'kafka', 'topic' = 'y', 'properties.bootstrap.servers' = '{servers}', "
+            "'format' = 'json', 'scan.bounded.mode' = 'latest-offset', 'scan.startup.mode' = 'earliest-offset');")
+    start = time.monotonic()
+    with pytest.raises(Exception, match="has no transactions"):
+        sql.job("INSERT INTO k SELECT a FROM s", "streaming")
+    assert time.monotonic() - start < 60
