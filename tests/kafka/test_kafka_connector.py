@@ -127,7 +127,7 @@ def test_a_malformed_record(sql, servers, mode, expected):
     if isinstance(expected, list):
         assert sorted(r[0] for r in sql.rows("SELECT id FROM t", "streaming")) == expected
     else:
-        with pytest.raises(JobFailed, match="(?i)malformed"):
+        with pytest.raises(JobFailed, match=r"(?i)malformed"):
             sql.rows("SELECT id FROM t", "streaming")
 
 
@@ -161,7 +161,7 @@ def test_group_offsets_without_a_commit_say_what_to_set(sql, servers):
     topic = new_topic(servers)
     produce(servers, topic, [{"value": {"id": 1}}])
     sql.ddl(source_ddl("t", servers, topic, "id INT", **{"scan.startup.mode": "group-offsets", "properties.group.id": "nobody"}))
-    with pytest.raises(SqlError, match="has no committed offset for .*properties.auto.offset.reset") as info:
+    with pytest.raises(SqlError, match=r"has no committed offset for .*properties.auto.offset.reset") as info:
         sql.rows("SELECT id FROM t", "streaming")
     assert "1:16" in str(info.value)  # at the table, before any job starts
     sql.ddl(source_ddl("u", servers, topic, "id INT", **{"scan.startup.mode": "group-offsets", "properties.group.id": "nobody",

@@ -1,0 +1,32 @@
+"""One real Kafka broker for the whole test session (scripts/kafka_broker.py: KRaft, 127.0.0.1),
+started on first use and stopped at the end; its jars come from Maven Central once."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "kafka_broker.py"
+
+
+def broker_module():
+    spec = importlib.util.spec_from_file_location("kafka_broker", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["kafka_broker"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory):
+    mod = broker_module()
+    try:
+        broker = mod.Broker(partitions=1, workdir=tmp_path_factory.mktemp("kafka-broker")).start()
+    except mod.BrokerError as err:
+        pytest.fail(f"the test broker did not start: {err}", pytrace=False)
+    yield broker
+    broker.stop()
