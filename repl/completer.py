@@ -458,8 +458,9 @@ class SqlCompleter(Completer):
         tail = "'" if ctx.close_quote else ""
         if key == "connector":
             values: Iterable[tuple[str, str]] = ((c.name, c.description[:60]) for c in CONNECTORS.values())
-        elif key == "format":
-            values = ((f, "format") for f in FORMATS)
+        elif key in ("format", "key.format", "value.format"):
+            spec_formats = CONNECTORS[connector].formats if connector in CONNECTORS else ()
+            values = ((f, "format") for f in (spec_formats or FORMATS))
         else:
             spec = find_spec(connector, key, fmt or None) if connector else None
             values = ((v, "value") for v in (spec[0].choices if spec else ()))

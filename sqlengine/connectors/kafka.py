@@ -10,7 +10,8 @@ consumers would make two queries on one group split the partitions between them.
 
 Sink: Spark's Kafka writer, at least once (a replayed micro-batch is written again).
 upsert-kafka writes each row as a record of its key: +I and +U as the row, -D as a tombstone
-(a null value), -U not at all, so a compacted topic ends as the table, and a replayed batch
+(a null value), -U not at all when the changelog is an upsert on the table's key (otherwise as a
+tombstone: see ``sink``), so a compacted topic ends as the table, and a replayed batch
 writes the same records again: the result is idempotent.
 """
 
@@ -228,7 +229,13 @@ class Kafka(Connector):
                              "METADATA FROM 'timestamp' VIRTUAL to write without it.")
         rows = df
         kind = F.col(f"`{request.kind_column}`") if request.kind_column else None
-        if kind is not None:  # upsert-kafka only (kafka takes appended rows): -U is not written
+        # upsert-kafka only (kafka takes appended rows). An upsert changelog on the table's key
+        # follows each -U with the +U of the same key: the -U is not written, as in Flink. A
+        # retracting one (a Top-N whose rows trade places, keyed otherwise) may take a row back
+        # for good with -U: it is written as a tombstone, and a +U of the same key after it
+        # writes the row again.
+        same_key = bool(request.upsert_key) and set(request.upsert_key) == set(table.primary_key)
+        if kind is not None and same_key:
             rows = rows.where(kind != 1)
         keys, values = key_fields(table), value_fields(table)
         prefix = opts.string("key.fields-prefix") or ""
@@ -240,7 +247,7 @@ class Kafka(Connector):
         value_fmt = opts.string("value.format") or opts.string("format") or ""
         value = encode([F.col(f"`{v}`") for v in values], list(values), value_fmt, side_options(table, "value", value_fmt))
         if kind is not None:
-            value = F.when(kind == 3, F.lit(None).cast("binary")).otherwise(value)
+            value = F.when(kind.isin(1, 3), F.lit(None).cast("binary")).otherwise(value)
         out.append(value.alias("value"))
         if "topic" in metadata:
             out.append(F.col(f"`{metadata['topic']}`").alias("topic"))

@@ -215,3 +215,43 @@ def test_exactly_once_is_refused_with_the_reason(sql, servers):
     with pytest.raises(Exception, match="has no transactions"):
         sql.job("INSERT INTO k SELECT a FROM s", "streaming")
     assert time.monotonic() - start < 60
+
+
+def test_a_changelog_into_upsert_kafka_deletes_with_tombstones(sql, servers):
+    """A continuous Top-2: the fourth order pushes (u1, 3) out of u1's top two in a later batch,
+    and its row becomes a tombstone."""
+    src, out = new_topic(servers), new_topic(servers)
+    produce(servers, src, ORDERS)
+    sql.ddl(source_ddl("orders", servers, src, ORDER_COLUMNS).replace("'scan.bounded.mode' = 'latest-offset', ", ""))
+    sql.ddl(f"CREATE TABLE top2 (user_id STRING, id BIGINT, amount DOUBLE, PRIMARY KEY (user_id, id) NOT ENFORCED) "
+            f"WITH ('connector' = 'upsert-kafka', 'topic' = '{out}', 'properties.bootstrap.servers' = '{servers}', "
+            "'key.format' = 'json', 'value.format' = 'json');")
+    job = sql.engine.start(sql.outcome("INSERT INTO top2 SELECT user_id, id, amount FROM (SELECT *, ROW_NUMBER() OVER "
+                                       "(PARTITION BY user_id ORDER BY amount DESC) AS rn FROM orders) WHERE rn <= 2"))
+
+    def records(done) -> list[tuple]:
+        deadline = time.monotonic() + 120
+        got: list[tuple] = []
+        while time.monotonic() < deadline and not done(got) and not job.done:
+            got = consume(servers, out)
+        assert done(got), (got, job.error_detail)
+        return got
+
+    try:
+        records(lambda got: len(got) >= 3)
+        produce(servers, src, [{"key": "u1", "value": {"id": 4, "user_id": "u1", "amount": 12.0}}])
+        got = records(lambda got: any(v is None for _, v in got))
+    finally:
+        job.stop()
+        job.wait(60)
+    final: dict[tuple, float] = {}
+    tombstones = []
+    for key, value in got:
+        k = json.loads(key)
+        if value is None:
+            tombstones.append((k["user_id"], k["id"]))
+            final.pop((k["user_id"], k["id"]), None)
+        else:
+            final[(k["user_id"], k["id"])] = json.loads(value)["amount"]
+    assert final == {("u1", 1): 10.0, ("u1", 4): 12.0, ("u2", 2): 5.0}
+    assert ("u1", 3) in tombstones

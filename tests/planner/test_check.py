@@ -26,6 +26,8 @@ CREATE TABLE odd (ts TIMESTAMP(3), v INT, WATERMARK FOR ts AS ts - INTERVAL '5' 
 CREATE TABLE out_files (item STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'json');
 CREATE TABLE out_print (item STRING, n BIGINT) WITH ('connector' = 'print');
 CREATE FUNCTION shout AS 'com.example.Shout';
+CREATE TABLE upserts (k STRING, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
+  'topic' = 'u', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'key.format' = 'json', 'value.format' = 'json');
 """
 TUMBLE = "TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
 
@@ -37,6 +39,7 @@ def plan(sql: str, mode: str = "streaming") -> Outcome:
 
 
 CASES = {
+    "an upsert-kafka source": ("SELECT k, n FROM upserts;", Code.UPSERT_SOURCE, "needs Flink's ChangelogNormalize"),
     "session by other keys": (
         "SELECT cat, window_start, COUNT(*) FROM TABLE(SESSION(TABLE items PARTITION BY id, DESCRIPTOR(ts), "
         "INTERVAL '4' SECOND)) GROUP BY cat, window_start, window_end;",

@@ -70,7 +70,7 @@ def test_functions_and_fuzzy_matching(completer):
 def test_connector_option_keys_and_values_inside_with(completer):
     base = "CREATE TABLE t (a INT, b STRING) WITH ("
     assert complete(completer, base)[0] == "'connector'"
-    assert set(complete(completer, base + "'connector' = '")) == {"blackhole'", "datagen'", "filesystem'", "nexmark'", "print'"}
+    assert set(complete(completer, base + "'connector' = '")) == {"blackhole'", "datagen'", "filesystem'", "kafka'", "nexmark'", "print'", "upsert-kafka'"}
     fs = base + "'connector' = 'filesystem', "
     keys = complete(completer, fs + "'")
     assert "path'" in keys and "format'" in keys and "source.monitor-interval'" in keys

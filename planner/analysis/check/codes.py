@@ -40,6 +40,7 @@ class Code(StrEnum):
     WINDOW_NOT_CARRIED = "window-not-carried"
     LEGACY_CUMULATE = "legacy-cumulate"
     SESSION_TVF_USE = "session-tvf-use"
+    UPSERT_SOURCE = "upsert-source"
     # expressions, both modes
     USER_FUNCTION = "user-function"
     NO_COUNTERPART = "no-counterpart"
@@ -49,6 +50,10 @@ class Code(StrEnum):
 
 # message templates: ``{operator}`` and the problem's own parameters are filled in
 MESSAGES: dict[Code, str] = {
+    Code.UPSERT_SOURCE: (
+        "reading {table}, an {connector} table (upserts and tombstones of its key), needs Flink's ChangelogNormalize "
+        "(the last row of every key, turning the records into a changelog), which does not run on Spark yet; " + LATER
+    ),
     Code.INSERT_OVERWRITE_STREAMING: "INSERT OVERWRITE runs only in batch mode (SET 'execution.runtime-mode' = 'batch'), as in Flink",
     Code.OVER_STREAMING: "Spark Structured Streaming has no OVER windows on streams; " + LATER,
     Code.WINDOW_RANK_FUNCTION: "{function} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()",
@@ -112,6 +117,7 @@ MESSAGES: dict[Code, str] = {
 }
 
 HINTS: dict[Code, str] = {
+    Code.UPSERT_SOURCE: "read the topic with 'connector' = 'kafka' (every record appended), or use the table as a sink only",
     Code.WINDOW_RANK_FUNCTION: "use ROW_NUMBER()",
     Code.OVER_STREAMING: "aggregate per window (TUMBLE/HOP) instead of per row",
     Code.SORT_NOT_TIME: "sort the results where they are read (ORDER BY is for bounded results)",

@@ -25,6 +25,7 @@ from planner.logical.operators import (
     MatchRecognize,
     Node,
     OverAggregate,
+    Scan,
     Sink,
     Sort,
     TopN,
@@ -119,6 +120,13 @@ def check_sink(node: Sink, ctx: Context) -> list[Problem]:
     if not changelog.insert_only and spec is not None and not spec.accepts_updates:
         key = ", ".join(changelog.key) or "no key"
         return [problem(Code.SINK_TAKES_APPENDS, node, connector=spec.name, key=key)]
+    return []
+
+
+def check_scan(node: Scan, ctx: Context) -> list[Problem]:
+    spec = spec_of(node.table)
+    if spec is not None and spec.upsert_source:
+        return [problem(Code.UPSERT_SOURCE, node, table=f"`{node.table.name}`", connector=spec.name)]
     return []
 
 
@@ -254,6 +262,7 @@ def check_union(node: Union, ctx: Context) -> list[Problem]:
 
 
 CHECKS: dict[type[Node], Check] = {
+    Scan: check_scan,
     Sink: check_sink,
     OverAggregate: check_over,
     MatchRecognize: check_match,
