@@ -133,9 +133,14 @@ class Broker:
             f"log.dirs={data}", f"num.partitions={self.partitions}",
             "offsets.topic.replication.factor=1", "offsets.topic.num.partitions=1",
             "transaction.state.log.replication.factor=1", "transaction.state.log.min.isr=1",
-            "group.initial.rebalance.delay.ms=0", "auto.create.topics.enable=true", "",
+            "group.initial.rebalance.delay.ms=0", "auto.create.topics.enable=true",
+            # keep every record: retention by time would drop replayed or test records whose
+            # timestamps lie in the past (a 2023 timestamp is older than the default 7 days)
+            "log.retention.ms=-1", "",
         ]))
-        cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        cluster = "-"
+        while cluster.startswith("-"):  # the tool's argument parser takes a leading '-' for an option
+            cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         fmt = subprocess.run(self._java(jars, "kafka.tools.StorageTool", "format", "-t", cluster, "-c", str(props),
                                         "--standalone"), capture_output=True, text=True)
         if fmt.returncode != 0:

@@ -68,6 +68,23 @@ def consume(servers: str, topic: str) -> list[tuple[bytes | None, bytes | None]]
     return out
 
 
+def wait_committed(servers: str, group: str, want: dict[int, int], timeout: float = 30) -> None:
+    """Until the broker reports the group's committed offsets (partition -> offset) as given."""
+    from kafka.admin import KafkaAdminClient
+
+    admin = KafkaAdminClient(bootstrap_servers=servers)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            found = {tp.partition: m.offset for tp, m in admin.list_consumer_group_offsets(group).items()}
+            if found == want or time.monotonic() > deadline:
+                assert found == want, f"the group's committed offsets: {found}"
+                return
+            time.sleep(0.2)
+    finally:
+        admin.close()
+
+
 def source_ddl(name: str, servers: str, topic: str, columns: str, **options: str) -> str:
     opts = {"connector": "kafka", "topic": topic, "properties.bootstrap.servers": servers,
             "scan.startup.mode": "earliest-offset", "scan.bounded.mode": "latest-offset", "format": "json", **options}
@@ -154,6 +171,7 @@ def test_startup_and_bounded_modes(sql, servers):
 
     consumer.commit({TopicPartition(topic, 0): OffsetAndMetadata(4, "", -1), TopicPartition(topic, 1): OffsetAndMetadata(3, "", -1)})
     consumer.close()
+    wait_committed(servers, group, {0: 4, 1: 3})
     assert ids("g", **{"scan.startup.mode": "group-offsets", "properties.group.id": group}) == [7, 8, 9]
 
 
