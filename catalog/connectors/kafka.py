@@ -44,6 +44,16 @@ _COMMON = (
     opt("sink.parallelism", "int", None, "Spark writes with the query's partitions.", ignored=True),
 )
 
+# where a read ends (both connectors; upsert-kafka since Flink's FLINK-31740)
+_BOUNDED = (
+    opt("scan.bounded.mode", "enum", "unbounded", "Where the source ends (a bounded read).",
+        choices=BOUNDED_MODES),
+    opt("scan.bounded.timestamp-millis", "long", None, "End before the first record at or "
+        "after this time (mode 'timestamp')."),
+    opt("scan.bounded.specific-offsets", "string", None, "End offsets per partition "
+        "(mode 'specific-offsets')."),
+)
+
 
 class Kafka(ConnectorSpec):
     name = "kafka"
@@ -62,12 +72,7 @@ class Kafka(ConnectorSpec):
             "this time (mode 'timestamp')."),
         opt("scan.startup.specific-offsets", "string", None,
             "'partition:0,offset:42;partition:1,offset:300' (mode 'specific-offsets')."),
-        opt("scan.bounded.mode", "enum", "unbounded", "Where the source ends (a bounded read).",
-            choices=BOUNDED_MODES),
-        opt("scan.bounded.timestamp-millis", "long", None, "End before the first record at or "
-            "after this time (mode 'timestamp')."),
-        opt("scan.bounded.specific-offsets", "string", None, "End offsets per partition "
-            "(mode 'specific-offsets')."),
+        *_BOUNDED,
         opt("scan.topic-partition-discovery.interval", "duration", None,
             "Spark discovers new partitions at every micro-batch.", ignored=True),
         opt("scan.parallelism", "int", None, "Spark reads one task per partition.", ignored=True),
@@ -117,6 +122,7 @@ class UpsertKafka(ConnectorSpec):
     options = (
         *_COMMON,
         opt("topic", "string", None, "The topic.", required=True),
+        *_BOUNDED,
         opt("key.format", "enum", None, "The format of the key (the primary key's columns).",
             required=True, choices=KAFKA_FORMATS),
         opt("value.format", "enum", None, "The format of the value.", required=True, choices=KAFKA_FORMATS),
@@ -133,6 +139,9 @@ class UpsertKafka(ConnectorSpec):
     prefixed_formats = True
     accepts_updates = True
     upsert_source = True
+
+    def bounded(self, table: TableDef) -> bool:
+        return self.values(table).raw("scan.bounded.mode") not in (None, "unbounded")
 
     def problems(self, table: TableDef, fmt: str | None) -> list[OptionProblem]:
         out = _format_problems(table)

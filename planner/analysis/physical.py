@@ -35,6 +35,7 @@ from planner.logical.changelog import Mode
 from planner.logical.joins import Join, JoinKind, LookupJoin
 from planner.logical.operators import (
     Calc,
+    ChangelogNormalize,
     Correlate,
     Deduplicate,
     GroupAggregate,
@@ -102,7 +103,7 @@ NATIVE = Physical(Execution.NATIVE)
 
 # the operators there is a changelog implementation of (exact classes; windowed rankings run
 # natively, as they are insert-only and Flink refuses them over changes)
-CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset({GroupAggregate, TopN, Deduplicate, Join, Sort})
+CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset({GroupAggregate, TopN, Deduplicate, Join, Sort, ChangelogNormalize})
 # stateless operators rows pass through with their kind
 PASS_THROUGH: frozenset[type[Node]] = frozenset({Calc, Correlate, Union, Sink, LookupJoin, WindowTVF})
 
@@ -158,7 +159,7 @@ def _no_native(node: Node) -> bool:
 def _ttl(node: Node, ttl_ms: int | None) -> bool:
     """A TTL applies: a STATE_TTL hint, or the session's TTL (Flink applies it to the keyed
     operators without a window: group aggregation, deduplication, Top-N, regular joins)."""
-    keyed = isinstance(node, (GroupAggregate, Deduplicate, TopN)) and not _windowed(node)
+    keyed = isinstance(node, (GroupAggregate, Deduplicate, TopN, ChangelogNormalize)) and not _windowed(node)
     if not keyed and type(node) is not Join:
         return False
     return any(t for t in node.state_ttl_ms) or bool(ttl_ms)

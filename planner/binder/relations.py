@@ -20,7 +20,7 @@ from planner.dialect import Flink, nodes, parse_type
 from planner.logical import typing as T
 from planner.logical.copying import copy_expr
 from planner.logical.fields import Field, TimeKind
-from planner.logical.operators import Calc, Correlate, MatchRecognize, Node, Scan, Values, WindowTVF
+from planner.logical.operators import Calc, ChangelogNormalize, Correlate, MatchRecognize, Node, Scan, Values, WindowTVF
 from planner.names import object_name
 from planner.problems import BindError
 
@@ -136,6 +136,10 @@ class RelationsMixin(BinderBase):
             view_node = self.bind_view(obj, node)
             return Item(view_node, name, list(view_node.fields), temporal=temporal, origin=node)
         scan = self.scan(obj, node)
+        if scan.upsert_source:
+            # the records of an upsert source become a changelog here, as Flink plans it
+            normalized = ChangelogNormalize(scan.fields, input=scan, keys=obj.primary_key, origin=node)
+            return Item(normalized, name, list(scan.fields), temporal=temporal, origin=node)
         return Item(scan, name, list(scan.fields), temporal=temporal, origin=node)
 
     def bind_view(self, view: ViewDef, origin: exp.Expr) -> Node:

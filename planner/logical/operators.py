@@ -22,6 +22,7 @@ from typing import ClassVar
 from sqlglot import exp
 
 from catalog import TableDef
+from catalog.connectors import spec_of
 from planner.logical.changelog import INSERT_ONLY, RETRACT, Changelog, Mode
 from planner.logical.fields import Field, TimeKind
 from planner.logical.specs import AggCall, AggFunc, OperatorKind, WindowSpec, fmt_ms, sql
@@ -149,6 +150,16 @@ class Scan(Node):
     @property
     def options(self) -> dict[str, str]:
         return {**self.table.options, **dict(self.hints)}
+
+    @property
+    def upsert_source(self) -> bool:
+        """Its connector reads a changelog on the primary key (upserts and deletes, as
+        upsert-kafka), which the binder puts a ChangelogNormalize over."""
+        spec = spec_of(self.table)
+        return spec is not None and spec.upsert_source
+
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        return Changelog(Mode.UPSERT, self.table.primary_key) if self.upsert_source else INSERT_ONLY
 
     @property
     def source_table(self) -> TableDef:
@@ -338,6 +349,26 @@ class Deduplicate(Unary):
 
     def waits_on_watermark(self) -> bool:
         return self.window is not None
+
+
+@dataclass(frozen=True, eq=False)
+class ChangelogNormalize(Unary):
+    """Flink's ChangelogNormalize, over an upsert source: the last row of every key, so that an
+    upsert becomes +I (a new key) or -U/+U (the old row taken back), a delete (a tombstone: only
+    the key is set) becomes -D of the whole row kept, a repeated identical upsert and a delete of
+    a key not held become nothing. It keeps one row per key, for as long as the key lives."""
+
+    KIND = OperatorKind.CHANGELOG_NORMALIZE
+    stateful = True
+    keys: tuple[str, ...] = field(kw_only=True)
+
+    def describe(self) -> str:
+        return f"key=[{', '.join(self.keys)}]"
+
+    def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
+        # an upsert on the key whose updates also carry the row taken back (-U), as every
+        # changelog operator emits them
+        return Changelog(Mode.UPSERT, self.keys)
 
 
 @dataclass(frozen=True, eq=False)

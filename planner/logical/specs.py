@@ -42,6 +42,7 @@ class OperatorKind(StrEnum):
     WINDOW_JOIN = "WindowJoin"
     TEMPORAL_JOIN = "TemporalJoin"
     LOOKUP_JOIN = "LookupJoin"
+    CHANGELOG_NORMALIZE = "ChangelogNormalize"
     DEDUPLICATE = "Deduplicate"
     WINDOW_DEDUPLICATE = "WindowDeduplicate"
     TOP_N = "TopN"

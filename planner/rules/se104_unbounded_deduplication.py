@@ -1,5 +1,6 @@
 """SE104: deduplication (ROW_NUMBER() ... = 1 ordered by a time attribute) without a window keeps
-one entry per key, forever."""
+one entry per key, forever; so does the ChangelogNormalize over an upsert source (the last row of
+every key, a deduplication the planner adds)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from functools import partial
 
 from planner.analysis.state import Verdict
 from planner.diagnostics import Category, Severity
-from planner.logical.operators import Deduplicate
+from planner.logical.operators import ChangelogNormalize, Deduplicate, Scan
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import from_relation, keys_text, sql, written_origin
 from planner.rules.rewrites import ttl_rewrite, window_rank_rewrite
@@ -16,6 +17,11 @@ from planner.rules.rewrites import ttl_rewrite, window_rank_rewrite
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
+        if isinstance(node, ChangelogNormalize):
+            info = ctx.state_of(node)
+            if info is not None and info.verdict == Verdict.UNBOUNDED:
+                yield _normalize(ctx, node)
+            continue
         if not isinstance(node, Deduplicate) or node.window is not None:
             continue
         info = ctx.state_of(node)
@@ -40,6 +46,27 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         )
         time = ctx.lineage.display(node.input, node.order_field)
         yield Finding(node, message, hint, partial(_rewrite, ctx, node, time))
+
+
+def _normalize(ctx: RuleContext, node: ChangelogNormalize) -> Finding:
+    scan = node.input
+    connector = scan.table.connector if isinstance(scan, Scan) else "upsert"
+    estimate = ctx.estimate(node, 0)
+    size = f" ({estimate})" if estimate else ""
+    message = (
+        f"Reading `{scan.table.name if isinstance(scan, Scan) else '?'}` ({connector}) keeps the last row of every key "
+        f"({keys_text(node.keys, 'the key')}) forever (ChangelogNormalize), to retract it when the key is updated; "
+        f"only a delete (tombstone) releases a key{size}"
+    )
+    hint = (
+        "set a state TTL if keys idle that long may be forgotten (an update of a forgotten key then comes as a "
+        "new row), or read the topic with 'connector' = 'kafka' if its records are events, not updates of a key"
+    )
+    rewrite = (
+        "SET 'table.exec.state.ttl' = '1 d';\n"
+        "-- a key idle for 1 d is forgotten: its next update comes as +I, its delete is passed on as it is (SE108)"
+    )
+    return Finding(node, message, hint, rewrite)
 
 
 def _rewrite(ctx: RuleContext, node: Deduplicate, time: str) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from planner.analysis.physical import Why
 from planner.diagnostics import Category, Severity
+from planner.logical.operators import ChangelogNormalize
 from planner.rules.base import Finding, Rule, RuleContext
 
 HINTS: dict[Why, str] = {
@@ -21,6 +22,7 @@ HINTS: dict[Why, str] = {
     Why.TTL: "bound the state with event time instead (a window, an interval join, a window Top-N)",
     Why.LATE_INPUT: "make it the first stateful step, or window it",
 }
+NORMALIZE_HINT = "read the topic with 'connector' = 'kafka' if its records are events (each one appended), not updates of a key"
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -29,11 +31,15 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if physical is None or not physical.changelog or physical.why is None:
             continue
         strategy = f"; it keeps {_strategy(physical.strategy.value)}" if physical.strategy is not None else ""
+        if isinstance(node, ChangelogNormalize):
+            why, hint = "it turns an upsert source's records into a changelog (Spark has no such operator)", NORMALIZE_HINT
+        else:
+            why, hint = str(physical.why), HINTS[physical.why]
         yield Finding(
             node,
-            f"{node.kind} runs as a changelog operator on Spark because {physical.why}: its rows go through Python "
+            f"{node.kind} runs as a changelog operator on Spark because {why}: its rows go through Python "
             f"(transformWithState), slower than Spark's own operators{strategy}",
-            HINTS[physical.why],
+            hint,
         )
 
 

@@ -17,6 +17,7 @@ writes the same records again: the result is idempotent.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from catalog.connectors import CONNECTORS
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from pyspark.sql.streaming.readwriter import DataStreamWriter
 
     from catalog import TableDef
+
+log = logging.getLogger("sqlengine.kafka")
 
 KIND_COLUMN = "__sqlengine_upsert_kind"
 UPSERT, DELETE = 0, 3
@@ -75,12 +78,13 @@ class Kafka(Connector):
         else:
             reader_opts["subscribe"] = ",".join(_topics(opts))
         upsert = self.name == "upsert-kafka"
-        end: Offsets | None = None
         if upsert:
             reader_opts["startingOffsets"] = "earliest"  # the whole changelog, as Flink reads it
         else:
             reader_opts.update(self._starting(spark, opts, props))
-            end = self._ending(spark, opts, props)
+        end = self._ending(spark, opts, props)
+        # where a new job starts and ends, for whoever wonders why a read was empty
+        log.info("%s: start %s, end %s", table.name, {k: v for k, v in reader_opts.items() if k.startswith("starting")}, end)
         if any(c.kind == "metadata" and (c.metadata_key or c.name) == "headers" for c in table.columns):
             reader_opts["includeHeaders"] = "true"
         reader = spark.readStream if request.streaming else spark.read

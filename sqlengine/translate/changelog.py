@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from planner.logical.changelog import Mode
 from planner.logical.evaluate import compile_expression, residual_condition
 from planner.logical.joins import Join, JoinKind
-from planner.logical.operators import Deduplicate, GroupAggregate, Node, Sort, TopN
+from planner.logical.operators import ChangelogNormalize, Deduplicate, GroupAggregate, Node, Sort, TopN
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import agg_sql, quote
@@ -215,6 +215,24 @@ def translate_changelog_dedup(t: Translator, node: Deduplicate) -> Rel:
     result = _run(t, node, _packed(payload), op, out)
     names = tuple(f[0] for f in fields)
     return Rel(result, names, kind=kind)
+
+
+def translate_changelog_normalize(t: Translator, node: ChangelogNormalize) -> Rel:
+    """The records of an upsert source (kind 0 upsert, 3 delete) made into a changelog."""
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.normalize import ChangelogNormalize as Op
+
+    rel = t.translate(node.input)
+    df = without_event_time(rel.df)
+    in_names = list(rel.columns)
+    fields = [(c, df.schema[c].dataType) for c in in_names]
+    kind = t.fresh("kind")
+    out = _out_schema(t, kind, fields)
+    op = Op([in_names.index(k) for k in node.keys], _arrow_schema(t, out), ttl_ms=_ttl(t, node))
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
+    result = _run(t, node, _packed(payload), op, out)
+    return Rel(result, tuple(in_names), kind=kind)
 
 
 # -- joins ---------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from planner.analysis.physical import Physical
 from planner.logical.joins import IntervalJoin, Join, LookupJoin, WindowJoin
 from planner.logical.operators import (
     Calc,
+    ChangelogNormalize,
     Correlate,
     Deduplicate,
     GroupAggregate,
@@ -26,6 +27,7 @@ from sqlengine.translate.changelog import (
     translate_changelog_aggregate,
     translate_changelog_dedup,
     translate_changelog_join,
+    translate_changelog_normalize,
     translate_changelog_rank,
 )
 from sqlengine.translate.core import Handler, Rel, Translator
@@ -73,6 +75,7 @@ CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
     Sort: translate_changelog_rank,
     Deduplicate: translate_changelog_dedup,
     Join: translate_changelog_join,
+    ChangelogNormalize: translate_changelog_normalize,
 }
 
 

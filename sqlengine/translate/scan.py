@@ -47,7 +47,11 @@ def translate_scan(t: Translator, node: Scan) -> Rel:
     exprs = SparkExpressions({f.name: f for f in node.fields})
     computed = dict(node.computed)
     cols = [F.expr(exprs.sql(computed[f.name])).alias(f.name) if f.name in computed else F.col(quote(f.name)) for f in node.fields]
-    if computed or df.columns != node.field_names():
+    # an upsert source's rows carry their kind (upsert or delete) to the ChangelogNormalize above
+    kind = result.kind_column
+    if kind is not None:
+        cols.append(F.col(quote(kind)))
+    if computed or df.columns != [*node.field_names(), *([kind] if kind else [])]:
         df = df.select(*cols)
 
     info = SourceInfo(
@@ -72,7 +76,7 @@ def translate_scan(t: Translator, node: Scan) -> Rel:
         if flag is not None:
             df = df.filter(~F.col(flag)).drop(flag)
     t.sources.append(info)
-    return Rel(df, tuple(node.field_names()))
+    return Rel(df, tuple(node.field_names()), kind=kind)
 
 
 def _with_marker(t: Translator, df: DataFrame, wm: str, info: SourceInfo) -> tuple[DataFrame, str]:

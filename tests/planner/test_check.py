@@ -39,7 +39,6 @@ def plan(sql: str, mode: str = "streaming") -> Outcome:
 
 
 CASES = {
-    "an upsert-kafka source": ("SELECT k, n FROM upserts;", Code.UPSERT_SOURCE, "needs Flink's ChangelogNormalize"),
     "session by other keys": (
         "SELECT cat, window_start, COUNT(*) FROM TABLE(SESSION(TABLE items PARTITION BY id, DESCRIPTOR(ts), "
         "INTERVAL '4' SECOND)) GROUP BY cat, window_start, window_end;",
@@ -122,6 +121,13 @@ def test_batch_mode_refuses_only_what_spark_batch_cannot_run():
     assert se301 and se301[0].message.startswith("Cannot run on Spark (batch mode) as written")
 
 
+def test_an_upsert_source_runs_in_streaming_mode_only():
+    """As in Flink: upsert-kafka is a changelog source, normalized in streaming mode."""
+    (problem,) = plan("SELECT k, n FROM upserts;", "batch").analysis.problems
+    assert problem.code == Code.UPSERT_SOURCE and "streaming mode only" in problem.reason
+    assert plan("SELECT k, n FROM upserts;").analysis.problems == ()
+
+
 def test_an_updating_query_into_a_sink_that_takes_updates_runs():
     assert plan("INSERT INTO out_print SELECT item, COUNT(*) FROM bids GROUP BY item;").analysis.problems == ()
 
@@ -177,6 +183,10 @@ RUNS = {
     "a state TTL": (
         "SELECT /*+ STATE_TTL('bids' = '1 h') */ item, COUNT(*) FROM bids GROUP BY item;",
         {"GroupAggregate": (Why.TTL, None)},
+    ),
+    "an upsert source": (
+        "SELECT n, COUNT(*) AS c FROM upserts GROUP BY n;",
+        {"ChangelogNormalize": (Why.CONSUMES_CHANGES, None), "GroupAggregate": (Why.CONSUMES_CHANGES, None)},
     ),
     "a result without its key": ("SELECT COUNT(*) AS c FROM bids GROUP BY item;", {"GroupAggregate": (Why.KEY_NOT_KEPT, None)}),
     "an aggregation over a window aggregation": (

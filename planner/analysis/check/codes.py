@@ -51,8 +51,8 @@ class Code(StrEnum):
 # message templates: ``{operator}`` and the problem's own parameters are filled in
 MESSAGES: dict[Code, str] = {
     Code.UPSERT_SOURCE: (
-        "reading {table}, an {connector} table (upserts and tombstones of its key), needs Flink's ChangelogNormalize "
-        "(the last row of every key, turning the records into a changelog), which does not run on Spark yet; " + LATER
+        "reading {table}, an {connector} table (upserts and tombstones of its key), runs in streaming mode only, "
+        "as in Flink (its source is unbounded)"
     ),
     Code.INSERT_OVERWRITE_STREAMING: "INSERT OVERWRITE runs only in batch mode (SET 'execution.runtime-mode' = 'batch'), as in Flink",
     Code.OVER_STREAMING: "Spark Structured Streaming has no OVER windows on streams; " + LATER,
@@ -117,7 +117,7 @@ MESSAGES: dict[Code, str] = {
 }
 
 HINTS: dict[Code, str] = {
-    Code.UPSERT_SOURCE: "read the topic with 'connector' = 'kafka' (every record appended), or use the table as a sink only",
+    Code.UPSERT_SOURCE: "SET 'execution.runtime-mode' = 'streaming', or read the topic with 'connector' = 'kafka'",
     Code.WINDOW_RANK_FUNCTION: "use ROW_NUMBER()",
     Code.OVER_STREAMING: "aggregate per window (TUMBLE/HOP) instead of per row",
     Code.SORT_NOT_TIME: "sort the results where they are read (ORDER BY is for bounded results)",

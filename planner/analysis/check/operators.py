@@ -125,7 +125,7 @@ def check_sink(node: Sink, ctx: Context) -> list[Problem]:
 
 def check_scan(node: Scan, ctx: Context) -> list[Problem]:
     spec = spec_of(node.table)
-    if spec is not None and spec.upsert_source:
+    if not ctx.streaming and spec is not None and spec.upsert_source:
         return [problem(Code.UPSERT_SOURCE, node, table=f"`{node.table.name}`", connector=spec.name)]
     return []
 

@@ -34,6 +34,7 @@ from planner.analysis.state.joins import JoinState
 from planner.logical.fields import TimeKind
 from planner.logical.joins import IntervalJoin, Join, TemporalJoin, WindowJoin
 from planner.logical.operators import (
+    ChangelogNormalize,
     Deduplicate,
     GroupAggregate,
     MatchRecognize,
@@ -214,6 +215,23 @@ class StateAnalyzer(JoinState, AnalyzerBase):
         )
         return StateInfo(node, node.kind, (part,), ttl_ms=ttl, watermark_delay_ms=self.delay(node))
 
+    def _normalize(self, node: ChangelogNormalize) -> StateInfo:
+        """The last row of every key of an upsert source: a delete releases its key, otherwise
+        only a TTL or a finite key domain bounds it (as a keep-last deduplication)."""
+        ttl = ttl_for(node, self.ttl)
+        keyed = self._keyed(node, node.keys, ttl)
+        part = StatePart(
+            role=PartRole.KEPT_ROWS,
+            stored=Stored(StoredKind.LAST_ROW),
+            grouping=Grouping.KEY,
+            release=keyed.release,
+            retention_ms=keyed.retention_ms,
+            growth=keyed.growth,
+            row_fields=tuple(node.field_names()),
+            **self._keys(node.input, node.keys),
+        )
+        return StateInfo(node, node.kind, (part,), ttl_ms=ttl, watermark_delay_ms=self.delay(node))
+
     def _topn(self, node: TopN) -> StateInfo:
         if node.window is not None:
             retention, release = self._window_release(node, node.window.size_ms)
@@ -339,6 +357,7 @@ ANALYZERS: dict[type[Node], Callable[[StateAnalyzer, Any], StateInfo]] = {
     WindowJoin: StateAnalyzer._window_join,
     TemporalJoin: StateAnalyzer._temporal_join,
     Deduplicate: StateAnalyzer._dedup,
+    ChangelogNormalize: StateAnalyzer._normalize,
     TopN: StateAnalyzer._topn,
     OverAggregate: StateAnalyzer._over,
     MatchRecognize: StateAnalyzer._match,
