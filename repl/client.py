@@ -6,19 +6,23 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import logging
 import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from sqlglot import exp
 from tabulate import tabulate
 
 from planner.analysis.estimate import human_bytes
+from planner.dialect import nodes
 from planner.statements.session import KNOWN_SETTINGS, Kind, Outcome
 from repl.state_prompt import measured_vs_estimate
 
 if TYPE_CHECKING:
     from catalog import Catalog
     from planner.analysis.analyze import Analysis
+    from sqlengine.engine import Engine
     from sqlengine.jobs import Job
 
 
@@ -149,10 +153,49 @@ def find_job(jobs: Sequence[Job], ref: str) -> Job:
     raise ClientError(f"No job '{ref}' (jobs: {known}; SHOW JOBS lists them)")
 
 
+def show_state(engine: Engine, ref: str) -> str:
+    """SHOW STATE 'ref': the state of a job of this session (id, id prefix or name), or of the
+    checkpoint of that name under the home (a job of an earlier session)."""
+    from sqlengine.state_report import COLUMNS, read_state
+
+    try:
+        job = find_job(engine.job_list(), ref)
+        checkpoint, what = job.checkpoint, f"Job {job.id} ({job.name})"
+    except ClientError as err:
+        root = engine.home / "checkpoints"
+        checkpoint, what = root / ref.strip(), f"Checkpoint '{ref.strip()}'"
+        if not ref.strip() or not checkpoint.is_dir():
+            kept = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+            shown = ", ".join(kept[:10]) + (", ..." if len(kept) > 10 else "") if kept else "none"
+            raise ClientError(f"{err}; no checkpoint '{ref.strip()}' under {root} either (checkpoints: {shown})") from None
+    try:
+        report = read_state(engine.spark, checkpoint)
+    except Exception as err:  # Spark's reader failed: one line here, the trace in the log
+        from sqlengine.errors import describe
+
+        logging.getLogger("sqlengine.state").exception("SHOW STATE %s", ref)
+        raise ClientError(f"Reading the state of {checkpoint} failed: {describe(err)}") from None
+    head = f"{what}: checkpoint {checkpoint}, state backend '{report.backend}'"
+    if not report.operators:
+        return f"{head}\nNo state: the job has no stateful operator, or has not committed a batch yet."
+    return f"{head}\n{render_table(COLUMNS, [o.row() for o in report.operators], count=False)}"
+
+
 def job_ref(outcome: Outcome) -> str:
-    """The job id written in DESCRIBE JOB 'id' / STOP JOB 'id'."""
-    target = outcome.tree.this
-    return target.name if target is not None else ""
+    """The job id written in DESCRIBE JOB 'id' / STOP JOB 'id' / SHOW STATE 'id'."""
+    tree = outcome.tree
+    target = tree.args.get("target") if isinstance(tree, nodes.ShowStatement) else tree.this
+    return target.name if isinstance(target, exp.Expr) else ""
+
+
+def _backend(job: Job) -> str:
+    """The state backend the job's state is in: its checkpoint's, or the one it started with."""
+    from sqlengine import state_backend
+
+    found = state_backend.in_checkpoint(job.checkpoint / "q0")
+    if found is None and job.spark is not None:
+        found = job.spark.conf.get(state_backend.PROVIDER_KEY)
+    return state_backend.name_of(found)
 
 
 def describe_job(job: Job, analysis: Analysis | None = None) -> str:
@@ -165,7 +208,7 @@ def describe_job(job: Job, analysis: Analysis | None = None) -> str:
         f"  started:  {_clock(job.started_at)}" + (f", ended {_clock(job.ended_at)}" if job.ended_at else ""),
         f"  rows/s:   {job.rows_per_second():.0f}",
         f"  state:    {job.state_rows()} rows, {human_bytes(job.state_bytes())}",
-        f"  checkpoint: {job.checkpoint}",
+        f"  checkpoint: {job.checkpoint} (state backend '{_backend(job)}'; SHOW STATE '{job.id}' reads it)",
         "  sql:",
         *("    " + ln for ln in job.sql.strip().splitlines()),
     ]
@@ -202,6 +245,7 @@ Queries and jobs
   SHOW JOBS;                       jobs: id, name, status, started, rows/s, state size
   DESCRIBE JOB 'id';               a job's SQL, progress and state per operator vs the estimate
   STOP JOB 'id';                   stop cleanly; the checkpoint stays, the same INSERT resumes it
+  SHOW STATE 'id';                 what a job (or a checkpoint of that name) keeps: per operator, entries and bytes
   EXPLAIN SELECT ...;              plan, state per operator (bounded?) and advice
 
 Catalog

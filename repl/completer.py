@@ -4,7 +4,7 @@ What is offered depends on where the cursor is, worked out with the planner's to
 regular expressions over SQL): statement keywords at the start; tables and views after FROM, JOIN,
 INTO, TABLE, DESCRIBE, SHOW CREATE TABLE; window table functions in ``FROM TABLE(``; the columns of
 ``alias.``; connector option keys (and their values) inside ``WITH (...)``; setting keys and
-values after SET / RESET; job ids after DESCRIBE JOB / STOP JOB; elsewhere the columns of the
+values after SET / RESET; job ids after DESCRIBE JOB / STOP JOB / SHOW STATE; elsewhere the columns of the
 tables named in the statement's FROM and JOIN, functions and keywords.
 
 Matching is fuzzy-ish: prefix matches first, then a match at the start of a word part
@@ -38,7 +38,7 @@ STATEMENT_STARTS = (
     "CLEAR", "WITH",
 )
 SHOW_WHAT = (
-    "TABLES", "VIEWS", "FUNCTIONS", "USER FUNCTIONS", "JOBS", "CREATE TABLE", "CREATE VIEW",
+    "TABLES", "VIEWS", "FUNCTIONS", "USER FUNCTIONS", "JOBS", "STATE", "CREATE TABLE", "CREATE VIEW",
     "COLUMNS FROM", "CATALOGS", "DATABASES", "MODULES", "CURRENT CATALOG", "CURRENT DATABASE",
 )
 _STATEMENT_WORDS = {w.split()[0] for w in STATEMENT_STARTS} - {"SELECT", "WITH", "SET"}
@@ -208,7 +208,7 @@ def _string_context(ctx: Context, prev: list[Token]) -> None:
     if first == "SET" and len(prev) == 3 and last is not None and last.token_type == TokenType.EQ:
         ctx.kinds, ctx.string_key = {"setting-value"}, prev[1].text
         return
-    if last is not None and _up(last) == "JOB" and first in ("DESCRIBE", "DESC", "STOP"):
+    if last is not None and _up(last) in ("JOB", "STATE") and first in ("DESCRIBE", "DESC", "STOP", "SHOW"):
         ctx.kinds = {"job"}
         return
     paren = _open_paren(prev)
@@ -232,7 +232,7 @@ def _word_context(ctx: Context, prev: list[Token]) -> None:
     if first in ("SET", "RESET") and len(prev) == 1:
         ctx.kinds = {"setting-quoted"}
         return
-    if last == "JOB" and first in ("DESCRIBE", "DESC", "STOP"):
+    if (last == "JOB" and first in ("DESCRIBE", "DESC", "STOP")) or (last == "STATE" and first == "SHOW"):
         ctx.kinds = {"job-quoted"}
         return
     if first == "SHOW" and len(prev) == 1:

@@ -22,9 +22,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from planner.dialect import nodes
 from planner.errors import SqlError
 from planner.statements.script import Statement, parse_script
 from planner.statements.session import Kind, Outcome
+from repl.client import ClientError, job_ref, show_state
 from repl.pipes import OutputClosed, is_closed_output
 
 if TYPE_CHECKING:
@@ -132,6 +134,13 @@ class Runner:
             return self.run_job(outcome)
         if kind == Kind.QUIT:
             return EXIT_OK
+        if kind == Kind.JOBS and isinstance(outcome.tree, nodes.ShowStatement) and outcome.tree.name.upper() == "STATE":
+            try:
+                print(show_state(self.engine, job_ref(outcome)))
+            except ClientError as err:
+                print(f"{stmt.source.path or '<stdin>'}:{stmt.line}: error: {err}", file=sys.stderr)
+                return EXIT_SQL
+            return EXIT_OK
         if kind == Kind.JOBS:
             self.print_jobs()
             return EXIT_OK
@@ -160,6 +169,8 @@ class Runner:
         else:
             mode = "bounded, runs to the end of its input" if job.bounded else "unbounded, runs until Ctrl-C"
         info(f"Job {job.id} started ({what}; {mode}); progress in {job.log_path}")
+        for note in job.notes:
+            info(note)
         if not job.ends_by_itself and outcome.kind != Kind.QUERY:
             self.background.append(job)
             return self.watch_startup(job)

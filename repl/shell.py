@@ -34,7 +34,7 @@ from planner.errors import SqlError
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome
 from repl.buffer import SHELL_NAME, statements
-from repl.client import HELP, ClientError, describe_job, find_job, job_ref, jobs_table, render_outcome
+from repl.client import HELP, ClientError, describe_job, find_job, job_ref, jobs_table, render_outcome, show_state
 from repl.state_prompt import SETTING as STATE_WARNINGS
 from repl.state_prompt import decide
 from repl.terminal import Terminal
@@ -265,6 +265,8 @@ class Shell:
         self._announced[job.id] = job.status.value
         what = "statement set" if outcome.kind == Kind.STATEMENT_SET else "INSERT"
         self.term.print(f"[INFO] Job {job.id} submitted ({what} '{job.name}'); SHOW JOBS lists it, STOP JOB '{job.id}' stops it.", "info")
+        for note in job.notes:
+            self.term.print(f"[INFO] {note}", "info")
         return True
 
     def _start_failed(self, err: BaseException) -> bool:
@@ -305,6 +307,13 @@ class Shell:
     def job_statement(self, outcome: Outcome) -> bool:
         tree = outcome.tree
         jobs = self.engine.job_list()
+        if isinstance(tree, nodes.ShowStatement) and tree.name.upper() == "STATE":
+            waited = self.term.wait(lambda: show_state(self.engine, job_ref(outcome)), "Reading the state…")
+            if waited.error is not None:
+                raise waited.error
+            if waited.done:
+                self.term.print(waited.value)
+            return True
         if isinstance(tree, nodes.ShowStatement):
             self.term.print(jobs_table(jobs))
             return True

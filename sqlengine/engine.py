@@ -24,6 +24,7 @@ from planner.logical.visit import distinct_nodes
 from planner.problems import PlanningError, located
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome, PlannerSession
+from sqlengine import state_backend
 from sqlengine.connectors.errors import ConnectorError
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status, Trigger
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
 
 # Flink's semantics where Spark's defaults differ (ANSI mode raises on overflow and bad casts)
 SQL_DEFAULTS = {"spark.sql.ansi.enabled": "false"}
-STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
-ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 JOB_KINDS = {Kind.QUERY: JobKind.SELECT, Kind.INSERT: JobKind.INSERT, Kind.STATEMENT_SET: JobKind.STATEMENT_SET}
 
 
@@ -138,7 +137,8 @@ class Engine:
     def sql_conf(self, settings: dict[str, str]) -> dict[str, str]:
         """The Spark SQL settings a job runs with: ours, the engine's ``--conf``, then the
         session's ``SET 'spark.sql...'`` as they were when the statement was planned."""
-        conf = {**SQL_DEFAULTS, **self.conf, **{k: v for k, v in settings.items() if k.startswith("spark.")}}
+        chosen = {k: v for k, v in settings.items() if k.startswith("spark.") or k in state_backend.KEYS}
+        conf = {**SQL_DEFAULTS, **self.conf, **chosen}
         return {k: v for k, v in session_overrides(conf).items() if k.startswith("spark.sql.")}
 
     def start(self, outcome: Outcome, *, name: str | None = None) -> Job:
@@ -182,8 +182,10 @@ class Engine:
             except ConnectorError as err:  # a sink's options, shown at the statement
                 raise located(PlanningError(str(err), plan.origin), stmt.source, stmt.span) from None
         if any(p.translated.changelog_operators for p in pipelines):
-            # transformWithState keeps its state only in RocksDB (the provider is fixed per checkpoint)
-            spark.conf.set(STATE_STORE_PROVIDER, ROCKSDB)
+            # transformWithState keeps its state only in RocksDB
+            for key, value in state_backend.provider_conf("rocksdb").items():
+                spark.conf.set(key, value)
+        notes = _backend_notes(spark, checkpoint, len(pipelines), outcome.settings)
         sources = [s for p in pipelines for s in p.translated.sources]
         bounded = streaming and all(p.translated.bounded for p in pipelines)
         job = Job(
@@ -199,6 +201,7 @@ class Engine:
             result=result,
             batch=not streaming,
             operators=operators_of(outcome.plans, analysis) if streaming else (),
+            notes=notes,
         )
         return self.jobs.submit(job)
 
@@ -256,6 +259,22 @@ class Engine:
 
     def cleanup_tmp(self) -> None:
         shutil.rmtree(self.home / "tmp", ignore_errors=True)
+
+
+def _backend_notes(spark: SparkSession, checkpoint: Path, queries: int, settings: dict[str, str]) -> tuple[str, ...]:
+    """What to tell the user when the state backend in force is not the one the job's existing
+    checkpoint was created with: Spark resumes with the checkpoint's."""
+    wanted = spark.conf.get(state_backend.PROVIDER_KEY) or state_backend.HDFS
+    for i in range(queries):
+        found = state_backend.in_checkpoint(checkpoint / f"q{i}")
+        if found is not None and found != wanted:
+            asked = "" if any(k in settings for k in state_backend.KEYS) else " (the default)"
+            return (
+                f"The job resumes its checkpoint, whose state is kept in '{state_backend.name_of(found)}'; "
+                f"'state.backend.type' = '{state_backend.name_of(wanted)}'{asked} applies to a new checkpoint only "
+                "(another 'pipeline.name', or the checkpoint removed).",
+            )
+    return ()
 
 
 def _buckets(settings: dict[str, str]) -> int:

@@ -29,11 +29,6 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 LOOPBACK = "127.0.0.1"
-ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
-# Flink's state backend names -> Spark state store providers
-STATE_BACKENDS = {"rocksdb": ROCKSDB_PROVIDER, "hashmap": HDFS_PROVIDER, "memory": HDFS_PROVIDER}
-STATE_BACKEND_KEYS = ("state.backend.type", "state.backend")
 
 _lock = threading.Lock()
 _jvm_log = None  # the open file the gateway JVM writes its stdout/stderr to
@@ -113,15 +108,17 @@ def local_driver_memory() -> str:
 
 
 def session_overrides(conf: Mapping[str, str]) -> dict[str, str]:
-    """``conf`` as Spark keys: Flink's ``state.backend.type`` becomes the state store provider."""
+    """``conf`` as Spark keys: Flink's ``state.backend.type`` becomes the state store provider
+    (``sqlengine.state_backend``)."""
+    from sqlengine import state_backend
+
     out = {}
     for key, value in conf.items():
-        if key in STATE_BACKEND_KEYS:
-            provider = STATE_BACKENDS.get(str(value).strip().lower())
-            if provider is None:
-                choices = ", ".join(sorted(STATE_BACKENDS))
-                raise SessionError(f"Unknown {key} '{value}': use one of {choices}.")
-            out["spark.sql.streaming.stateStore.providerClass"] = provider
+        if key in state_backend.KEYS:
+            try:
+                out.update(state_backend.provider_conf(str(value)))
+            except state_backend.UnknownBackend as err:
+                raise SessionError(f"Unknown {key} {err}.") from None
         else:
             out[key] = str(value)
     return out

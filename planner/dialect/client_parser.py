@@ -95,13 +95,18 @@ class ClientStatementsMixin(ParserBase):
             show = self._finish_show(kind, target)
             show.set("partition", partition)
             return show
+        if self._match_text_seq("STATE"):  # ours: a job's state, read from its checkpoint
+            ref = self._parse_string()
+            if ref is None:
+                self.raise_error("Expected a job id or checkpoint name, a quoted string, after SHOW STATE")
+            return self.expression(nodes.ShowStatement(this="STATE", target=ref))
         for phrase in sorted(SHOW_KINDS, key=len, reverse=True):
             if self._match_text_seq(*phrase.split()):
                 target = None
                 if self._match_texts(("FROM", "IN")):
                     target = self._parse_table_parts(schema=True)
                 return self._finish_show(phrase, target)
-        self.raise_error("Expected TABLES, VIEWS, FUNCTIONS, JOBS or CREATE TABLE|VIEW after SHOW")
+        self.raise_error("Expected TABLES, VIEWS, FUNCTIONS, JOBS, STATE or CREATE TABLE|VIEW after SHOW")
 
     def _finish_show(self, kind: str, target: exp.Expr | None) -> nodes.ShowStatement:
         args: dict[str, object] = {"this": kind, "target": target}

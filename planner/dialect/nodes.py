@@ -89,7 +89,7 @@ class Explain(exp.Expression):
 
 class ShowStatement(exp.Expression):
     """``SHOW TABLES|VIEWS|FUNCTIONS|JOBS|CATALOGS|DATABASES|MODULES`` or ``SHOW CREATE TABLE|VIEW x``,
-    ``SHOW COLUMNS FROM x``; optional ``LIKE 'pattern'``."""
+    ``SHOW COLUMNS FROM x``, ``SHOW STATE 'job'`` (ours); optional ``LIKE 'pattern'``."""
 
     arg_types = {"this": True, "target": False, "like": False, "not_like": False, "partition": False}
 

@@ -70,6 +70,7 @@ KNOWN_SETTINGS: dict[str, tuple[str, ...] | None] = {
     "sql-client.execution.max-table-result.rows": None,
     "sql-client.state-warnings": ("ignore", "warn", "error"),
     "pipeline.name": None,
+    "state.backend.type": ("hashmap", "rocksdb"),  # Spark's HDFS-backed or RocksDB state store
     "table.local-time-zone": None,
     "sql-client.display.max-column-width": None,
 }
@@ -344,7 +345,7 @@ class PlannerSession:
             outcome = self._describe(stmt, nodes.DescribeStatement(this=tree.args["target"]))
             rows = tuple(r for r in outcome.rows if keep(str(r[0])))
             return replace(outcome, kind=Kind.SHOW, tree=tree, rows=rows)
-        if what == "JOBS":
+        if what in ("JOBS", "STATE"):
             return Outcome(Kind.JOBS, stmt, tree)
         if what in ("CATALOGS", "CURRENT CATALOG"):
             return Outcome(Kind.SHOW, stmt, tree, columns=("catalog name",), rows=((DEFAULT_CATALOG,),))

@@ -76,7 +76,7 @@ def wait_committed(servers: str, group: str, want: dict[int, int], timeout: floa
     try:
         deadline = time.monotonic() + timeout
         while True:
-            found = {tp.partition: m.offset for tp, m in admin.list_consumer_group_offsets(group).items()}
+            found = {tp.partition: m.offset for tp, m in admin.list_group_offsets(group).get(group, {}).items()}
             if found == want or time.monotonic() > deadline:
                 assert found == want, f"the group's committed offsets: {found}"
                 return

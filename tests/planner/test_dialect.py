@@ -170,6 +170,7 @@ def test_hints_for_system_time_and_variables():
         ("RESET 'table.exec.state.ttl'", nodes.ResetOption),
         ("SHOW TABLES", nodes.ShowStatement),
         ("SHOW JOBS", nodes.ShowStatement),
+        ("SHOW STATE 'abc'", nodes.ShowStatement),
         ("SHOW CREATE TABLE t", nodes.ShowStatement),
         ("DESCRIBE t", nodes.DescribeStatement),
         ("DESC t", nodes.DescribeStatement),

@@ -136,6 +136,8 @@ def test_insert_runs_as_a_job_listed_described_and_stopped(spark_engine, shell_o
     out = sh.run(f"STOP JOB '{job.id}';", timeout=120)
     assert f"[INFO] Job {job.id} stopped; its checkpoint is kept" in out
     assert job.status.value == "CANCELED" and job.checkpoint.exists()
+    out = sh.run(f"SHOW STATE '{job.id}';", timeout=120)  # the open windows' accumulators, read back
+    assert f"Job {job.id} ({job.name}): checkpoint" in out and re.search(r"stateStoreSave\s*\|\s*default\s*\|\s*\d+\s*\|\s*\d+\s*\|\s*[1-9]", out), out
     written = "".join(p.read_text() for p in (tmp_path / "out").rglob("*.json"))
     assert '"item":"apple"' in written
     # the same INSERT again resumes from the same checkpoint

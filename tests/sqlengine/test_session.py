@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 
 from sqlengine.session import (
-    ROCKSDB_PROVIDER,
     SessionError,
     create_session,
     local_conf,
     local_driver_memory,
     session_overrides,
 )
+from sqlengine.state_backend import ROCKSDB
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -47,7 +47,8 @@ def test_overrides_win_and_java_options_are_merged(tmp_path):
     assert conf["spark.sql.session.timeZone"] == "Europe/Berlin"
     assert conf["spark.driver.extraJavaOptions"].endswith(" -Dfoo=bar")
     assert "-Dlog4j.configurationFile=" in conf["spark.driver.extraJavaOptions"]
-    assert conf["spark.sql.streaming.stateStore.providerClass"] == ROCKSDB_PROVIDER
+    assert conf["spark.sql.streaming.stateStore.providerClass"] == ROCKSDB
+    assert conf["spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"] == "true"
 
 
 def test_cluster_master_does_not_force_loopback(tmp_path):
