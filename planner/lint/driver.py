@@ -20,6 +20,7 @@ from planner.diagnostics import Category, Diagnostic, Severity
 from planner.errors import SqlError
 from planner.lint.config import ConfigError, LintConfig
 from planner.lint.noqa import suppressed, suppressions
+from planner.lint.options import option_findings
 from planner.lint.prefix import SETUP, PrefixCache, restore, snapshot
 from planner.rules.base import REWRITES_SETTING
 from planner.source import SourceText, Span
@@ -220,7 +221,9 @@ class Linter:
                 continue
             if outcome.analysis is not None:
                 found.extend((d, stmt.span) for d in outcome.analysis.diagnostics)
-            if setup and outcome.kind in SETUP and outcome.analysis is None:
+            options = option_findings(session, stmt, outcome)
+            found.extend((d, stmt.span) for d in options)
+            if setup and outcome.kind in SETUP and outcome.analysis is None and not options:
                 self.prefixes.put(text[: ends[i]], snapshot(session, done + i + 1))
             else:
                 setup = False
