@@ -24,6 +24,7 @@ from planner.logical.visit import distinct_nodes
 from planner.problems import PlanningError, located
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome, PlannerSession
+from sqlengine import savepoints
 from sqlengine.connectors.errors import ConnectorError
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status, Trigger
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 SQL_DEFAULTS = {"spark.sql.ansi.enabled": "false"}
 STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+HDFS = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"  # Spark's default
 JOB_KINDS = {Kind.QUERY: JobKind.SELECT, Kind.INSERT: JobKind.INSERT, Kind.STATEMENT_SET: JobKind.STATEMENT_SET}
 
 
@@ -184,6 +186,11 @@ class Engine:
         if any(p.translated.changelog_operators for p in pipelines):
             # transformWithState keeps its state only in RocksDB (the provider is fixed per checkpoint)
             spark.conf.set(STATE_STORE_PROVIDER, ROCKSDB)
+        notes: list[str] = []
+        if outcome.kind != Kind.QUERY and streaming:
+            notes = self._resume(outcome, pipelines, checkpoint, spark, buckets)
+        elif outcome.kind != Kind.QUERY and outcome.settings.get(savepoints.SAVEPOINT_PATH):
+            notes = [f"'{savepoints.SAVEPOINT_PATH}' is not used in batch mode (a batch job keeps no state)"]
         sources = [s for p in pipelines for s in p.translated.sources]
         bounded = streaming and all(p.translated.bounded for p in pipelines)
         job = Job(
@@ -199,8 +206,40 @@ class Engine:
             result=result,
             batch=not streaming,
             operators=operators_of(outcome.plans, analysis) if streaming else (),
+            notes=tuple(notes),
         )
         return self.jobs.submit(job)
+
+    def _resume(self, outcome: Outcome, pipelines: list[Pipeline], checkpoint: Path, spark: SparkSession, buckets: int) -> list[str]:
+        """Check that the job's stateful operators can take over the state it starts from (its
+        checkpoint, or the savepoint of 'execution.savepoint.path'), lay that state out, and keep
+        the new plan's fingerprint beside it. Refused: a positioned error, nothing started."""
+        from planner.resume import job_print
+
+        assert outcome.analysis is not None
+        stmt = outcome.statement
+        sources = [[s.table + (" + end-of-input marker" if s.marker_dir else "") for s in p.translated.sources] for p in pipelines]
+        backend = spark.conf.get(STATE_STORE_PROVIDER, HDFS) or HDFS
+        fingerprint = job_print(outcome.analysis, backend=backend.rsplit(".", 1)[-1], buckets=buckets, sources=sources)
+        try:
+            resume = savepoints.plan_resume(outcome.settings, fingerprint, checkpoint, settings_name(outcome.settings))
+        except savepoints.Refused as err:
+            node = next((n for n in distinct_nodes(outcome.plans) if n.node_id == err.node), None)
+            raise located(PlanningError(err.message, node.origin if node else None, err.hint), stmt.source, stmt.span) from None
+        except savepoints.SavepointError as err:
+            raise located(PlanningError(str(err)), stmt.source, stmt.span) from None
+        savepoints.apply(resume, checkpoint, len(pipelines))
+        for p in pipelines:  # the end-of-input markers' directories, gone if a savepoint replaced the checkpoint
+            for src in p.translated.sources:
+                if src.marker_dir is not None:
+                    src.marker_dir.mkdir(parents=True, exist_ok=True)
+        savepoints.write_print(checkpoint, fingerprint)
+        return resume.notes
+
+    def take_savepoint(self, job: Job) -> Path:
+        """A savepoint of a job ``STOP JOB ... WITH SAVEPOINT`` has stopped (``savepoints.check_can_take``
+        is asked before it is stopped)."""
+        return savepoints.take(job, self.home)
 
     def _job_key(self, outcome: Outcome, streaming: bool) -> str:
         canonical = outcome.tree.sql(dialect=Flink)

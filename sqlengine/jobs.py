@@ -91,6 +91,7 @@ class Job:
     batch: bool = False  # runs on Spark's batch engine ('execution.runtime-mode' = 'batch')
     # per stateful operator: (operator, how it runs: "native" or "changelog operator (why)")
     operators: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()  # what starting it did to the state it found (a savepoint restored)
     status: Status = Status.STARTING
     started_at: float = field(default_factory=time.time)
     ended_at: float | None = None
