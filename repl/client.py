@@ -140,6 +140,12 @@ def find_job(jobs: Sequence[Job], ref: str) -> Job:
     exact = [j for j in jobs if j.id == ref or j.name == ref]
     if len(exact) == 1:
         return exact[0]
+    # a 'pipeline.name' run again names every run: the one still running is meant
+    running = [j for j in exact if not j.done]
+    if len(running) == 1:
+        return running[0]
+    if len(exact) > 1:
+        raise ClientError(f"'{ref}' names {len(exact)} jobs ({', '.join(j.id for j in exact)}); give the id")
     prefix = [j for j in jobs if ref and j.id.startswith(ref)]
     if len(prefix) == 1:
         return prefix[0]

@@ -133,8 +133,7 @@ class Runner:
         if kind == Kind.QUIT:
             return EXIT_OK
         if kind == Kind.JOBS:
-            self.print_jobs()
-            return EXIT_OK
+            return self.job_statement(outcome)
         if outcome.text:
             sys.stdout.write(outcome.text if outcome.text.endswith("\n") else outcome.text + "\n")
         elif outcome.columns:
@@ -154,6 +153,8 @@ class Runner:
         except SqlError as e:
             print(e.render(), file=sys.stderr)
             return EXIT_SQL
+        for note in job.notes:
+            info(f"{note}.")
         what = "SELECT" if outcome.kind == Kind.QUERY else outcome.statement.text.split()[0].upper()
         if job.batch:
             mode = "batch, runs to completion"
@@ -240,6 +241,33 @@ class Runner:
             for j in self.engine.job_list()
         ]
         print_rows(("job id", "name", "status", "started", "rows/s", "state rows"), rows, "tableau", out=sys.stderr if self.fmt != "tableau" else sys.stdout)
+
+    def job_statement(self, outcome: Outcome) -> int:
+        """SHOW JOBS, DESCRIBE JOB, STOP JOB [WITH SAVEPOINT]: a job is named by its id or, more
+        usefully in a file, by its 'pipeline.name'."""
+        from planner.dialect import nodes
+        from repl.client import ClientError
+        from repl.job_statements import answer
+
+        if isinstance(outcome.tree, nodes.ShowStatement):
+            self.print_jobs()
+            return EXIT_OK
+
+        def stop(job: Job) -> bool:
+            job.stop()
+            return job.wait(60)
+
+        try:
+            lines = answer(self.engine, outcome, stop)
+        except ClientError as err:
+            error(str(err))
+            return EXIT_SQL
+        for line in lines:
+            if line.info:
+                info(line.text)
+            else:
+                print(line.text, file=sys.stdout if self.fmt == "tableau" else sys.stderr, flush=True)
+        return EXIT_OK
 
 
 def main(args: argparse.Namespace) -> int:
