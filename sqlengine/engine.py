@@ -228,6 +228,8 @@ class Engine:
             raise located(PlanningError(err.message, node.origin if node else None, err.hint), stmt.source, stmt.span) from None
         except savepoints.SavepointError as err:
             raise located(PlanningError(str(err)), stmt.source, stmt.span) from None
+        if resume.savepoint is not None:
+            resume.notes.extend(_file_sinks_ahead(outcome.plans, resume.savepoint))
         savepoints.apply(resume, checkpoint, len(pipelines))
         for p in pipelines:  # the end-of-input markers' directories, gone if a savepoint replaced the checkpoint
             for src in p.translated.sources:
@@ -295,6 +297,17 @@ class Engine:
 
     def cleanup_tmp(self) -> None:
         shutil.rmtree(self.home / "tmp", ignore_errors=True)
+
+
+def _file_sinks_ahead(plans: Sequence[Node], savepoint: Path) -> list[str]:
+    """Warnings for the file sinks that have gone past the savepoint (``savepoints.file_sink_ahead``)."""
+    out = []
+    for i, plan in enumerate(plans):
+        path = plan.table.options.get("path") if isinstance(plan, Sink) and plan.table.connector == "filesystem" else None
+        note = savepoints.file_sink_ahead(savepoint / f"q{i}", savepoints.local_path(path)) if path else None
+        if note:
+            out.append(note)
+    return out
 
 
 def _buckets(settings: dict[str, str]) -> int:

@@ -83,8 +83,8 @@ def has_progress(checkpoint: Path) -> bool:
     return any(any(q.glob("offsets/[0-9]*")) for q in checkpoint.glob("q*") if q.is_dir())
 
 
-def savepoint_dir(text: str) -> Path:
-    """The directory an 'execution.savepoint.path' names (Flink writes them as file: URIs)."""
+def local_path(text: str) -> Path:
+    """The directory a path option names (Flink writes them as file: URIs too)."""
     for prefix in ("file://", "file:"):
         if text.startswith(prefix):
             text = text[len(prefix) :]
@@ -134,7 +134,7 @@ def plan_resume(settings: dict[str, str], fingerprint: JobPrint, checkpoint: Pat
     ignore = settings.get(IGNORE_UNCLAIMED, "false").lower() == "true"
     path_text = settings.get(SAVEPOINT_PATH)
     if path_text:
-        savepoint = savepoint_dir(path_text)
+        savepoint = local_path(path_text)
         if not savepoint.is_dir():
             raise SavepointError(f"'{SAVEPOINT_PATH}' = '{path_text}': no such directory")
         old = read_print(savepoint)
@@ -186,6 +186,34 @@ def apply(resume: Resume, checkpoint: Path, pipelines: int) -> None:
             _remove_query(checkpoint, i)
     for i in resume.fresh:  # a new INSERT of a statement set starts from nothing
         _remove_query(checkpoint, i)
+
+
+def file_sink_ahead(query: Path, sink_dir: Path) -> str | None:
+    """What to tell when a file sink has committed batches that a query restored from a
+    savepoint will run again: Spark's file sink skips a batch whose id its log (``_spark_metadata``)
+    already has, so those rows would not be written there."""
+    written = _batch_ids(sink_dir / "_spark_metadata")
+    if not written:
+        return None
+    start = max(_batch_ids(query / "commits"), default=-1) + 1
+    if max(written) < start:
+        return None
+    batches = f"batch {start}" if start == max(written) else f"batches {start} to {max(written)}"
+    return (
+        f"the file sink {sink_dir} has committed batches up to {max(written)} and the savepoint resumes at batch {start}: "
+        f"Spark's file sink skips the batches it has committed, so the rows of {batches} will not be written there "
+        "(a new sink directory takes them)"
+    )
+
+
+def _batch_ids(log: Path) -> list[int]:
+    """The batch ids of a Spark log directory (``3``, ``9.compact``)."""
+    ids = []
+    for entry in log.glob("[0-9]*") if log.is_dir() else ():
+        head = entry.name.split(".", 1)[0]
+        if head.isdigit():
+            ids.append(int(head))
+    return ids
 
 
 def _remove_query(checkpoint: Path, i: int) -> None:

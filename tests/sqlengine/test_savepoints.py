@@ -107,3 +107,19 @@ def test_applying_a_savepoint_replaces_the_checkpoint_with_new_query_ids_and_lea
     assert (ours / "q0" / "metadata").read_text() != (saved / "q0" / "metadata").read_text()  # may run beside it
     savepoints.apply(savepoints.Resume(unclaimed=(0,)), ours, 1)
     assert not (ours / "q0" / "state").exists() and (ours / "q0" / "offsets" / "0").exists()
+
+
+def test_a_file_sink_that_went_past_the_savepoint_is_said_to_skip_those_batches(tmp_path):
+    query, sink = tmp_path / "sp" / "q0", tmp_path / "out"
+    (query / "commits").mkdir(parents=True)
+    (query / "commits" / "0").write_text("v1\n")
+    assert savepoints.file_sink_ahead(query, sink) is None  # nothing written there yet
+    (sink / "_spark_metadata").mkdir(parents=True)
+    (sink / "_spark_metadata" / "0").write_text("v1\n")
+    assert savepoints.file_sink_ahead(query, sink) is None  # the savepoint is where the sink is
+    for batch in ("1", "2", "3.compact"):
+        (sink / "_spark_metadata" / batch).write_text("v1\n")
+    assert savepoints.file_sink_ahead(query, sink) == (
+        f"the file sink {sink} has committed batches up to 3 and the savepoint resumes at batch 1: Spark's file sink skips "
+        "the batches it has committed, so the rows of batches 1 to 3 will not be written there (a new sink directory takes them)"
+    )
