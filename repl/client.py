@@ -208,6 +208,7 @@ Queries and jobs
   SHOW JOBS;                       jobs: id, name, status, started, rows/s, state size
   DESCRIBE JOB 'id';               a job's SQL, progress and state per operator vs the estimate
   STOP JOB 'id';                   stop cleanly; the checkpoint stays, the same INSERT resumes it
+  STOP JOB 'id' WITH SAVEPOINT;    stop, and copy the checkpoint into a savepoint (its path is shown)
   EXPLAIN SELECT ...;              plan, state per operator (bounded?) and advice
 
 Catalog
@@ -224,6 +225,7 @@ Settings
   SET 'sql-client.state-warnings' = 'warn';              ignore | warn | error (unbounded state)
   SET 'execution.runtime-mode' = 'batch';                streaming | batch
   SET 'table.exec.state.ttl' = '1 h';                    RESET 'key';  RESET;
+  SET 'execution.savepoint.path' = '<path>';             the next INSERTs start from a savepoint
 
 Shell
   HELP;  CLEAR;  QUIT; (or EXIT;, or Ctrl-D)
