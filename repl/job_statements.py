@@ -30,8 +30,8 @@ def answer(
     stop: Callable[[Job], bool],
     analyses: dict[str, Analysis | None] | None = None,
 ) -> list[Line]:
-    """What a job statement prints. ``stop(job)`` stops a job and waits for it (False: the wait
-    was given up, the job stops in the background). Raises ClientError for what cannot be done."""
+    """What a job statement prints. ``stop(job)`` stops a job and waits for it a while (False: the
+    wait was given up, the job stops in the background). Raises ClientError for what cannot be done."""
     tree = outcome.tree
     jobs = engine.job_list()
     if isinstance(tree, nodes.ShowStatement):
@@ -52,6 +52,8 @@ def answer(
         if not with_savepoint:
             kept = "" if job.kind == "select" else "; its checkpoint is kept: running the same statement again resumes it"
             return [Line(f"Job {job.id} stopped{kept}.", info=True)]
+        if not job.done:  # a checkpoint is copied only once nothing writes to it any more
+            raise SavepointError(f"Job {job.id} is still stopping ({job.status.value}); no savepoint taken")
         path = engine.take_savepoint(job)
     except SavepointError as err:
         raise ClientError(str(err)) from None

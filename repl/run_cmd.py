@@ -255,7 +255,8 @@ class Runner:
 
         def stop(job: Job) -> bool:
             job.stop()
-            return job.wait(60)
+            job.wait(60)
+            return True  # waited: whether it has stopped is the job's status
 
         try:
             lines = answer(self.engine, outcome, stop)
