@@ -40,7 +40,7 @@ def fingerprint(sql: str, backend: str = "HDFSBackedStateStoreProvider", buckets
 
 
 def verdict(old_sql: str, new_sql: str, *, ignore_unclaimed: bool = False, **new: object):
-    return compare(fingerprint(old_sql), fingerprint(new_sql, **new), ignore_unclaimed=ignore_unclaimed)  # type: ignore[arg-type]
+    return compare(fingerprint(old_sql), fingerprint(new_sql, **new), ignore_unclaimed=ignore_unclaimed)
 
 
 def test_a_group_aggregation_is_printed_as_its_keys_and_calls_with_their_types():

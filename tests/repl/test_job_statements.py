@@ -55,7 +55,7 @@ def test_a_savepoint_of_a_running_insert_stops_it_and_answers_with_the_path():
     running = job()
     engine = Engine(running)
     stop, stopped = stopper()
-    lines = answer(engine, stop_statement("STOP JOB '0123' WITH SAVEPOINT;"), stop)  # type: ignore[arg-type]
+    lines = answer(engine, stop_statement("STOP JOB '0123' WITH SAVEPOINT;"), stop)
     assert stopped == [running.id] and engine.savepoints == [running.id]
     assert lines[0].info and lines[0].text == "Job 0123456789ab stopped with a savepoint."
     assert lines[1].text.splitlines()[1].startswith("| savepoint path ")
@@ -66,7 +66,7 @@ def test_a_select_is_refused_a_savepoint_and_keeps_running():
     select = job(JobKind.SELECT)
     stop, stopped = stopper()
     with pytest.raises(ClientError, match="is a SELECT: it keeps no checkpoint"):
-        answer(Engine(select), stop_statement(f"STOP JOB '{select.id}' WITH SAVEPOINT;"), stop)  # type: ignore[arg-type]
+        answer(Engine(select), stop_statement(f"STOP JOB '{select.id}' WITH SAVEPOINT;"), stop)
     assert stopped == [] and select.status == Status.RUNNING
 
 
@@ -75,7 +75,7 @@ def test_no_savepoint_is_taken_of_a_job_still_stopping():
     engine = Engine(slow)
     stop, _ = stopper(stops=False)
     with pytest.raises(ClientError, match="is still stopping"):
-        answer(engine, stop_statement(f"STOP JOB '{slow.id}' WITH SAVEPOINT;"), stop)  # type: ignore[arg-type]
+        answer(engine, stop_statement(f"STOP JOB '{slow.id}' WITH SAVEPOINT;"), stop)
     assert engine.savepoints == []
 
 
@@ -83,6 +83,6 @@ def test_a_plain_stop_is_as_it_was():
     running = job()
     engine = Engine(running)
     stop, stopped = stopper()
-    (line,) = answer(engine, stop_statement(f"STOP JOB '{running.id}';"), stop)  # type: ignore[arg-type]
+    (line,) = answer(engine, stop_statement(f"STOP JOB '{running.id}';"), stop)
     assert line.text == "Job 0123456789ab stopped; its checkpoint is kept: running the same statement again resumes it."
     assert stopped == [running.id] and engine.savepoints == []

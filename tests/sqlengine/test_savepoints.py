@@ -19,7 +19,7 @@ AVG = "INSERT INTO avgs SELECT user_id, COUNT(*), AVG(amount) FROM orders GROUP 
 
 
 def job(tmp_path: Path, kind: JobKind = JobKind.INSERT, **fields: object) -> Job:
-    return Job(id="0123456789ab", name="totals", sql=TOTALS, kind=kind, checkpoint=tmp_path / "ck", pipelines=[], bounded=False, **fields)  # type: ignore[arg-type]
+    return Job(id="0123456789ab", name="totals", sql=TOTALS, kind=kind, checkpoint=tmp_path / "ck", pipelines=[], bounded=False, **fields)
 
 
 def checkpoint_of(directory: Path, printed: JobPrint, *, progress: bool = True) -> Path:
