@@ -223,19 +223,19 @@ class Engine:
         fingerprint = job_print(outcome.analysis, backend=backend.rsplit(".", 1)[-1], buckets=buckets, sources=sources)
         try:
             resume = savepoints.plan_resume(outcome.settings, fingerprint, checkpoint, settings_name(outcome.settings))
+            if resume.savepoint is not None:
+                resume.notes.extend(_file_sinks_ahead(outcome.plans, resume.savepoint))
+            savepoints.apply(resume, checkpoint, len(pipelines))
+            for p in pipelines:  # the end-of-input markers' directories, gone if a savepoint replaced the checkpoint
+                for src in p.translated.sources:
+                    if src.marker_dir is not None:
+                        src.marker_dir.mkdir(parents=True, exist_ok=True)
+            savepoints.write_print(checkpoint, fingerprint)
         except savepoints.Refused as err:
             node = next((n for n in distinct_nodes(outcome.plans) if n.node_id == err.node), None)
             raise located(PlanningError(err.message, node.origin if node else None, err.hint), stmt.source, stmt.span) from None
-        except savepoints.SavepointError as err:
+        except (savepoints.SavepointError, OSError) as err:
             raise located(PlanningError(str(err)), stmt.source, stmt.span) from None
-        if resume.savepoint is not None:
-            resume.notes.extend(_file_sinks_ahead(outcome.plans, resume.savepoint))
-        savepoints.apply(resume, checkpoint, len(pipelines))
-        for p in pipelines:  # the end-of-input markers' directories, gone if a savepoint replaced the checkpoint
-            for src in p.translated.sources:
-                if src.marker_dir is not None:
-                    src.marker_dir.mkdir(parents=True, exist_ok=True)
-        savepoints.write_print(checkpoint, fingerprint)
         return resume.notes
 
     def take_savepoint(self, job: Job) -> Path:

@@ -71,10 +71,13 @@ def read_print(directory: Path) -> JobPrint | None:
 
 
 def write_print(checkpoint: Path, fingerprint: JobPrint) -> None:
-    checkpoint.mkdir(parents=True, exist_ok=True)
-    tmp = checkpoint / f".{PLAN_FILE}.tmp"
-    tmp.write_text(fingerprint.to_json())
-    tmp.replace(checkpoint / PLAN_FILE)  # never half a file, whatever stops us
+    try:
+        checkpoint.mkdir(parents=True, exist_ok=True)
+        tmp = checkpoint / f".{PLAN_FILE}.tmp"
+        tmp.write_text(fingerprint.to_json())
+        tmp.replace(checkpoint / PLAN_FILE)  # never half a file, whatever stops us
+    except OSError as err:
+        raise SavepointError(f"cannot write {checkpoint / PLAN_FILE}: {err.strerror or err}") from None
 
 
 def has_progress(checkpoint: Path) -> bool:
@@ -116,10 +119,14 @@ def take(job: Job, home: Path) -> Path:
     if read_print(job.checkpoint) is None:
         raise SavepointError(f"the checkpoint {job.checkpoint} holds no plan fingerprint ({PLAN_FILE}); no savepoint taken")
     target = home / "savepoints" / f"savepoint-{job.id}-{uuid.uuid4().hex[:6]}"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(job.checkpoint, target)
     about = {"job": job.id, "name": job.name, "statement": job.sql, "checkpoint": str(job.checkpoint), "taken": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    (target / SAVEPOINT_FILE).write_text(json.dumps(about, indent=1))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(job.checkpoint, target)
+        (target / SAVEPOINT_FILE).write_text(json.dumps(about, indent=1))
+    except OSError as err:
+        shutil.rmtree(target, ignore_errors=True)  # half a savepoint is none
+        raise SavepointError(f"cannot copy the checkpoint {job.checkpoint} into {target}: {err.strerror or err}") from None
     return target
 
 
@@ -172,6 +179,13 @@ def apply(resume: Resume, checkpoint: Path, pipelines: int) -> None:
     """Lay the job's checkpoint out as ``resume`` says, before the job starts: the savepoint
     copied in (with new query ids, so that it may run beside the job it was taken of), the state
     left unclaimed removed."""
+    try:
+        _apply(resume, checkpoint, pipelines)
+    except OSError as err:
+        raise SavepointError(f"cannot lay out the checkpoint {checkpoint}: {err.strerror or err}") from None
+
+
+def _apply(resume: Resume, checkpoint: Path, pipelines: int) -> None:
     if resume.savepoint is not None:
         if checkpoint.exists():
             shutil.rmtree(checkpoint)
