@@ -144,6 +144,12 @@ def find_job(jobs: Sequence[Job], ref: str) -> Job:
     exact = [j for j in jobs if j.id == ref or j.name == ref]
     if len(exact) == 1:
         return exact[0]
+    # a 'pipeline.name' run again names every run: the one still running is meant
+    running = [j for j in exact if not j.done]
+    if len(running) == 1:
+        return running[0]
+    if len(exact) > 1:
+        raise ClientError(f"'{ref}' names {len(exact)} jobs ({', '.join(j.id for j in exact)}); give the id")
     prefix = [j for j in jobs if ref and j.id.startswith(ref)]
     if len(prefix) == 1:
         return prefix[0]
@@ -245,6 +251,7 @@ Queries and jobs
   SHOW JOBS;                       jobs: id, name, status, started, rows/s, state size
   DESCRIBE JOB 'id';               a job's SQL, progress and state per operator vs the estimate
   STOP JOB 'id';                   stop cleanly; the checkpoint stays, the same INSERT resumes it
+  STOP JOB 'id' WITH SAVEPOINT;    stop, and copy the checkpoint into a savepoint (its path is shown)
   SHOW STATE 'id';                 what a job (or a checkpoint of that name) keeps: per operator, entries and bytes
   EXPLAIN SELECT ...;              plan, state per operator (bounded?) and advice
 
@@ -262,6 +269,7 @@ Settings
   SET 'sql-client.state-warnings' = 'warn';              ignore | warn | error (unbounded state)
   SET 'execution.runtime-mode' = 'batch';                streaming | batch
   SET 'table.exec.state.ttl' = '1 h';                    RESET 'key';  RESET;
+  SET 'execution.savepoint.path' = '<path>';             the next INSERTs start from a savepoint
 
 Shell
   HELP;  CLEAR;  QUIT; (or EXIT;, or Ctrl-D)

@@ -26,7 +26,7 @@ from planner.dialect import nodes
 from planner.errors import SqlError
 from planner.statements.script import Statement, parse_script
 from planner.statements.session import Kind, Outcome
-from repl.client import ClientError, job_ref, show_state
+from repl.client import ClientError
 from repl.pipes import OutputClosed, is_closed_output
 
 if TYPE_CHECKING:
@@ -134,16 +134,8 @@ class Runner:
             return self.run_job(outcome)
         if kind == Kind.QUIT:
             return EXIT_OK
-        if kind == Kind.JOBS and isinstance(outcome.tree, nodes.ShowStatement) and outcome.tree.name.upper() == "STATE":
-            try:
-                print(show_state(self.engine, job_ref(outcome)))
-            except ClientError as err:
-                print(f"{stmt.source.path or '<stdin>'}:{stmt.line}: error: {err}", file=sys.stderr)
-                return EXIT_SQL
-            return EXIT_OK
         if kind == Kind.JOBS:
-            self.print_jobs()
-            return EXIT_OK
+            return self.job_statement(outcome)
         if outcome.text:
             sys.stdout.write(outcome.text if outcome.text.endswith("\n") else outcome.text + "\n")
         elif outcome.columns:
@@ -163,14 +155,14 @@ class Runner:
         except SqlError as e:
             print(e.render(), file=sys.stderr)
             return EXIT_SQL
+        for note in job.notes:
+            info(f"{note}.")
         what = "SELECT" if outcome.kind == Kind.QUERY else outcome.statement.text.split()[0].upper()
         if job.batch:
             mode = "batch, runs to completion"
         else:
             mode = "bounded, runs to the end of its input" if job.bounded else "unbounded, runs until Ctrl-C"
         info(f"Job {job.id} started ({what}; {mode}); progress in {job.log_path}")
-        for note in job.notes:
-            info(note)
         if not job.ends_by_itself and outcome.kind != Kind.QUERY:
             self.background.append(job)
             return self.watch_startup(job)
@@ -251,6 +243,32 @@ class Runner:
             for j in self.engine.job_list()
         ]
         print_rows(("job id", "name", "status", "started", "rows/s", "state rows"), rows, "tableau", out=sys.stderr if self.fmt != "tableau" else sys.stdout)
+
+    def job_statement(self, outcome: Outcome) -> int:
+        """SHOW JOBS, DESCRIBE JOB, STOP JOB [WITH SAVEPOINT]: a job is named by its id or, more
+        usefully in a file, by its 'pipeline.name'."""
+        from repl.job_statements import answer
+
+        if isinstance(outcome.tree, nodes.ShowStatement) and outcome.tree.name.upper() != "STATE":
+            self.print_jobs()
+            return EXIT_OK
+
+        def stop(job: Job) -> bool:
+            job.stop()
+            job.wait(60)
+            return True  # waited: whether it has stopped is the job's status
+
+        try:
+            lines = answer(self.engine, outcome, stop)
+        except ClientError as err:
+            error(str(err))
+            return EXIT_SQL
+        for line in lines:
+            if line.info:
+                info(line.text)
+            else:
+                print(line.text, file=sys.stdout if self.fmt == "tableau" else sys.stderr, flush=True)
+        return EXIT_OK
 
 
 def main(args: argparse.Namespace) -> int:

@@ -29,12 +29,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.dialect import nodes
 from planner.errors import SqlError
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome
 from repl.buffer import SHELL_NAME, statements
-from repl.client import HELP, ClientError, describe_job, find_job, job_ref, jobs_table, render_outcome, show_state
+from repl.client import HELP, ClientError, render_outcome
 from repl.state_prompt import SETTING as STATE_WARNINGS
 from repl.state_prompt import decide
 from repl.terminal import Terminal
@@ -263,10 +262,10 @@ class Shell:
         if outcome.kind == Kind.QUERY:
             return self.show_query(job, outcome)
         self._announced[job.id] = job.status.value
+        for note in job.notes:
+            self.term.print(f"[INFO] {note}.", "info")
         what = "statement set" if outcome.kind == Kind.STATEMENT_SET else "INSERT"
         self.term.print(f"[INFO] Job {job.id} submitted ({what} '{job.name}'); SHOW JOBS lists it, STOP JOB '{job.id}' stops it.", "info")
-        for note in job.notes:
-            self.term.print(f"[INFO] {note}", "info")
         return True
 
     def _start_failed(self, err: BaseException) -> bool:
@@ -305,31 +304,20 @@ class Shell:
         return True
 
     def job_statement(self, outcome: Outcome) -> bool:
-        tree = outcome.tree
-        jobs = self.engine.job_list()
-        if isinstance(tree, nodes.ShowStatement) and tree.name.upper() == "STATE":
-            waited = self.term.wait(lambda: show_state(self.engine, job_ref(outcome)), "Reading the state…")
-            if waited.error is not None:
-                raise waited.error
-            if waited.done:
-                self.term.print(waited.value)
-            return True
-        if isinstance(tree, nodes.ShowStatement):
-            self.term.print(jobs_table(jobs))
-            return True
-        job = find_job(jobs, job_ref(outcome))
-        if isinstance(tree, nodes.DescribeStatement):
-            self.term.print(describe_job(job, self.analyses.get(job.id)))
-            return True
-        if job.done:
-            self.term.print(f"[INFO] Job {job.id} has already ended ({job.status.value}).", "info")
-            return True
-        job.stop()
-        waited = self.term.wait(lambda: job.wait(60), f"Stopping job {job.id}…")
-        if waited.done:
+        from repl.job_statements import answer
+
+        def stop(job: Job) -> bool:
+            job.stop()
+            if not self.term.wait(lambda: job.wait(60), f"Stopping job {job.id}…").done:
+                return False
             self._announced[job.id] = job.status.value
-            kept = "" if job.kind == "select" else "; its checkpoint is kept: running the same statement again resumes it"
-            self.term.print(f"[INFO] Job {job.id} stopped{kept}.", "info")
+            return True
+
+        for line in answer(self.engine, outcome, stop, self.analyses):
+            if line.info:
+                self.term.print(f"[INFO] {line.text}", "info")
+            else:
+                self.term.print(line.text)
         return True
 
     def job_notes(self) -> list[tuple[str, str]]:

@@ -24,7 +24,7 @@ from planner.logical.visit import distinct_nodes
 from planner.problems import PlanningError, located
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome, PlannerSession
-from sqlengine import state_backend
+from sqlengine import savepoints, state_backend
 from sqlengine.connectors.errors import ConnectorError
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status, Trigger
@@ -185,7 +185,12 @@ class Engine:
             # transformWithState keeps its state only in RocksDB
             for key, value in state_backend.provider_conf("rocksdb").items():
                 spark.conf.set(key, value)
-        notes = _backend_notes(spark, checkpoint, len(pipelines), outcome.settings)
+        notes: list[str] = []
+        if outcome.kind != Kind.QUERY and streaming:
+            notes = self._resume(outcome, pipelines, checkpoint, spark, buckets)
+            notes += _backend_notes(spark, checkpoint, len(pipelines), outcome.settings)
+        elif outcome.kind != Kind.QUERY and outcome.settings.get(savepoints.SAVEPOINT_PATH):
+            notes = [f"'{savepoints.SAVEPOINT_PATH}' is not used in batch mode (a batch job keeps no state)"]
         sources = [s for p in pipelines for s in p.translated.sources]
         bounded = streaming and all(p.translated.bounded for p in pipelines)
         job = Job(
@@ -201,9 +206,42 @@ class Engine:
             result=result,
             batch=not streaming,
             operators=operators_of(outcome.plans, analysis) if streaming else (),
-            notes=notes,
+            notes=tuple(notes),
         )
         return self.jobs.submit(job)
+
+    def _resume(self, outcome: Outcome, pipelines: list[Pipeline], checkpoint: Path, spark: SparkSession, buckets: int) -> list[str]:
+        """Check that the job's stateful operators can take over the state it starts from (its
+        checkpoint, or the savepoint of 'execution.savepoint.path'), lay that state out, and keep
+        the new plan's fingerprint beside it. Refused: a positioned error, nothing started."""
+        from planner.resume import job_print
+
+        assert outcome.analysis is not None
+        stmt = outcome.statement
+        sources = [[s.table + (" + end-of-input marker" if s.marker_dir else "") for s in p.translated.sources] for p in pipelines]
+        backend = _effective_backend(spark, outcome.settings, checkpoint)
+        fingerprint = job_print(outcome.analysis, backend=backend.rsplit(".", 1)[-1], buckets=buckets, sources=sources)
+        try:
+            resume = savepoints.plan_resume(outcome.settings, fingerprint, checkpoint, settings_name(outcome.settings))
+            if resume.savepoint is not None:
+                resume.notes.extend(_file_sinks_ahead(outcome.plans, resume.savepoint))
+            savepoints.apply(resume, checkpoint, len(pipelines))
+            for p in pipelines:  # the end-of-input markers' directories, gone if a savepoint replaced the checkpoint
+                for src in p.translated.sources:
+                    if src.marker_dir is not None:
+                        src.marker_dir.mkdir(parents=True, exist_ok=True)
+            savepoints.write_print(checkpoint, fingerprint)
+        except savepoints.Refused as err:
+            node = next((n for n in distinct_nodes(outcome.plans) if n.node_id == err.node), None)
+            raise located(PlanningError(err.message, node.origin if node else None, err.hint), stmt.source, stmt.span) from None
+        except (savepoints.SavepointError, OSError) as err:
+            raise located(PlanningError(str(err)), stmt.source, stmt.span) from None
+        return resume.notes
+
+    def take_savepoint(self, job: Job) -> Path:
+        """A savepoint of a job ``STOP JOB ... WITH SAVEPOINT`` has stopped (``savepoints.check_can_take``
+        is asked before it is stopped)."""
+        return savepoints.take(job, self.home)
 
     def _job_key(self, outcome: Outcome, streaming: bool) -> str:
         canonical = outcome.tree.sql(dialect=Flink)
@@ -261,6 +299,14 @@ class Engine:
         shutil.rmtree(self.home / "tmp", ignore_errors=True)
 
 
+def _effective_backend(spark: SparkSession, settings: dict[str, str], checkpoint: Path) -> str:
+    """The state store the job's state will be in: the one its savepoint or checkpoint was written
+    with (Spark keeps that one on a resume), else the one in force."""
+    path = settings.get(savepoints.SAVEPOINT_PATH)
+    source = savepoints.local_path(path) if path else checkpoint
+    return state_backend.in_checkpoint(source / "q0") or spark.conf.get(state_backend.PROVIDER_KEY) or state_backend.HDFS
+
+
 def _backend_notes(spark: SparkSession, checkpoint: Path, queries: int, settings: dict[str, str]) -> tuple[str, ...]:
     """What to tell the user when the state backend in force is not the one the job's existing
     checkpoint was created with: Spark resumes with the checkpoint's."""
@@ -272,9 +318,20 @@ def _backend_notes(spark: SparkSession, checkpoint: Path, queries: int, settings
             return (
                 f"The job resumes its checkpoint, whose state is kept in '{state_backend.name_of(found)}'; "
                 f"'state.backend.type' = '{state_backend.name_of(wanted)}'{asked} applies to a new checkpoint only "
-                "(another 'pipeline.name', or the checkpoint removed).",
+                "(another 'pipeline.name', or the checkpoint removed)",
             )
     return ()
+
+
+def _file_sinks_ahead(plans: Sequence[Node], savepoint: Path) -> list[str]:
+    """Warnings for the file sinks that have gone past the savepoint (``savepoints.file_sink_ahead``)."""
+    out = []
+    for i, plan in enumerate(plans):
+        path = plan.table.options.get("path") if isinstance(plan, Sink) and plan.table.connector == "filesystem" else None
+        note = savepoints.file_sink_ahead(savepoint / f"q{i}", savepoints.local_path(path)) if path else None
+        if note:
+            out.append(note)
+    return out
 
 
 def _buckets(settings: dict[str, str]) -> int:

@@ -91,6 +91,7 @@ class Job:
     batch: bool = False  # runs on Spark's batch engine ('execution.runtime-mode' = 'batch')
     # per stateful operator: (operator, how it runs: "native" or "changelog operator (why)")
     operators: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()  # told when it starts: a savepoint restored, the checkpoint's state backend kept
     status: Status = Status.STARTING
     started_at: float = field(default_factory=time.time)
     ended_at: float | None = None
@@ -99,7 +100,6 @@ class Job:
     history: deque[Snapshot] = field(default_factory=lambda: deque(maxlen=1000))
     log_path: Path | None = None
     already_complete: bool = False  # a bounded job whose checkpoint says it ran to the end
-    notes: tuple[str, ...] = ()  # what the user is told when it starts (e.g. the checkpoint's state backend wins)
     _queries: list[StreamingQuery] = field(default_factory=list, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)

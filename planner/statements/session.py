@@ -71,6 +71,10 @@ KNOWN_SETTINGS: dict[str, tuple[str, ...] | None] = {
     "sql-client.state-warnings": ("ignore", "warn", "error"),
     "pipeline.name": None,
     "state.backend.type": ("hashmap", "rocksdb"),  # Spark's HDFS-backed or RocksDB state store
+    # Flink's: the next INSERTs start from this savepoint (until RESET), and may leave the state
+    # of operators they no longer have behind
+    "execution.savepoint.path": None,
+    "execution.savepoint.ignore-unclaimed-state": ("true", "false"),
     "table.local-time-zone": None,
     "sql-client.display.max-column-width": None,
 }
