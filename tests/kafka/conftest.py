@@ -30,3 +30,17 @@ def kafka_broker(tmp_path_factory):
         pytest.fail(f"the test broker did not start: {err}", pytrace=False)
     yield broker
     broker.stop()
+
+
+@pytest.fixture
+def servers(kafka_broker) -> str:
+    return kafka_broker.bootstrap
+
+
+@pytest.fixture
+def sql(spark, tmp_path):
+    """SQL through an Engine of its own (a home under tmp_path) on the session's Spark."""
+    from sqlengine.engine import Engine
+    from tests.sqlengine.helpers import Sql
+
+    return Sql(Engine(home=tmp_path / "home", spark=spark))

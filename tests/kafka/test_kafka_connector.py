@@ -12,22 +12,11 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 from planner.errors import SqlError
-from sqlengine.engine import Engine
-from tests.sqlengine.helpers import JobFailed, Sql
+from tests.sqlengine.helpers import JobFailed
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 T0 = 1_700_000_000_000  # record timestamps, epoch millis
-
-
-@pytest.fixture
-def sql(spark, tmp_path):
-    return Sql(Engine(home=tmp_path / "home", spark=spark))
-
-
-@pytest.fixture
-def servers(kafka_broker) -> str:
-    return kafka_broker.bootstrap
 
 
 def new_topic(servers: str, partitions: int = 1) -> str:

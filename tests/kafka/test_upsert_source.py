@@ -11,21 +11,9 @@ import time
 
 import pytest
 
-from sqlengine.engine import Engine
 from tests.kafka.test_kafka_connector import consume, new_topic, produce
-from tests.sqlengine.helpers import Sql
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
-
-
-@pytest.fixture
-def sql(spark, tmp_path):
-    return Sql(Engine(home=tmp_path / "home", spark=spark))
-
-
-@pytest.fixture
-def servers(kafka_broker) -> str:
-    return kafka_broker.bootstrap
 
 
 def user(uid: int, region: str | None) -> dict:
