@@ -18,7 +18,7 @@ from catalog.model import TableDef
 from catalog.option_types import OptionProblem, OptionSpec, opt
 
 # formats a Kafka key or value can have (avro needs Spark's avro package: see docs/connectors.md)
-KAFKA_FORMATS = ("json", "csv", "raw")
+KAFKA_FORMATS = ("json", "csv", "raw", "avro")
 STARTUP_MODES = ("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets")
 BOUNDED_MODES = ("unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets")
 # Flink's Kafka metadata keys: (type, writable)

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 from catalog.connectors import CONNECTORS
 from catalog.connectors.kafka import key_fields, parse_offsets, value_fields
 from sqlengine.connectors.base import Connector, SinkRequest, SourceRequest, SourceResult
-from sqlengine.connectors.kafka_formats import decode, encode, side_options
-from sqlengine.connectors.kafka_jars import ensure_kafka
+from sqlengine.connectors.kafka_formats import decode, encode, side_options, uses_avro
+from sqlengine.connectors.kafka_jars import ensure_avro, ensure_kafka
 from sqlengine.connectors.kafka_offsets import KafkaAdmin, Offsets, offsets_json
 from sqlengine.connectors.malformed import CORRUPT_COLUMN, count_and_drop, errors_mode, metric_name
 from sqlengine.connectors.options import TableOptions
@@ -33,6 +33,7 @@ from sqlengine.types import UnsupportedType, spark_schema, spark_type
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.streaming.readwriter import DataStreamWriter
+    from pyspark.sql.types import StructType
 
     from catalog import TableDef
 
@@ -69,6 +70,8 @@ class Kafka(Connector):
         opts = TableOptions(table)
         opts.validate()
         ensure_kafka(spark)
+        if uses_avro(table):
+            ensure_avro(spark)
         props = client_properties(table)
         reader_opts = {f"kafka.{k}": v for k, v in props.items() if k not in _SPARK_OWNS}
         reader_opts["failOnDataLoss"] = "false"  # as Flink: records deleted by retention are skipped
@@ -221,6 +224,8 @@ class Kafka(Connector):
         opts = TableOptions(table)
         opts.validate()
         ensure_kafka(df.sparkSession)
+        if uses_avro(table):
+            ensure_avro(df.sparkSession)
         topics = _topics(opts)
         metadata = {c.metadata_key or c.name: c.name for c in table.columns if c.kind == "metadata" and not c.virtual}
         if len(topics) != 1 and "topic" not in metadata:
@@ -247,9 +252,11 @@ class Kafka(Connector):
         key_fmt = opts.string("key.format")
         if keys and key_fmt:
             names = [k[len(prefix):] if k.startswith(prefix) else k for k in keys]
-            out.append(encode([F.col(f"`{k}`") for k in keys], names, key_fmt, side_options(table, "key", key_fmt)).alias("key"))
+            out.append(encode([F.col(f"`{k}`") for k in keys], names, key_fmt, side_options(table, "key", key_fmt),
+                              _declared(table, keys, names, opts)).alias("key"))
         value_fmt = opts.string("value.format") or opts.string("format") or ""
-        value = encode([F.col(f"`{v}`") for v in values], list(values), value_fmt, side_options(table, "value", value_fmt))
+        value = encode([F.col(f"`{v}`") for v in values], list(values), value_fmt, side_options(table, "value", value_fmt),
+                       _declared(table, values, list(values), opts))
         if kind is not None:
             value = F.when(kind.isin(1, 3), F.lit(None).cast("binary")).otherwise(value)
         out.append(value.alias("value"))
@@ -284,3 +291,15 @@ def _before(end: Offsets) -> Column:
     for (topic, partition), offset in end.items():
         cond = cond | ((F.col("topic") == topic) & (F.col("partition") == partition) & (F.col("offset") < offset))
     return cond
+
+
+def _declared(table: TableDef, columns: list[str] | tuple[str, ...], names: list[str], opts: TableOptions) -> StructType:
+    """The declared types of a key's or value's columns, named as they are written."""
+    from pyspark.sql.types import StructField, StructType
+
+    physical = {c.name: c for c in table.columns if c.kind == "physical"}
+    try:
+        schema = spark_schema([physical[n] for n in columns])
+    except UnsupportedType as err:
+        raise opts.error(str(err)) from None
+    return StructType([StructField(n, f.dataType, f.nullable) for n, f in zip(names, schema.fields, strict=True)])

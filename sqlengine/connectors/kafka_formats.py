@@ -1,4 +1,5 @@
-"""A Kafka key or value as columns and back: json, csv and raw, with their options.
+"""A Kafka key or value as columns and back: json, csv, raw and avro (Flink's plain Avro binary,
+``sqlengine.connectors.avro_schema``), with their options.
 
 Decoding returns a struct column of the declared fields (NULL for a null key or value, a
 tombstone). A record that does not parse fails the job ('errors.mode' = 'fail') or is marked in
@@ -49,6 +50,8 @@ def decode(raw: Column, fmt: str, schema: StructType, opts: TableOptions, mode: 
             raise opts.error(f"the 'raw' format reads STRING or BYTES columns, not `{field.name}` "
                              f"{field.dataType.simpleString()}.", "format")
         return F.when(raw.isNull(), F.lit(None)).otherwise(F.struct(value.alias(field.name)))
+    if fmt == "avro":
+        return _decode_avro(raw, schema, opts, mode)
     text = raw.cast("string")
     parse_opts: dict[str, str] = {}
     target = schema
@@ -65,15 +68,59 @@ def decode(raw: Column, fmt: str, schema: StructType, opts: TableOptions, mode: 
     return F.when(raw.isNull(), F.lit(None)).otherwise(parsed)
 
 
-def encode(columns: list[Column], names: list[str], fmt: str, opts: TableOptions) -> Column:
-    """The columns as the bytes of one key or value."""
+def encode(columns: list[Column], names: list[str], fmt: str, opts: TableOptions, schema: StructType | None = None) -> Column:
+    """The columns as the bytes of one key or value (``schema``: their declared types, named as
+    ``names``; the 'avro' format needs it)."""
     from pyspark.sql import functions as F
 
     if fmt == "raw":
         return columns[0].cast("binary") if names else F.lit(None)
     struct = F.struct(*[c.alias(n) for c, n in zip(columns, names, strict=True)])
+    if fmt == "avro":
+        return _encode_avro(struct, schema, opts)
     options = write_options(opts)
     if fmt == "json":
         # Flink writes a NULL field as null; Spark leaves it out unless told
         return F.to_json(struct, {**options, "ignoreNullFields": "false"}).cast("binary")
     return F.to_csv(struct, {k: v for k, v in options.items() if k != "header"}).cast("binary")
+
+
+def uses_avro(table: TableDef) -> bool:
+    """Whether the table's key or value is in the 'avro' format (Spark's Avro module needed)."""
+    o = table.options
+    return "avro" in (o.get("format"), o.get("key.format"), o.get("value.format"))
+
+
+def _avro_schema(schema: StructType, opts: TableOptions) -> str:
+    from sqlengine.connectors.avro_schema import AvroTypeError, avro_schema
+
+    try:
+        return avro_schema(schema)
+    except AvroTypeError as err:
+        raise opts.error(f"the 'avro' format: {err}.", "format") from None
+
+
+def _decode_avro(raw: Column, schema: StructType, opts: TableOptions, mode: str) -> Column:
+    """Spark's from_avro with the schema Flink writes; a record that does not decode fails the job
+    or (skip) is marked with its bytes in base64."""
+    from pyspark.sql import functions as F
+
+    mode_opt = F.create_map(F.lit("mode"), F.lit("FAILFAST" if mode == "fail" else "PERMISSIVE"))
+    parsed = F.call_function("from_avro", raw, F.lit(_avro_schema(schema, opts)), mode_opt)
+    typed = parsed.cast(schema)  # Spark reads timestamp-millis as its TIMESTAMP: the table's types
+    fields = [typed[f.name].alias(f.name) for f in schema.fields]
+    if mode != "fail":
+        fields.append(F.when(parsed.isNull(), F.base64(raw)).alias(CORRUPT_COLUMN))
+    return F.when(raw.isNull(), F.lit(None)).otherwise(F.struct(*fields))
+
+
+def _encode_avro(struct: Column, schema: StructType | None, opts: TableOptions) -> Column:
+    from pyspark.sql import functions as F
+
+    from sqlengine.connectors.avro_schema import for_avro
+
+    assert schema is not None, "an Avro key or value is written with the table's types"
+    # field by field: a struct cast cannot make a field NOT NULL, and the writer's schema (a NOT
+    # NULL column without the null branch) is the table's, not the data's nullability
+    fields = [struct[f.name].cast(t.dataType).alias(f.name) for f, t in zip(schema.fields, for_avro(schema).fields, strict=True)]
+    return F.call_function("to_avro", F.struct(*fields), F.lit(_avro_schema(schema, opts)))

@@ -1,4 +1,5 @@
-"""Spark's Kafka connector, added to a running session the first time a Kafka table is used.
+"""Spark's Kafka connector (and its Avro module, for the 'avro' format), added to a running
+session the first time a Kafka table (an Avro key or value) is used.
 
 pyspark ships without it. The four jars (Spark's connector, its token provider, the Kafka client
 and commons-pool2; pyspark has everything else) are resolved by Spark's own Ivy through
@@ -33,6 +34,7 @@ ARTIFACTS = (
     "org.apache.kafka:kafka-clients:3.9.2",
     "org.apache.commons:commons-pool2:2.13.1",
 )
+AVRO_ARTIFACTS = (f"org.apache.spark:spark-avro_2.13:{SPARK_KAFKA_VERSION}",)
 IVY_SETTINGS = """<ivysettings>
   <!-- written by sqlengine: Maven Central only (Ivy's default chain also reads ~/.m2, where a
        pom without its jar fails the resolution) -->
@@ -45,7 +47,7 @@ IVY_SETTINGS = """<ivysettings>
 DEFAULT_IVY_HOME = Path.home() / ".ivy2.5.2"
 
 _lock = threading.Lock()
-_loaded: set[int] = set()  # ids of the JVM gateways that have the connector
+_loaded: set[tuple[int, str]] = set()  # (JVM gateway id, what): what each JVM has
 
 
 def ivy_settings(home: Path) -> Path:
@@ -83,27 +85,46 @@ def has_kafka(spark: SparkSession) -> bool:
 def ensure_kafka(spark: SparkSession) -> None:
     """Add the Kafka connector to the session's JVM unless it is there; a ConnectorError in one
     line saying what to fetch when it cannot be resolved."""
-    key = id(spark.sparkContext._gateway)
+    _ensure(spark, "Kafka connector", ARTIFACTS, has_kafka, "connector")
+
+
+def has_avro(spark: SparkSession) -> bool:
+    """Whether the session has Spark's Avro functions (from_avro, to_avro)."""
+    try:
+        jar_loader(spark).loadClass("org.apache.spark.sql.avro.AvroDataToCatalyst")
+        return True
+    except Exception:
+        return False
+
+
+def ensure_avro(spark: SparkSession) -> None:
+    """Add Spark's Avro module (the 'avro' format of Kafka keys and values): the Avro library
+    itself ships with pyspark."""
+    _ensure(spark, "Avro module", AVRO_ARTIFACTS, has_avro, "format")
+
+
+def _ensure(spark: SparkSession, what: str, artifacts: tuple[str, ...], present: Any, option: str) -> None:
+    key = (id(spark.sparkContext._gateway), what)
     with _lock:
         _use_jar_loader(spark)
-        if key in _loaded or has_kafka(spark):
+        if key in _loaded or present(spark):
             _loaded.add(key)
             return
-        for artifact in ARTIFACTS:
+        for artifact in artifacts:
             try:
                 spark.sql(f"ADD JAR 'ivy://{artifact}?transitive=false'")
             except Exception:
                 log.exception("resolving %s", artifact)
                 ivy = spark.sparkContext.getConf().get("spark.jars.ivy") or str(DEFAULT_IVY_HOME)
                 raise ConnectorError(
-                    f"Spark's Kafka connector could not be resolved ({artifact}): it is not in "
+                    f"Spark's {what} could not be resolved ({artifact}): it is not in "
                     f"the Ivy cache ({ivy}) and Maven Central could not be reached. Run once with "
                     "access to Maven Central, or give the jars with --conf spark.jars=... "
-                    f"({', '.join(a.split(':')[1] for a in ARTIFACTS)}).",
-                    option="connector",
+                    f"({', '.join(a.split(':')[1] for a in artifacts)}).",
+                    option=option,
                 ) from None
         _loaded.add(key)
-        log.info("added Spark's Kafka connector %s", SPARK_KAFKA_VERSION)
+        log.info("added Spark's %s %s", what, SPARK_KAFKA_VERSION)
 
 
 def _use_jar_loader(spark: SparkSession) -> None:
