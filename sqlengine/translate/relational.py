@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from planner.logical.operators import Calc, Correlate, Union, Values
-from sqlengine.translate.core import Rel, Translator, unreachable
+from sqlengine.translate.core import Rel, SourceInfo, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import is_plain_column, quote
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 
 def translate_calc(t: Translator, node: Calc) -> Rel:
@@ -54,7 +59,22 @@ def translate_values(t: Translator, node: Values) -> Rel:
     row = t.fresh("row")
     rows = [F.struct(*[F.expr(exprs.sql(v)).alias(f.name) for v, f in zip(r, node.fields, strict=True)]) for r in node.rows]
     df = t.spark.range(1).select(F.explode(F.array(*rows)).alias(row))
-    return Rel(df.select(*[F.col(f"{row}.{quote(f.name)}").alias(f.name) for f in node.fields]), tuple(node.field_names()))
+    df = df.select(*[F.col(f"{row}.{quote(f.name)}").alias(f.name) for f in node.fields])
+    if t.streaming:
+        df = _as_stream(t, df)
+    return Rel(df, tuple(node.field_names()))
+
+
+def _as_stream(t: Translator, rows: DataFrame) -> DataFrame:
+    """Constant rows as a bounded stream, as Flink's VALUES is in a streaming job (Spark cannot
+    write a static DataFrame with writeStream, nor union it with a stream): written once into the
+    job's directory, then read back as a file source that ends after its first micro-batch. A
+    resumed job reads the same file, so its rows are not read twice."""
+    where = t.job_dir / "values" / f"v{t.next_scan_id()}"
+    if not (where / "_SUCCESS").exists():
+        rows.write.mode("overwrite").parquet(str(where))
+    t.sources.append(SourceInfo("VALUES", bounded=True, one_batch=True))
+    return t.spark.readStream.schema(rows.schema).parquet(str(where))
 
 
 def translate_correlate(t: Translator, node: Correlate) -> Rel:

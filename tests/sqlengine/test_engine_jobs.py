@@ -78,6 +78,27 @@ def test_a_bounded_insert_writes_every_window_once_and_a_rerun_resumes_complete(
     assert len(_sink_rows(sink)) == 3  # nothing written twice
 
 
+def test_values_in_a_streaming_job_are_a_bounded_stream(tmp_path, spark):
+    """INSERT ... VALUES (Flink's everyday way to put rows in a table) runs in streaming mode and
+    ends by itself; VALUES unioned with a stream too; a rerun writes nothing twice."""
+    sink = tmp_path / "views"
+    engine = _setup(tmp_path, spark, sink)
+    insert = "INSERT INTO page_views VALUES ('/x', TIMESTAMP '2024-01-01 00:00:00', 7), ('/y', NULL, CAST(NULL AS BIGINT))"
+    job = _run(engine, insert)
+    assert job.status == Status.FINISHED and job.bounded, job.error
+    assert [(p, t[:19], n) for p, t, n in _sink_rows(sink)] == [("/x", "2024-01-01 00:00:00", "7"), ("/y", "", "")]
+    assert _run(engine, insert).already_complete and len(_sink_rows(sink)) == 2
+    # a second table: Spark's file sink skips the batches its directory's log has already
+    # committed, whichever job committed them
+    other = tmp_path / "other"
+    engine.plan(parse_script(f"CREATE TABLE other WITH ('path' = '{other}') LIKE page_views;").statements[0])
+    mixed = ("INSERT INTO other SELECT page, ts, user_id FROM clicks WHERE user_id = 3 "
+             "UNION ALL SELECT * FROM (VALUES ('/z', TIMESTAMP '2024-01-01 00:00:00', CAST(9 AS BIGINT)))")
+    job = _run(engine, mixed)
+    assert job.status == Status.FINISHED, job.error
+    assert [r[0] for r in _sink_rows(other)] == ["/a", "/z"]
+
+
 def test_insert_overwrite_replaces_in_batch_and_is_refused_in_streaming(tmp_path, spark):
     sink = tmp_path / "views"
     engine = _setup(tmp_path, spark, sink)
