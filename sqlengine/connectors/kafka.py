@@ -81,6 +81,9 @@ class Kafka(Connector):
         else:
             reader_opts.update(self._starting(spark, opts, props))
             end = self._ending(spark, opts, props)
+            if request.streaming and opts.has("scan.max-offsets-per-trigger"):
+                # a bounded read (availableNow) keeps the limit too: its input comes in several batches
+                reader_opts["maxOffsetsPerTrigger"] = str(opts.int("scan.max-offsets-per-trigger"))
         if any(c.kind == "metadata" and (c.metadata_key or c.name) == "headers" for c in table.columns):
             reader_opts["includeHeaders"] = "true"
         reader = spark.readStream if request.streaming else spark.read
