@@ -6,12 +6,14 @@
 Every case is an INSERT of one statement set (tests/integration/kill.py): a TUMBLE window
 aggregation and a keep-first deduplication, each from the filesystem source and from a Kafka
 topic, into the filesystem sink; and from Kafka into upsert-kafka, a keep-first deduplication on
-event time and running totals per user. The reference is the same file run once without a
-failure, into a home of its own. Then the file runs in a second home and its process group (the
-CLI and its JVM) is killed with SIGKILL, a random 0..--max-delay seconds after each run's first
-finished micro-batch, --kills times; then it runs to the end. Both homes' sinks are read as their
-readers see them (committed files; an upsert topic as a table) and compared as multisets. The
-Kafka broker is scripts/kafka_broker.py, on 127.0.0.1, for this run only.
+event time, running totals per user and the two largest orders per user (a Top-N: sqlengine's
+changelog operator). The reference is the same file run once without a failure, into a home of
+its own. Then the file runs in a second home and its process group (the CLI and its JVM) is
+killed with SIGKILL, a random 0..--max-delay seconds after every query has finished a
+micro-batch in that run, --kills times; then it runs to the end. Both homes' sinks are read as
+their readers see them (committed files; an upsert topic as a table) and compared as multisets;
+the reference is also compared with the result computed in Python. The Kafka broker is
+scripts/kafka_broker.py, on 127.0.0.1, for this run only.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def main() -> int:
     parser.add_argument("--orders", type=int, default=5000, help="orders in the input (plus ~15%% redelivered)")
     parser.add_argument("--chunks", type=int, default=50, help="files (and Kafka micro-batches) the input comes in")
     parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--max-delay", type=float, default=2.0, help="a kill comes 0..this many s after a run's first batch")
+    parser.add_argument("--max-delay", type=float, default=2.0, help="a kill comes 0..this many s after every query's first batch of the run")
     parser.add_argument("--no-kafka", action="store_true", help="the filesystem cases only (no broker)")
     parser.add_argument("--cases", nargs="*", help="these cases only (default: all)")
     parser.add_argument("--work", type=Path, help="working directory (default: a new temporary one, kept)")

@@ -4,8 +4,8 @@ killing; bench/kill_recovery.py is the long version, with Kafka).
 
 A TUMBLE window aggregation and a keep-first deduplication read 24 files, one a micro-batch, in
 one statement set run by the real CLI. Three times the CLI's process group is killed with
-SIGKILL a random 0-2 s after the run's first finished micro-batch; the fourth run goes to the
-end. The committed files must hold exactly the rows computed from the input.
+SIGKILL a random 0-2 s after both queries have finished a micro-batch in that run; the fourth run
+goes to the end. The committed files must hold exactly the rows computed from the input.
 """
 
 from __future__ import annotations
