@@ -29,6 +29,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -36,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from tests.integration import kill  # noqa: E402
 
 
-def broker_module():  # type: ignore[no-untyped-def]
+def broker_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location("kafka_broker", ROOT / "scripts" / "kafka_broker.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
