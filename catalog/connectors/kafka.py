@@ -52,6 +52,8 @@ _BOUNDED = (
         "after this time (mode 'timestamp')."),
     opt("scan.bounded.specific-offsets", "string", None, "End offsets per partition "
         "(mode 'specific-offsets')."),
+    opt("scan.max-offsets-per-trigger", "long", None, "At most this many records per "
+        "micro-batch, over all partitions (Spark's maxOffsetsPerTrigger).", flink_name=False),
 )
 
 
@@ -108,6 +110,10 @@ class Kafka(ConnectorSpec):
                                      "of the key."))
         out += _mode_problems(opts, "scan.startup")
         out += _mode_problems(opts, "scan.bounded")
+        limit = self.values(table).integer("scan.max-offsets-per-trigger")
+        if limit is not None and limit < 1:
+            out.append(OptionProblem("scan.max-offsets-per-trigger",
+                                     "'scan.max-offsets-per-trigger' must be at least 1."))
         if opts.get("sink.delivery-guarantee") == "exactly-once":
             out.append(OptionProblem(
                 "sink.delivery-guarantee",

@@ -88,6 +88,9 @@ class Kafka(Connector):
         end = self._ending(spark, opts, props)
         # where a new job starts and ends, for whoever wonders why a read was empty
         log.info("%s: start %s, end %s", table.name, {k: v for k, v in reader_opts.items() if k.startswith("starting")}, end)
+        if request.streaming and opts.has("scan.max-offsets-per-trigger"):
+            # a bounded read (availableNow) keeps the limit too: its input comes in several batches
+            reader_opts["maxOffsetsPerTrigger"] = str(opts.int("scan.max-offsets-per-trigger"))
         if any(c.kind == "metadata" and (c.metadata_key or c.name) == "headers" for c in table.columns):
             reader_opts["includeHeaders"] = "true"
         reader = spark.readStream if request.streaming else spark.read

@@ -73,6 +73,8 @@ def test_key_and_value_formats_with_their_prefixed_options():
         ("'topic' = 'a', 'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once'", "has no transactions"),
         ("'topic' = 'a', 'format' = 'raw'", "The 'raw' format holds one column; the value has 2"),
         ("'topic' = 'a', 'format' = 'json', 'scan.startup.mod' = 'x'", "Did you mean 'scan.startup.mode'?"),
+        ("'topic' = 'a', 'format' = 'json', 'scan.max-offsets-per-trigger' = '0'", "must be at least 1"),
+        ("'topic' = 'a', 'format' = 'json', 'scan.max-offsets-per-trigger' = 'many'", "'many' is not a long"),
     ],
 )
 def test_kafka_option_mistakes_are_named(opts, expected):
@@ -87,6 +89,10 @@ def test_any_properties_key_is_passed_through():
 def test_an_unknown_metadata_key_is_named():
     found = problems(kafka("v STRING, x INT METADATA FROM 'nope'", "'topic' = 'a', 'format' = 'raw'"))
     assert any("reads 'nope', which the kafka connector does not offer" in m for m in found), found
+
+
+def test_a_limit_of_records_per_micro_batch_is_ours_and_accepted():
+    assert problems(kafka("v STRING", "'topic' = 'a', 'format' = 'raw', 'scan.max-offsets-per-trigger' = '500'")) == []
 
 
 def test_a_bounded_read():

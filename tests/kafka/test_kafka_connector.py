@@ -166,6 +166,17 @@ def test_startup_and_bounded_modes(sql, servers):
     assert ids("g", **{"scan.startup.mode": "group-offsets", "properties.group.id": group}) == [7, 8, 9]
 
 
+def test_max_offsets_per_trigger_splits_a_bounded_read_into_micro_batches(sql, servers):
+    topic = new_topic(servers, partitions=2)
+    produce(servers, topic, [{"value": {"id": i}, "partition": i % 2} for i in range(20)])
+    sql.ddl(source_ddl("t", servers, topic, "id INT", **{"scan.max-offsets-per-trigger": "6"}))
+    job = sql.job("SELECT id FROM t", "streaming")
+    assert sorted(r[0] for r in job.result.rows()) == list(range(20))
+    # 20 records, at most 6 a batch: 4 batches or more (availableNow honours the limit)
+    batches = [s.input_rows for s in job.history if s.input_rows]
+    assert sum(batches) == 20 and max(batches) <= 6 and len(batches) >= 4, batches
+
+
 def test_group_offsets_without_a_commit_say_what_to_set(sql, servers):
     topic = new_topic(servers)
     produce(servers, topic, [{"value": {"id": 1}}])
