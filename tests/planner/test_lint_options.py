@@ -23,7 +23,7 @@ def test_each_bad_option_is_an_error_at_its_pair(tmp_path):
     path = tmp_path / "bad.sql"
     path.write_text(BAD)
     found = [(d.code, d.line, d.column, d.message, d.hint) for d in lint_paths([path]).diagnostics]
-    assert ("E003", 4, 3, "Option 'format': 'jsn' is not one of json, csv, raw.", "did you mean 'json'?") in found
+    assert ("E003", 4, 3, "Option 'format': 'jsn' is not one of json, csv, raw, avro.", "did you mean 'json'?") in found
     assert any(line == 5 and "'earliest' is not one of earliest-offset" in msg and hint == "did you mean 'earliest-offset'?"
                for _, line, _, msg, hint in found), found
     assert any(line == 6 and "'topc'" in msg for _, line, _, msg, _ in found), found
