@@ -2,7 +2,7 @@
 sink ends with every row exactly once (tests/integration/kill.py has the input, the SQL and the
 killing; bench/kill_recovery.py is the long version, with Kafka).
 
-A TUMBLE window aggregation and a keep-first deduplication read 24 files, one a micro-batch, in
+A TUMBLE window aggregation and a keep-first deduplication read 20 files, one a micro-batch, in
 one statement set run by the real CLI. Three times the CLI's process group is killed with
 SIGKILL a random 0-2 s after both queries have finished a micro-batch in that run; the fourth run
 goes to the end. The committed files must hold exactly the rows computed from the input.
@@ -33,7 +33,7 @@ def java() -> None:
 
 def test_killed_three_times_the_filesystem_sink_has_every_row_once(tmp_path, java) -> None:
     seed = random.randrange(1 << 30)  # kills at new moments each time; the seed reproduces the input
-    chunks = kill.make_orders(seed, orders=600, chunks=24)
+    chunks = kill.make_orders(seed, orders=500, chunks=20)
     kill.write_files(tmp_path / "orders", chunks)
     home = tmp_path / "home"
     home.mkdir()

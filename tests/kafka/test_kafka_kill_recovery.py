@@ -20,7 +20,7 @@ CASES = (kill.Case("kafka", "window", "fs"), kill.Case("kafka", "totals", "upser
 
 def test_killed_twice_kafka_into_files_and_upsert_kafka_loses_and_duplicates_nothing(tmp_path, kafka_broker) -> None:
     seed = random.randrange(1 << 30)
-    chunks = kill.make_orders(seed, orders=600, chunks=24)
+    chunks = kill.make_orders(seed, orders=500, chunks=20)
     servers = kafka_broker.bootstrap
     topic, prefix = f"orders-{uuid.uuid4().hex[:8]}", f"k{uuid.uuid4().hex[:8]}-"
     kill.produce(servers, topic, chunks, partitions=2)
