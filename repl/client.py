@@ -200,7 +200,7 @@ def _backend(job: Job) -> str:
 
     found = state_backend.in_checkpoint(job.checkpoint / "q0")
     if found is None and job.spark is not None:
-        found = job.spark.conf.get(state_backend.PROVIDER_KEY)
+        found = state_backend.in_force(job.spark)
     return state_backend.name_of(found)
 
 

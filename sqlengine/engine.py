@@ -187,8 +187,11 @@ class Engine:
                 spark.conf.set(key, value)
         notes: list[str] = []
         if outcome.kind != Kind.QUERY and streaming:
-            notes = self._resume(outcome, pipelines, checkpoint, spark, buckets)
-            notes += _backend_notes(spark, checkpoint, len(pipelines), outcome.settings)
+            # Spark keeps the state store a checkpoint (or the savepoint copied in) was written with
+            recorded = _recorded_backend(outcome.settings, checkpoint, len(pipelines))
+            wanted = state_backend.in_force(spark)
+            notes = self._resume(outcome, pipelines, checkpoint, spark, buckets, recorded or wanted)
+            notes += _backend_notes(recorded, wanted, outcome.settings)
         elif outcome.kind != Kind.QUERY and outcome.settings.get(savepoints.SAVEPOINT_PATH):
             notes = [f"'{savepoints.SAVEPOINT_PATH}' is not used in batch mode (a batch job keeps no state)"]
         sources = [s for p in pipelines for s in p.translated.sources]
@@ -210,7 +213,8 @@ class Engine:
         )
         return self.jobs.submit(job)
 
-    def _resume(self, outcome: Outcome, pipelines: list[Pipeline], checkpoint: Path, spark: SparkSession, buckets: int) -> list[str]:
+    def _resume(self, outcome: Outcome, pipelines: list[Pipeline], checkpoint: Path, spark: SparkSession, buckets: int,
+                backend: str) -> list[str]:
         """Check that the job's stateful operators can take over the state it starts from (its
         checkpoint, or the savepoint of 'execution.savepoint.path'), lay that state out, and keep
         the new plan's fingerprint beside it. Refused: a positioned error, nothing started."""
@@ -219,7 +223,6 @@ class Engine:
         assert outcome.analysis is not None
         stmt = outcome.statement
         sources = [[s.table + (" + end-of-input marker" if s.marker_dir else "") for s in p.translated.sources] for p in pipelines]
-        backend = _effective_backend(spark, outcome.settings, checkpoint)
         fingerprint = job_print(outcome.analysis, backend=backend.rsplit(".", 1)[-1], buckets=buckets, sources=sources)
         try:
             resume = savepoints.plan_resume(outcome.settings, fingerprint, checkpoint, settings_name(outcome.settings))
@@ -299,28 +302,25 @@ class Engine:
         shutil.rmtree(self.home / "tmp", ignore_errors=True)
 
 
-def _effective_backend(spark: SparkSession, settings: dict[str, str], checkpoint: Path) -> str:
-    """The state store the job's state will be in: the one its savepoint or checkpoint was written
-    with (Spark keeps that one on a resume), else the one in force."""
+def _recorded_backend(settings: dict[str, str], checkpoint: Path, queries: int) -> str | None:
+    """The state store the job's state was written with: its savepoint's, or its checkpoint's
+    (None: a new job)."""
     path = settings.get(savepoints.SAVEPOINT_PATH)
     source = savepoints.local_path(path) if path else checkpoint
-    return state_backend.in_checkpoint(source / "q0") or spark.conf.get(state_backend.PROVIDER_KEY) or state_backend.HDFS
+    return next((p for i in range(queries) if (p := state_backend.in_checkpoint(source / f"q{i}"))), None)
 
 
-def _backend_notes(spark: SparkSession, checkpoint: Path, queries: int, settings: dict[str, str]) -> tuple[str, ...]:
-    """What to tell the user when the state backend in force is not the one the job's existing
-    checkpoint was created with: Spark resumes with the checkpoint's."""
-    wanted = spark.conf.get(state_backend.PROVIDER_KEY) or state_backend.HDFS
-    for i in range(queries):
-        found = state_backend.in_checkpoint(checkpoint / f"q{i}")
-        if found is not None and found != wanted:
-            asked = "" if any(k in settings for k in state_backend.KEYS) else " (the default)"
-            return (
-                f"The job resumes its checkpoint, whose state is kept in '{state_backend.name_of(found)}'; "
-                f"'state.backend.type' = '{state_backend.name_of(wanted)}'{asked} applies to a new checkpoint only "
-                "(another 'pipeline.name', or the checkpoint removed)",
-            )
-    return ()
+def _backend_notes(recorded: str | None, wanted: str, settings: dict[str, str]) -> list[str]:
+    """What to tell the user when the state backend in force is not the one the job's state was
+    written with: Spark resumes with the one it was written with."""
+    if recorded is None or recorded == wanted:
+        return []
+    asked = "" if any(k in settings for k in state_backend.KEYS) else " (the default)"
+    return [
+        f"The job resumes its checkpoint, whose state is kept in '{state_backend.name_of(recorded)}'; "
+        f"'state.backend.type' = '{state_backend.name_of(wanted)}'{asked} applies to a new checkpoint only "
+        "(another 'pipeline.name', or the checkpoint removed)"
+    ]
 
 
 def _file_sinks_ahead(plans: Sequence[Node], savepoint: Path) -> list[str]:

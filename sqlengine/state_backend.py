@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 PROVIDER_KEY = "spark.sql.streaming.stateStore.providerClass"
 CHANGELOG_KEY = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
@@ -41,6 +45,11 @@ def provider_conf(value: str) -> dict[str, str]:
 def name_of(provider: str | None) -> str:
     """A provider class as Flink's backend name (the class itself when it is neither)."""
     return NAMES.get(provider or HDFS, provider or "hashmap")
+
+
+def in_force(spark: SparkSession) -> str:
+    """The provider a new checkpoint of this session is created with (Spark's default: HDFS)."""
+    return spark.conf.get(PROVIDER_KEY) or HDFS
 
 
 def in_checkpoint(query_checkpoint: Path) -> str | None:

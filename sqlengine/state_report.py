@@ -80,7 +80,7 @@ def _query_state(spark: SparkSession, q: Path) -> list[OperatorState]:
     for m in meta:
         op_id = int(m["operatorId"])
         name = str(m["operatorName"])
-        if "symmetricHashJoin" in name or "HashJoin" in name:
+        if "HashJoin" in name:  # symmetricHashJoin
             if op_id in seen:
                 continue  # one line per side, not per internal store
             seen.add(op_id)

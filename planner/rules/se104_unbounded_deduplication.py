@@ -50,11 +50,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _normalize(ctx: RuleContext, node: ChangelogNormalize) -> Finding:
     scan = node.input
-    connector = scan.table.connector if isinstance(scan, Scan) else "upsert"
+    assert isinstance(scan, Scan)  # the binder puts it right over the upsert source's scan
     estimate = ctx.estimate(node, 0)
     size = f" ({estimate})" if estimate else ""
     message = (
-        f"Reading `{scan.table.name if isinstance(scan, Scan) else '?'}` ({connector}) keeps the last row of every key "
+        f"Reading `{scan.table.name}` ({scan.table.connector}) keeps the last row of every key "
         f"({keys_text(node.keys, 'the key')}) forever (ChangelogNormalize), to retract it when the key is updated; "
         f"only a delete (tombstone) releases a key{size}"
     )

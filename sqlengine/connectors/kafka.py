@@ -125,15 +125,7 @@ class Kafka(Connector):
             fmt = opts.string(f"{side}.format") or (opts.string("format") if side == "value" else None)
             if not names or fmt is None:
                 continue
-            try:
-                schema = spark_schema([physical[n] for n in names])
-            except UnsupportedType as err:
-                raise opts.error(str(err)) from None
-            if side == "key" and prefix:
-                from pyspark.sql.types import StructField, StructType
-
-                schema = StructType([StructField(f.name[len(prefix):] if f.name.startswith(prefix) else f.name,
-                                                 f.dataType, f.nullable) for f in schema.fields])
+            schema = _declared(table, names, _unprefixed(names, prefix) if side == "key" else list(names), opts)
             parsed = decode(raw_col, fmt, schema, side_options(table, side, fmt), mode)
             struct_name = f"__{side}"
             columns[struct_name] = parsed
@@ -254,7 +246,7 @@ class Kafka(Connector):
         out: list[Column] = []
         key_fmt = opts.string("key.format")
         if keys and key_fmt:
-            names = [k[len(prefix):] if k.startswith(prefix) else k for k in keys]
+            names = _unprefixed(keys, prefix)
             out.append(encode([F.col(f"`{k}`") for k in keys], names, key_fmt, side_options(table, "key", key_fmt),
                               _declared(table, keys, names, opts)).alias("key"))
         value_fmt = opts.string("value.format") or opts.string("format") or ""
@@ -306,3 +298,8 @@ def _declared(table: TableDef, columns: list[str] | tuple[str, ...], names: list
     except UnsupportedType as err:
         raise opts.error(str(err)) from None
     return StructType([StructField(n, f.dataType, f.nullable) for n, f in zip(names, schema.fields, strict=True)])
+
+
+def _unprefixed(keys: list[str] | tuple[str, ...], prefix: str) -> list[str]:
+    """The key columns as the key's encoding names them ('key.fields-prefix' taken off)."""
+    return [k[len(prefix):] if prefix and k.startswith(prefix) else k for k in keys]

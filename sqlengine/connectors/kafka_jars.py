@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,7 +104,7 @@ def ensure_avro(spark: SparkSession) -> None:
     _ensure(spark, "Avro module", AVRO_ARTIFACTS, has_avro, "format")
 
 
-def _ensure(spark: SparkSession, what: str, artifacts: tuple[str, ...], present: Any, option: str) -> None:
+def _ensure(spark: SparkSession, what: str, artifacts: tuple[str, ...], present: Callable[[SparkSession], bool], option: str) -> None:
     key = (id(spark.sparkContext._gateway), what)
     with _lock:
         _use_jar_loader(spark)
