@@ -40,6 +40,7 @@ from planner.logical.operators import (
     Deduplicate,
     GroupAggregate,
     Node,
+    OverAggregate,
     Sink,
     Sort,
     TopN,
@@ -103,7 +104,7 @@ NATIVE = Physical(Execution.NATIVE)
 
 # the operators there is a changelog implementation of (exact classes; windowed rankings run
 # natively, as they are insert-only and Flink refuses them over changes)
-CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset({GroupAggregate, TopN, Deduplicate, Join, Sort, ChangelogNormalize})
+CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset({GroupAggregate, TopN, Deduplicate, Join, Sort, ChangelogNormalize, OverAggregate})
 # stateless operators rows pass through with their kind
 PASS_THROUGH: frozenset[type[Node]] = frozenset({Calc, Correlate, Union, Sink, LookupJoin, WindowTVF})
 
@@ -150,6 +151,8 @@ def _no_native(node: Node) -> bool:
         return node.keep_last and not reversible(node, ((node.order_field, True),))
     if isinstance(node, Sort):
         return node.limit is not None and bool(node.order)
+    if isinstance(node, OverAggregate):
+        return True  # Spark has no OVER window on a stream
     if type(node) is Join:
         # Spark joins two streams without a time bound only as an inner join
         return node.join_kind.outer or node.join_kind in (JoinKind.SEMI, JoinKind.ANTI)

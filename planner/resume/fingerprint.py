@@ -266,7 +266,7 @@ def _operator_print(node: Node, analysis: Analysis, defs: Definitions) -> Operat
         return OperatorPrint(kind, node.node_id, (), (), (f"order by {_order(defs, node.input, node.order)}{limit}",), (_row(node.input),), runs_as)
     if isinstance(node, Join):
         return _join_print(node, defs, physical, runs_as, ttl)
-    if isinstance(node, (OverAggregate, MatchRecognize)):  # refused on streams; compared anyway
+    if isinstance(node, (OverAggregate, MatchRecognize)):  # the frame and calls are in describe()
         keys = tuple(defs.term(node.input, k) for k in node.partition_keys)
         return OperatorPrint(kind, node.node_id, keys, shape=(node.describe(),), rows=(_row(node.input),), runs_as=runs_as)
     return OperatorPrint(kind, node.node_id, shape=(node.describe(),), runs_as=runs_as)

@@ -42,7 +42,7 @@ class AggCallSpec:
     typing: Typing = AS_IS  # the result's type, as the batch engine gives it
 
 
-class _Accumulator:
+class Accumulator:
     """One aggregate call's accumulate/retract/value over a per-group slot."""
 
     def new(self) -> Any:
@@ -55,7 +55,7 @@ class _Accumulator:
         raise NotImplementedError
 
 
-class _CountStar(_Accumulator):
+class _CountStar(Accumulator):
     def new(self) -> Any:
         return 0
 
@@ -66,7 +66,7 @@ class _CountStar(_Accumulator):
         return acc
 
 
-class _Count(_Accumulator):
+class _Count(Accumulator):
     def new(self) -> Any:
         return 0
 
@@ -80,7 +80,7 @@ class _Count(_Accumulator):
         return acc
 
 
-class _Sum(_Accumulator):
+class _Sum(Accumulator):
     """SUM and AVG: [sum, count of non-NULL values]."""
 
     def __init__(self, typing: Typing, average: bool) -> None:
@@ -102,7 +102,7 @@ class _Sum(_Accumulator):
         return self.typing.divide(acc[0], acc[1]) if self.average else self.typing.cast(acc[0])
 
 
-class _Extreme(_Accumulator):
+class _Extreme(Accumulator):
     """MIN/MAX over an insert-only input: the best value so far."""
 
     def __init__(self, key: Callable[[Any], Any], largest: bool) -> None:
@@ -124,7 +124,7 @@ class _Extreme(_Accumulator):
         return acc
 
 
-class _Multiset(_Accumulator):
+class _Multiset(Accumulator):
     """A multiset of values: {value: count}; MIN/MAX over an updating input (the extreme found
     again when it is retracted), and the DISTINCT aggregates."""
 
@@ -160,7 +160,9 @@ class _Multiset(_Accumulator):
         return self.typing.divide(total, len(acc)) if f == "AVG" else self.typing.cast(total)
 
 
-def _accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: bool) -> _Accumulator:
+def accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: bool) -> Accumulator:
+    """One call's accumulator (also the OVER aggregation's); ``retracting``: values may be taken
+    back, so MIN/MAX keep every value."""
     key = value_key(arg_type) if arg_type is not None else (lambda v: v)
     if spec.func == "COUNT" and spec.star:
         return _CountStar()
@@ -196,10 +198,10 @@ class GroupAggregate(Operator):
     def __setstate__(self, d: dict[str, Any]) -> None:
         self.__dict__.update(d)
 
-    def _accumulators(self) -> list[_Accumulator]:
+    def _accumulators(self) -> list[Accumulator]:
         accs = getattr(self, "_accs", None)
         if accs is None:
-            accs = [_accumulator(c, t, self.retracting) for c, t in zip(self.calls, self.arg_types, strict=True)]
+            accs = [accumulator(c, t, self.retracting) for c, t in zip(self.calls, self.arg_types, strict=True)]
             self._accs = accs
         return accs
 

@@ -91,6 +91,7 @@ class Operator(ABC):
 
     name: str = "operator"
     inputs: int = 1  # how many inputs (a join: 2)
+    timed: bool = False  # holds rows until the watermark passes them (``fire``, ``next_time``)
 
     def __init__(self, out_schema: pa.Schema, ttl_ms: int | None) -> None:
         self.out_schema = out_schema  # the kind, then the output fields
@@ -110,3 +111,11 @@ class Operator(ABC):
         """How many entries the bucket keeps: its keys (groups, kept rows, partitions), or for a
         join the rows its sides hold, as Spark counts a join's state. Reported every micro-batch
         (summed per operator into the job's progress); a bucket that keeps none is cleared."""
+
+    def fire(self, state: Any, watermark_ms: int, now_ms: int) -> Changes:
+        """A timed operator: emit what the watermark has passed."""
+        raise NotImplementedError(f"{self.name} holds nothing for the watermark")
+
+    def next_time(self, state: Any) -> int | None:
+        """A timed operator: the earliest event time a held row waits for."""
+        return None

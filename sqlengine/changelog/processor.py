@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pickle
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -22,7 +22,7 @@ import pyarrow as pa
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import BinaryType, StructField, StructType
 
-from sqlengine.changelog.operator import Operator
+from sqlengine.changelog.operator import Changes, Operator
 from sqlengine.changelog.wire import from_blob, to_blob
 
 STATE_VERSION = 2  # 2: a join's held rows are ints (matches << 32 | count)
@@ -46,6 +46,7 @@ class BucketProcessor(StatefulProcessor):
         self.operator = operator
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        self.handle = handle
         self.store = handle.getValueState(STATE_NAME, STATE_SCHEMA)
 
     def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any) -> Iterator[pd.DataFrame]:
@@ -59,10 +60,28 @@ class BucketProcessor(StatefulProcessor):
             tables = [from_blob(b[3]) for b in blobs if b[0] == side]
             if tables:
                 inputs[side] = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+        yield from self._step(lambda state, now: op.apply(state, inputs, now), timerValues)
+
+    def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any) -> Iterator[pd.DataFrame]:
+        """A timed operator's bucket whose earliest held row the watermark has passed."""
+        yield from self._step(lambda state, now: Changes(), timerValues)
+
+    def _step(self, work: Callable[[Any, int], Changes], timerValues: Any) -> Iterator[pd.DataFrame]:
+        """Load the bucket's state, do ``work`` (and for a timed operator, emit what the
+        watermark has passed and set the bucket's timer to its next held row), store it."""
+        op = self.operator
         got = self.store.get()
         state = load(got[0]) if got is not None else op.new_state()
         keys_before = op.entries(state)
-        changes = op.apply(state, inputs, int(time.time() * 1000))
+        now = int(time.time() * 1000)
+        changes = work(state, now)
+        if op.timed:
+            watermark = timerValues.getCurrentWatermarkInMs()
+            if watermark > 0:  # 0: no watermark yet
+                fired = op.fire(state, watermark, now)
+                changes.kinds += fired.kinds
+                changes.rows += fired.rows
+            self._arm(op.next_time(state))
         keys = op.entries(state)
         if keys == 0:  # the bucket keeps nothing
             if got is not None:
@@ -73,6 +92,16 @@ class BucketProcessor(StatefulProcessor):
         if changes or gained:
             blob = to_blob(changes.table(op.out_schema)) if changes else None
             yield pd.DataFrame({"blob": [blob], "keys": [gained]})
+
+    def _arm(self, at: int | None) -> None:
+        """One timer per bucket, at its earliest held row's time (Spark fires it in the first
+        micro-batch whose watermark reaches it)."""
+        timers = list(self.handle.listTimers())
+        for t in timers:
+            if t != at:
+                self.handle.deleteTimer(t)
+        if at is not None and at not in timers:
+            self.handle.registerTimer(at)
 
     def close(self) -> None:
         pass

@@ -47,12 +47,19 @@ def translate_over(t: Translator, node: OverAggregate) -> Rel:
         spec = Window.partitionBy(*partition).orderBy(ms).rangeBetween(-node.preceding, 0)
     exprs = t.exprs(node)
     cols = [F.col(quote(c)) for c in rel.columns]
+    df = rel.df
     for a in node.aggs:
         if a.func in RANK:
             cols.append(_rank(a.func).over(Window.partitionBy(*partition).orderBy(*_order(node.order))).alias(a.name))
+        elif a.func == AggFunc.AVG and a.args and not a.distinct and exprs.integral(a.args[0]):
+            # Flink's AVG of integers truncates (sum DIV count): two window sums, divided after
+            total, count = t.fresh("sum"), t.fresh("count")
+            arg = exprs.sql(a.args[0])
+            df = df.withColumn(total, F.expr(f"sum({arg})").over(spec)).withColumn(count, F.expr(f"count({arg})").over(spec))
+            cols.append(F.expr(f"{quote(total)} div {quote(count)}").alias(a.name))
         else:
             cols.append(F.expr(agg_sql(exprs, a)).over(spec).alias(a.name))
-    return t.with_columns(rel, cols, tuple(node.field_names()))
+    return t.with_columns(rel.but(df, rel.columns), cols, tuple(node.field_names()))
 
 
 def translate_rank_batch(t: Translator, node: TopN | Deduplicate) -> Rel:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from planner.logical.changelog import Mode
 from planner.logical.evaluate import compile_expression, residual_condition
 from planner.logical.joins import Join, JoinKind
-from planner.logical.operators import ChangelogNormalize, Deduplicate, GroupAggregate, Node, Sort, TopN
+from planner.logical.operators import ChangelogNormalize, Deduplicate, GroupAggregate, Node, OverAggregate, Sort, TopN
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import agg_sql, quote
@@ -74,8 +74,11 @@ def _run(t: Translator, node: Node, packed: DataFrame, op: Operator, out: Struct
     from sqlengine.progress import CHANGELOG_METRIC
 
     t.changelog_operators += 1
+    # a timed operator (OVER) holds rows until Spark's watermark passes them: its buckets get
+    # event-time timers
     changes = packed.groupBy("b").transformWithStateInPandas(
-        statefulProcessor=BucketProcessor(op), outputStructType=OUT, outputMode="Append", timeMode="None"
+        statefulProcessor=BucketProcessor(op), outputStructType=OUT, outputMode="Append",
+        timeMode="EventTime" if op.timed else "None",
     )
     # Spark counts this operator's state in buckets; the keys it gained per micro-batch reach the
     # job's progress as an observed metric (sqlengine.progress.ChangelogKeys sums them)
@@ -133,6 +136,46 @@ def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
     out = _out_schema(t, kind, out_fields)
     updating = not t.props[node.input.node_id].changelog.insert_only or rel.kind is not None
     op = Op(len(node.keys), specs, arg_types, updating, _arrow_schema(t, out), _ttl(t, node))
+    result = _run(t, node, _packed(payload), op, out)
+    names = tuple(node.field_names())
+    return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(kind)), names, kind=kind)
+
+
+# -- OVER aggregation on event time ----------------------------------------------------------
+
+
+def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.aggregate import AggCallSpec
+    from sqlengine.changelog.over import OverAggregate as Op
+    from sqlengine.changelog.values import Typing
+
+    rel = t.translate(node.input)
+    df = rel.df
+    in_names = list(rel.columns)
+    exprs = t.exprs(node)
+    # the result types: those of the native aggregation of the same calls (nothing runs)
+    native = df.agg(*[F.expr(agg_sql(exprs, a)).alias(a.name) for a in node.aggs])
+    types = {f.name: f.dataType for f in native.schema.fields}
+    cols: list[Column] = [F.unix_millis(F.col(quote(node.order_field))).alias("c0")]
+    cols += [F.col(quote(c)).alias(f"c{1 + i}") for i, c in enumerate(in_names)]
+    specs, positions = [], []
+    for call in node.aggs:
+        args = [] if call.star else [F.expr(exprs.sql(a)) for a in call.args]
+        positions.append(len(cols) if args else None)
+        cols += [a.alias(f"c{len(cols) + i}") for i, a in enumerate(args)]
+        specs.append(AggCallSpec(call.func.value, call.distinct, call.star, len(args), False, Typing.of(_arrow(t, types[call.name]))))
+    # the watermark stays on the input: Spark's timers need it (the operator drops late rows itself)
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.partition_keys]), rel.kind_column(), *cols)
+    arg_types = [_arrow(t, payload.schema.fields[2 + i].dataType) if i is not None else None for i in positions]
+    kind = t.fresh("kind")
+    fields = [(c, without_event_time(df).schema[c].dataType) for c in in_names] + [(a.name, types[a.name]) for a in node.aggs]
+    out = _out_schema(t, kind, fields)
+    op = Op(
+        [in_names.index(k) for k in node.partition_keys], len(in_names), node.rows, node.preceding, specs, arg_types,
+        _arrow_schema(t, out), _ttl(t, node),
+    )
     result = _run(t, node, _packed(payload), op, out)
     names = tuple(node.field_names())
     return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(kind)), names, kind=kind)

@@ -28,6 +28,7 @@ from sqlengine.translate.changelog import (
     translate_changelog_dedup,
     translate_changelog_join,
     translate_changelog_normalize,
+    translate_changelog_over,
     translate_changelog_rank,
 )
 from sqlengine.translate.core import Handler, Rel, Translator
@@ -76,6 +77,7 @@ CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
     Deduplicate: translate_changelog_dedup,
     Join: translate_changelog_join,
     ChangelogNormalize: translate_changelog_normalize,
+    OverAggregate: translate_changelog_over,
 }
 
 

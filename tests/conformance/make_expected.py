@@ -7,7 +7,8 @@ expected/<query>.json, is committed and test_conformance.py compares sqlengine w
 
 Each query runs in Flink's streaming mode, its changelog collected with each row's kind and
 applied (a -U/-D takes back one equal row), and in batch mode; the two final tables must agree
-(else the script stops: the query or its data is not deterministic). Flink reads each table as
+(else the script stops: the query or its data is not deterministic); a query whose comment says
+"-- flink batch mode cannot run this: <why>" runs in streaming mode only. Flink reads each table as
 one file, the parts concatenated in order (its file source promises no order across files, and
 reading them out of order would make rows late). Parallelism 1, so watermarks follow that order.
 Written per query: the final rows (sorted), the column names and types, and how many rows of
@@ -29,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from values import plain, row_key
 
 HERE = Path(__file__).resolve().parent
+STREAMING_ONLY = "-- flink batch mode cannot run this:"
 KINDS = {RowKind.INSERT: "+I", RowKind.UPDATE_BEFORE: "-U", RowKind.UPDATE_AFTER: "+U", RowKind.DELETE: "-D"}
 
 
@@ -93,7 +95,8 @@ def main(names: list[str]) -> None:
         for q in queries:
             sql = without_comments(q.read_text())
             rows, columns, kinds = final_table(streaming, sql)
-            batch_rows, _, _ = final_table(batch, sql)
+            # a query Flink's batch planner cannot run (its note says why) is checked in streaming only
+            batch_rows = rows if STREAMING_ONLY in q.read_text() else final_table(batch, sql)[0]
             if rows != batch_rows:
                 raise SystemExit(f"{q.stem}: Flink's streaming and batch results differ; not deterministic")
             expected = {"query": q.name, "flink": "2.3.0", "columns": columns,

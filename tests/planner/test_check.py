@@ -115,7 +115,7 @@ def test_a_problem_points_at_the_call_it_is_about():
 def test_batch_mode_refuses_only_what_spark_batch_cannot_run():
     over = "SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM bids;"
     assert plan(over, "batch").analysis.problems == ()
-    assert [p.code for p in plan(over).analysis.problems] == [Code.OVER_STREAMING]
+    assert plan(over).analysis.problems == ()  # a changelog operator on event time
     assert [p.code for p in plan("SELECT shout(item) FROM bids;", "batch").analysis.problems] == [Code.USER_FUNCTION]
     se301 = [d for d in plan("SELECT shout(item) FROM bids;", "batch").analysis.diagnostics if d.code == "SE301"]
     assert se301 and se301[0].message.startswith("Cannot run on Spark (batch mode) as written")
@@ -220,3 +220,32 @@ def test_native_operators_stay_native():
     assert [str(p) for p in analysis.physical.values()] == ["native"]
     assert "SE302" not in {d.code for d in analysis.diagnostics}
     assert plan("SELECT item, COUNT(*) FROM bids GROUP BY item;", "batch").analysis.physical == {}
+
+
+@pytest.mark.parametrize(
+    ("sql", "code"),
+    [
+        ("SELECT usr, COUNT(*) OVER (PARTITION BY usr ORDER BY pt) FROM clicks;", Code.OVER_PROCTIME),
+        ("SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY price) FROM bids;", Code.OVER_NOT_ROWTIME),
+        ("SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY ts DESC) FROM bids;", Code.OVER_NOT_ROWTIME),
+        ("SELECT item, LAST_VALUE(price) OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_FUNCTION),
+        (
+            "SELECT item, SUM(n) OVER (PARTITION BY item ORDER BY ts) FROM "
+            "(SELECT item, MAX(ts) AS ts, COUNT(*) AS n FROM bids GROUP BY item);",
+            Code.OVER_NOT_ROWTIME,
+        ),
+    ],
+)
+def test_a_streaming_over_runs_on_event_time_over_appends(sql: str, code: Code):
+    """OVER on a stream is a changelog operator ordered by a rowtime, over insert-only rows, of
+    COUNT/SUM/AVG/MIN/MAX; the rest is refused with its own reason."""
+    outcome = plan(sql)
+    assert [p.code for p in outcome.analysis.problems] == [code]
+
+
+def test_a_streaming_over_is_a_changelog_operator_that_waits_for_the_watermark():
+    outcome = plan("SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM bids;")
+    (over,) = [n for n in distinct_nodes(outcome.plans) if n.kind == "OverAggregate"]
+    physical = outcome.analysis.physical[over.node_id]
+    assert physical.changelog and physical.why == Why.NO_NATIVE
+    assert over.waits_on_watermark()

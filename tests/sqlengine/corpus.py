@@ -13,6 +13,7 @@ from pathlib import Path
 from sqlengine.engine import Engine
 from tests.sqlengine import expectations as E
 from tests.sqlengine import expectations_changelog as C
+from tests.sqlengine import expectations_over as O
 from tests.sqlengine.expectations import ITEM_IDS as ITEMS
 from tests.sqlengine.expectations import Data, Rows
 from tests.sqlengine.helpers import Sql, ts
@@ -386,6 +387,21 @@ CORPUS: dict[str, Case] = {
               SELECT item, window_start, COUNT(*) AS c FROM {TUMBLE10} GROUP BY item, window_start, window_end)
             GROUP BY item""",
         C.expect_group_agg_over_window,
+    ),
+    # OVER on event time (a changelog operator whose rows wait for the watermark)
+    "over_rows": Case(
+        """SELECT item, ts, price, SUM(price) OVER (PARTITION BY item ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s
+           FROM bids""",
+        O.expect_over_rows,
+    ),
+    "over_range_named_window": Case(
+        """SELECT item, ts, COUNT(*) OVER w AS n, SUM(amount) OVER w AS total, AVG(price) OVER w AS a, MAX(price) OVER w AS mx
+           FROM bids WINDOW w AS (PARTITION BY item ORDER BY ts RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW)""",
+        O.expect_over_range,
+    ),
+    "over_unbounded": Case(
+        "SELECT bidder, ts, SUM(price) OVER (PARTITION BY bidder ORDER BY ts) AS s, MIN(price) OVER (PARTITION BY bidder ORDER BY ts) AS lo FROM bids",
+        O.expect_over_unbounded,
     ),
     # the upsert key (item) is projected away: rows of one item replace each other by retraction
     "group_key_projected_away": Case("SELECT COUNT(*) AS c FROM bids GROUP BY item", C.expect_group_key_projected_away),

@@ -12,7 +12,10 @@ LATER = "planned for a later release"
 class Code(StrEnum):
     # plan operators, streaming
     INSERT_OVERWRITE_STREAMING = "insert-overwrite-streaming"
-    OVER_STREAMING = "over-streaming"
+    OVER_NOT_ROWTIME = "over-not-rowtime"
+    OVER_PROCTIME = "over-proctime"
+    OVER_UPDATING_INPUT = "over-updating-input"
+    OVER_FUNCTION = "over-function"
     WINDOW_RANK_FUNCTION = "window-rank-function"
     SORT_NOT_TIME = "sort-not-time"
     SORT_STREAMING = "sort-streaming"
@@ -55,7 +58,13 @@ MESSAGES: dict[Code, str] = {
         "as in Flink (its source is unbounded)"
     ),
     Code.INSERT_OVERWRITE_STREAMING: "INSERT OVERWRITE runs only in batch mode (SET 'execution.runtime-mode' = 'batch'), as in Flink",
-    Code.OVER_STREAMING: "Spark Structured Streaming has no OVER windows on streams; " + LATER,
+    Code.OVER_NOT_ROWTIME: "an OVER window on a stream must be ordered by one event-time attribute (a column with a WATERMARK), ascending, as in Flink",
+    Code.OVER_PROCTIME: "an OVER window ordered by processing time cannot run on Spark yet (only event time: a column with a WATERMARK)",
+    Code.OVER_UPDATING_INPUT: (
+        "an OVER window over an updating input (or the rows of a changelog operator) cannot run yet: each retraction "
+        "would change the result of every later row of its partition"
+    ),
+    Code.OVER_FUNCTION: "{function} cannot run in an OVER window on a stream yet; COUNT, SUM, AVG, MIN and MAX can",
     Code.WINDOW_RANK_FUNCTION: "{function} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()",
     Code.SORT_NOT_TIME: "a stream can only be sorted by a time attribute, ascending",
     Code.SORT_STREAMING: "ORDER BY on a stream is not supported by Spark Structured Streaming",
@@ -119,7 +128,10 @@ MESSAGES: dict[Code, str] = {
 HINTS: dict[Code, str] = {
     Code.UPSERT_SOURCE: "SET 'execution.runtime-mode' = 'streaming', or read the topic with 'connector' = 'kafka'",
     Code.WINDOW_RANK_FUNCTION: "use ROW_NUMBER()",
-    Code.OVER_STREAMING: "aggregate per window (TUMBLE/HOP) instead of per row",
+    Code.OVER_NOT_ROWTIME: "ORDER BY the table's event-time column (the one its WATERMARK is declared on)",
+    Code.OVER_FUNCTION: "run it in batch mode (SET 'execution.runtime-mode' = 'batch'), where Spark's window functions compute it",
+    Code.OVER_PROCTIME: "declare a WATERMARK on the table and order the window by that column",
+    Code.OVER_UPDATING_INPUT: "compute the OVER window on the insert-only rows, before the aggregation or join that updates them",
     Code.SORT_NOT_TIME: "sort the results where they are read (ORDER BY is for bounded results)",
     Code.SORT_STREAMING: "sort the results where they are read (ORDER BY is for bounded results)",
     Code.WINDOW_AGG_UPDATING_INPUT: "aggregate an insert-only input (a window aggregation below emits final rows)",

@@ -131,7 +131,19 @@ def check_scan(node: Scan, ctx: Context) -> list[Problem]:
 
 
 def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
-    return [problem(Code.OVER_STREAMING, node)] if ctx.streaming else []
+    """A streaming OVER runs as a changelog operator on event time (``sqlengine.changelog.over``)."""
+    if not ctx.streaming:
+        return []
+    order = node.input.field(node.order_field)
+    if order is None or order.time != TimeKind.ROWTIME or len(node.order) != 1 or node.order[0][1]:
+        proctime = order is not None and order.time == TimeKind.PROCTIME
+        return [problem(Code.OVER_PROCTIME if proctime else Code.OVER_NOT_ROWTIME, node)]
+    if ctx.updating_input(node) or ctx.after_changelog(node) is not None:
+        return [problem(Code.OVER_UPDATING_INPUT, node)]
+    for call in node.aggs:
+        if call.func not in CHANGELOG_AGGREGATES:
+            return [problem(Code.OVER_FUNCTION, node, function=call.func.value)]
+    return []
 
 
 def check_match(node: MatchRecognize, ctx: Context) -> list[Problem]:
