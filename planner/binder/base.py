@@ -11,9 +11,11 @@ from sqlglot import exp
 
 from catalog import Catalog
 from catalog.model import CatalogObject
+from planner.dialect import parse_type
 from planner.logical.fields import Field
 from planner.logical.operators import Node
 from planner.logical.specs import WindowSpec
+from planner.udf import UdfError, UserFunction, resolve
 
 if TYPE_CHECKING:
     from planner.binder.relations import Item
@@ -31,6 +33,24 @@ class BinderBase:
     ctes: list[dict[str, Node]]  # the CTEs in scope, innermost last
     view_stack: list[str]  # the views being expanded (a view may not refer to itself)
     view_deps: list[ViewDeps]
+    udf_paths: tuple[str, ...]  # where Python functions' modules are imported from
+
+    def user_function(self, name: str) -> UserFunction | None:
+        """The catalog function ``name``, its Python function's signature read (raises
+        ``planner.udf.UdfError`` when it cannot be); None when there is no such function."""
+        fn = self.catalog.get_function(name)
+        if fn is None:
+            return None
+        if fn.language != "PYTHON":
+            return UserFunction(fn, None)
+        sig = resolve(fn.class_name, self.udf_paths)
+        for text in (sig.result, *sig.params):
+            if text is not None:
+                try:
+                    parse_type(text)
+                except Exception:
+                    raise UdfError(f"'{sig.target}' declares the type '{text}', which is not a Flink SQL type") from None
+        return UserFunction(fn, sig)
 
     if TYPE_CHECKING:  # defined by the parts; declared here for the others that call them
 

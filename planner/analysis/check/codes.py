@@ -91,7 +91,10 @@ MESSAGES: dict[Code, str] = {
     ),
     Code.WATERMARK_NOT_CONSTANT: "Only watermarks of the form `ts - INTERVAL ...` (or `ts`) run on Spark",
     Code.MATCH_RECOGNIZE: "MATCH_RECOGNIZE has no counterpart in Spark",
-    Code.TABLE_FUNCTION: "table functions (LATERAL TABLE) need a user-defined function, which sqlengine cannot run yet",
+    Code.TABLE_FUNCTION: (
+        "table function `{name}` is declared as '{class_name}' ({language}), a JVM class sqlengine does not load; "
+        "Python table functions (LANGUAGE PYTHON) run"
+    ),
     Code.UNNEST_SEVERAL: "UNNEST of several arrays at once is not supported yet",
     Code.LOOKUP_JOIN_KIND: "a lookup join is an inner or LEFT join",
     Code.SESSION_KEYS: (
@@ -108,8 +111,8 @@ MESSAGES: dict[Code, str] = {
         "window_start and window_end (Spark makes sessions while aggregating)"
     ),
     Code.USER_FUNCTION: (
-        "user-defined function `{name}` cannot run on Spark yet (it is declared as '{class_name}', a JVM class "
-        "sqlengine does not load)"
+        "user-defined function `{name}` cannot run on Spark yet: it is declared as '{class_name}' ({language}), "
+        "a JVM class sqlengine does not load; Python functions (LANGUAGE PYTHON) run"
     ),
     Code.NO_COUNTERPART: "{function}() has no counterpart in Spark",
     Code.LITERAL_SEPARATOR: "{function} needs a literal separator to run on Spark",
@@ -125,7 +128,10 @@ HINTS: dict[Code, str] = {
     Code.WINDOW_AGG_UPDATING_INPUT: "aggregate an insert-only input (a window aggregation below emits final rows)",
     Code.UNION_UPDATING: "use UNION ALL, then SELECT DISTINCT over it",
     Code.JOIN_CONDITION: "join on the equality of keys, and filter the joined rows in WHERE",
-    Code.USER_FUNCTION: "write it with built-in functions; user functions (Python or JVM) are on the roadmap",
+    Code.USER_FUNCTION: (
+        "write it in Python: CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON (see docs/udf.md)"
+    ),
+    Code.TABLE_FUNCTION: "write it in Python as a generator: CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON",
     Code.DISTINCT_AGGREGATE: "use COUNT, SUM or AVG (DISTINCT), or GROUP BY the value first and aggregate the groups",
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
