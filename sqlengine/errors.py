@@ -96,6 +96,9 @@ def describe(err: BaseException) -> str:
     condition = condition_of(err) or condition_of(cause)
     message = first_line(str(err) or str(cause))
     chain = "\n".join([str(err), *java_causes(err)])
+    failed = _user_function_failure(chain)
+    if failed is not None:
+        return failed
     deepest = deepest_condition(chain) or deepest_condition(str(cause))
     if deepest is not None and (condition is None or "Traceback" in message or "Python Proxy" in message or deepest[0] != condition):
         condition, message = deepest
@@ -111,6 +114,16 @@ def describe(err: BaseException) -> str:
     if _is(err, "pyspark.errors", "StreamingQueryException"):
         return f"the streaming query failed: {message}"
     return message
+
+
+_USER_FAILURE = re.compile(r"\[USER_FUNCTION_FAILED\] (.*)")
+
+
+def _user_function_failure(text: str) -> str | None:
+    """A Python user function that raised on a row (``sqlengine.translate.udfs``): its own line,
+    which names the call's position, the function and the row's arguments."""
+    m = _USER_FAILURE.search(text)
+    return m.group(1).strip()[:400] if m else None
 
 
 def _is(err: BaseException, module: str, name: str) -> bool:
