@@ -123,6 +123,12 @@ def load(target: str, paths: Sequence[str]) -> Callable[..., Any]:
     fn = getattr(_import(module_name, paths), attr, None)
     if fn is None:
         raise UdfError(f"Python module '{module_name}' has no function `{attr}`")
+    if inspect.isclass(fn):
+        raise UdfError(
+            f"'{target}' is a class: sqlengine runs Python functions (a generator is a table function); "
+            "aggregate functions (Flink's AggregateFunction classes) cannot run on Spark yet",
+            "aggregate with built-in functions, or compute per row with a Python function and aggregate its result",
+        )
     if not callable(fn):
         raise UdfError(f"'{target}' is not a function (it is a {type(fn).__name__})")
     return typing.cast(Callable[..., Any], fn)

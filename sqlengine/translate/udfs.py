@@ -75,7 +75,10 @@ def register(spark: SparkSession, plans: Sequence[Node], source: SourceText | No
             from pyspark.sql.types import ArrayType
 
             result = ArrayType(result)
-        spark.udf.register(name, _vectorized(fn, result) if sig.vectorized else _per_row(fn, udf.name, where, result, sig.table))
+        spark_udf = _vectorized(fn, result) if sig.vectorized else _per_row(fn, udf.name, where, result, sig.table)
+        if not sig.deterministic:  # Spark then neither merges nor reorders its calls
+            spark_udf = spark_udf.asNondeterministic()
+        spark.udf.register(name, spark_udf)
 
 
 def _position(source: SourceText | None, call: exp.Expr) -> str:

@@ -118,6 +118,10 @@ def words(s: str) -> Iterator[tuple[str, int]]:
 
 def untyped(s):
     return s
+
+class Total:
+    def accumulate(self, acc, v):
+        pass
 """
 
 
@@ -161,6 +165,7 @@ def test_binder_errors_are_positioned_at_the_call(tmp_path):
         CREATE TEMPORARY FUNCTION untyped AS 'udf_errors.untyped' LANGUAGE PYTHON;
         CREATE TEMPORARY FUNCTION broken AS 'udf_errors.broken' LANGUAGE PYTHON;
         CREATE TEMPORARY FUNCTION words AS 'udf_errors.words' LANGUAGE PYTHON;
+        CREATE TEMPORARY FUNCTION total AS 'udf_errors.Total' LANGUAGE PYTHON;
         SELECT cc(s) FROM t;
         SELECT s, nomod(s) FROM t;
         SELECT nofn(s) FROM t;
@@ -169,18 +174,21 @@ def test_binder_errors_are_positioned_at_the_call(tmp_path):
         SELECT words(s) FROM t;
         SELECT x FROM t, LATERAL TABLE(cc(s, 'a')) AS T(x);
         SELECT x FROM t, LATERAL TABLE(words(s)) AS T(x);
+        SELECT total(n) FROM t;
         """)
     errors = [o for o in _run(f) if isinstance(o, SqlError)]
     got = [(e.line, e.column, e.message) for e in errors]
     assert got == [
-        (8, 8, "Function `cc` ('udf_errors.count_char') takes 2 arguments, not 1"),
-        (9, 11, "Function `nomod`: cannot import Python module 'no_such_module': No module named 'no_such_module'"),
-        (10, 8, "Function `nofn`: Python module 'udf_errors' has no function `nothing`"),
-        (11, 8, "Function `untyped`: 'udf_errors.untyped' has no type annotation for parameter `s`"),
-        (12, 8, "Function `broken`: 'udf_errors.broken' declares the type 'NOT A TYPE(', which is not a Flink SQL type"),
-        (13, 8, "`words` is a table function: call it in FROM, as LATERAL TABLE(words(...))"),
-        (14, 32, "`cc` is a scalar function; LATERAL TABLE calls a table function (a Python generator)"),
-        (15, 45, "The alias names 1 column but `words` returns rows of 2: ROW<f0 STRING, f1 BIGINT>"),
+        (9, 8, "Function `cc` ('udf_errors.count_char') takes 2 arguments, not 1"),
+        (10, 11, "Function `nomod`: cannot import Python module 'no_such_module': No module named 'no_such_module'"),
+        (11, 8, "Function `nofn`: Python module 'udf_errors' has no function `nothing`"),
+        (12, 8, "Function `untyped`: 'udf_errors.untyped' has no type annotation for parameter `s`"),
+        (13, 8, "Function `broken`: 'udf_errors.broken' declares the type 'NOT A TYPE(', which is not a Flink SQL type"),
+        (14, 8, "`words` is a table function: call it in FROM, as LATERAL TABLE(words(...))"),
+        (15, 32, "`cc` is a scalar function; LATERAL TABLE calls a table function (a Python generator)"),
+        (16, 45, "The alias names 1 column but `words` returns rows of 2: ROW<f0 STRING, f1 BIGINT>"),
+        (17, 8, "Function `total`: 'udf_errors.Total' is a class: sqlengine runs Python functions (a generator is a "
+                "table function); aggregate functions (Flink's AggregateFunction classes) cannot run on Spark yet"),
     ]
     assert all(str(f) == e.source.path for e in errors)
 
