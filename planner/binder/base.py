@@ -43,7 +43,7 @@ class BinderBase:
             return None
         if fn.language != "PYTHON":
             return UserFunction(fn, None)
-        sig = resolve(fn.class_name, self.udf_paths)
+        sig = resolve(fn.class_name, (*self.udf_paths, fn.path) if fn.path else self.udf_paths)
         for text in (sig.result, *sig.params):
             if text is not None:
                 try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from pathlib import Path
 
 from sqlglot import TokenType, exp
 
@@ -27,7 +28,7 @@ from planner.statements.ddl_alter import alter_table, alter_view
 from planner.statements.script import Statement
 from planner.statements.show import BUILTIN_FUNCTIONS, like_filter
 from planner.statements.variables import substitute
-from planner.udf import search_path
+from planner.udf import PYTHON_FILES, absolute_files, search_path
 
 
 class Kind(StrEnum):
@@ -143,6 +144,8 @@ class PlannerSession:
             return self._create(stmt, tree)
         if isinstance(tree, nodes.CreateFunction):
             fn = function_from_create(tree)
+            if fn.language == "PYTHON" and self._script is not None:
+                fn = replace(fn, path=str(Path(self._script).resolve().parent))
             created = self.catalog.create(fn, if_not_exists=bool(tree.args.get("exists")))
             return self._info(stmt, tree, "Function has been created." if created else "Function already exists; kept.")
         if isinstance(tree, (nodes.CreateCatalog, nodes.DropCatalog)):
@@ -330,6 +333,8 @@ class PlannerSession:
                 parse_duration(value)
             except ValueError as err:
                 raise DefinitionError(str(err), tree) from None
+        if key == PYTHON_FILES:  # relative to the file that sets it, wherever the functions are called
+            value = absolute_files(value, self._script)
         self.settings[key] = value.lower() if allowed else value
         return self._info(stmt, tree, "Session property has been set.", Kind.SET)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from catalog import FunctionDef
 from planner.udf.decorator import Declared, declared_of, function
-from planner.udf.loader import PYTHON_FILES, Signature, UdfError, load, resolve, search_path, signature
+from planner.udf.loader import PYTHON_FILES, Signature, UdfError, absolute_files, load, resolve, search_path, signature
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,16 @@ class UserFunction:
 
 
 __all__ = [
-    "PYTHON_FILES", "Declared", "Signature", "UdfError", "UserFunction", "declared_of", "function", "load",
-    "resolve", "search_path", "signature",
+    "PYTHON_FILES",
+    "Declared",
+    "Signature",
+    "UdfError",
+    "UserFunction",
+    "absolute_files",
+    "declared_of",
+    "function",
+    "load",
+    "resolve",
+    "search_path",
+    "signature",
 ]

@@ -65,18 +65,23 @@ class Signature:
         return self.params[-1] if self.varargs and self.params else None
 
 
+def absolute_files(value: str, script: str | None) -> str:
+    """'python.files' with each relative path made absolute: relative to the .sql file that sets
+    it (the current directory in the shell)."""
+    base = Path(script).resolve().parent if script is not None else Path.cwd()
+    items = [i.strip() for i in value.split(",") if i.strip()]
+    return ",".join(str((base / Path(i).expanduser()).resolve()) for i in items)
+
+
 def search_path(settings: dict[str, str], script: str | None) -> tuple[str, ...]:
-    """Where modules are looked for: python.files first, then the script's directory and the
-    current directory."""
+    """Where modules are looked for: python.files first (absolute since SET), then the script's
+    directory and the current directory."""
     out: list[str] = []
     for item in (settings.get(PYTHON_FILES) or "").split(","):
         item = item.strip()
         if not item:
             continue
-        p = Path(item).expanduser()
-        if not p.is_absolute() and script is not None:
-            p = Path(script).resolve().parent / p
-        p = p.resolve()
+        p = Path(item).expanduser().resolve()
         out.append(str(p.parent if p.suffix == ".py" else p))
     if script is not None:
         out.append(str(Path(script).resolve().parent))

@@ -16,7 +16,9 @@ function and the row's argument values (``USER_FUNCTION_FAILED``, read by ``sqle
 
 from __future__ import annotations
 
+import logging
 import re
+import sys
 import warnings
 import zipfile
 from collections.abc import Callable, Sequence
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from pyspark.sql.types import DataType
 
 MARKER = "USER_FUNCTION_FAILED"
+log = logging.getLogger(__name__)
 
 
 def spark_name(udf: UserFunction) -> str:
@@ -67,9 +70,10 @@ def register(spark: SparkSession, plans: Sequence[Node], source: SourceText | No
     for name, (udf, call) in user_calls(plans).items():
         sig = udf.signature
         assert sig is not None, "the checker refuses JVM functions"
+        fn = load(sig.target, ())
+        _by_value(fn)
         _ship(spark, sig.module_file, sig.target, job_dir)
         where = _position(source, call)
-        fn = load(sig.target, ())
         result = spark_type(sig.result)
         if sig.table:
             from pyspark.sql.types import ArrayType
@@ -89,15 +93,33 @@ def _position(source: SourceText | None, call: exp.Expr) -> str:
     return f"{source.name}:{pos.line}:{pos.column}"
 
 
+def _by_value(fn: Callable[..., Any]) -> None:
+    """The function's code travels in each job's plan (cloudpickle by value), not by its name: a
+    module edited in the shell runs as edited in the next job, although Spark's Python workers
+    (reused from job to job) imported it before. ``@function``'s marker goes by value too, so the
+    workers need nothing of sqlengine for it."""
+    from pyspark import cloudpickle
+
+    from planner.udf import decorator
+
+    module = sys.modules.get(getattr(fn, "__module__", "") or "")
+    for m in (module, decorator):
+        if m is not None and getattr(m, "__file__", None) and m.__name__ != "__main__":
+            cloudpickle.register_pickle_by_value(m)  # type: ignore[no-untyped-call]  # pyspark.cloudpickle is untyped
+
+
 def _ship(spark: SparkSession, module_file: str | None, target: str, job_dir: Path) -> None:
     """The function's module (its top-level package, zipped, for a module in a package) to the
-    Python workers, as ``spark.submit.pyFiles`` would on a cluster."""
+    Python workers, as ``spark.submit.pyFiles`` would on a cluster: what the function imports from
+    beside it. Spark takes a file of a given name once per application; the function itself
+    travels by value (``_by_value``), so another file of the same name shipped before is noted in
+    the log and left as it is."""
     if module_file is None:
         return  # a built-in or extension module: the workers have it as the driver does
     depth = target.count(".") - 1  # 'pkg.mod.fn': the file is one package down
     path = Path(module_file)
     if depth == 0 and path.name != "__init__.py":
-        spark.sparkContext.addPyFile(str(path))
+        _add(spark, path)
         return
     top = path.parent
     for _ in range(depth - (1 if path.name != "__init__.py" else 0)):
@@ -107,7 +129,14 @@ def _ship(spark: SparkSession, module_file: str | None, target: str, job_dir: Pa
     with zipfile.ZipFile(archive, "w") as z:
         for f in top.rglob("*.py"):
             z.write(f, str(f.relative_to(top.parent)))
-    spark.sparkContext.addPyFile(str(archive))
+    _add(spark, archive)
+
+
+def _add(spark: SparkSession, path: Path) -> None:
+    try:
+        spark.sparkContext.addPyFile(str(path))
+    except Exception as err:  # a file of that name with other contents was shipped before
+        log.info("not shipping %s again: %s", path, str(err).splitlines()[0] if str(err) else err)
 
 
 def _vectorized(fn: Callable[..., Any], result: DataType) -> Any:

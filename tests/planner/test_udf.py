@@ -246,3 +246,25 @@ def test_lint_in_a_subprocess_reads_a_function_without_pyspark(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert [d["code"] for d in json.loads(proc.stdout)] == ["SE101"]
+
+
+def test_a_function_is_found_beside_the_file_that_created_it(tmp_path):
+    """CREATE FUNCTION in lib/defs.sql, the call in the shell (no file): the module is looked for
+    beside defs.sql too; a relative 'python.files' is relative to the file that SETs it."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "udf_beside.py").write_text(MODULE)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "udf_set_there.py").write_text(MODULE)
+    defs = tmp_path / "lib" / "defs.sql"
+    defs.write_text(DDL + textwrap.dedent("""\
+        CREATE TEMPORARY FUNCTION cc AS 'udf_beside.count_char' LANGUAGE PYTHON;
+        SET 'python.files' = '../other/udf_set_there.py';
+        CREATE TEMPORARY FUNCTION cc2 AS 'udf_set_there.count_char' LANGUAGE PYTHON;
+        """))
+    session = PlannerSession(Catalog.in_memory())
+    for stmt in parse_script(defs.read_text(), str(defs)).statements:
+        session.execute(stmt)
+    assert session.settings["python.files"] == str(tmp_path / "other" / "udf_set_there.py")
+    (stmt,) = parse_script("SELECT cc(s, 'a') AS k, cc2(s, 'b') AS k2 FROM t").statements
+    outcome = session.execute(stmt)
+    assert [f.type_sql for f in outcome.plans[0].fields] == ["BIGINT", "BIGINT"]

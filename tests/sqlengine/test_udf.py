@@ -5,6 +5,7 @@ Python (examples/udf/nexmark_udfs.py) — each streaming equal to batch."""
 
 from __future__ import annotations
 
+import os
 import re
 from decimal import Decimal
 from pathlib import Path
@@ -135,3 +136,21 @@ def test_nexmark_q14_with_a_python_count_char_streaming_equals_batch(spark, tmp_
     assert len(rows) > 5
     for row in rows:  # extra, c_counts
         assert row[-1] == (row[-2] or "").count("c")
+
+
+def test_an_edited_function_runs_as_edited_in_the_next_job(spark, tmp_path):
+    """Spark's Python workers outlive a job, and Spark ships a file of a given name once: the
+    function's code travels by value with each job, so the edit is what runs."""
+    module = tmp_path / "udf_edited.py"
+    module.write_text("def bump(n: int) -> int:\n    return n + 1\n")
+    engine = Engine(home=tmp_path / "home", spark=spark)
+    sql = Sql(engine)
+    sql.ddl(f"""
+        SET 'python.files' = '{module}';
+        CREATE TEMPORARY FUNCTION bump AS 'udf_edited.bump' LANGUAGE PYTHON;
+    """)
+    query = "SELECT bump(x) AS y FROM (VALUES (1), (2)) AS t(x)"
+    assert sql.both(query) == (multiset([(2,), (3,)]),) * 2
+    module.write_text("def bump(n: int) -> int:\n    return n + 10\n")
+    os.utime(module, (module.stat().st_atime, module.stat().st_mtime + 5))  # a new mtime, whatever the clock's resolution
+    assert sql.both(query) == (multiset([(11,), (12,)]),) * 2
