@@ -16,6 +16,7 @@ from planner.logical.fields import Field
 from planner.logical.operators import Node
 from planner.logical.specs import WindowSpec
 from planner.udf import UdfError, UserFunction, resolve
+from planner.udf.java import find_jar, java_signature
 
 if TYPE_CHECKING:
     from planner.binder.relations import Item
@@ -41,16 +42,23 @@ class BinderBase:
         fn = self.catalog.get_function(name)
         if fn is None:
             return None
+        dirs = (*self.udf_paths, fn.path) if fn.path else self.udf_paths
+        jars: tuple[str, ...] = ()
         if fn.language != "PYTHON":
-            return UserFunction(fn, None)
-        sig = resolve(fn.class_name, (*self.udf_paths, fn.path) if fn.path else self.udf_paths)
+            if not fn.resources:
+                return UserFunction(fn, None)  # no class to load: the checker refuses its calls
+            found = [find_jar(r, dirs) for r in fn.resources]
+            sig = java_signature(fn.class_name, found)
+            jars = tuple(str(j) for j in found)
+        else:
+            sig = resolve(fn.class_name, dirs)
         for text in (sig.result, *sig.params):
             if text is not None:
                 try:
                     parse_type(text)
                 except Exception:
                     raise UdfError(f"'{sig.target}' declares the type '{text}', which is not a Flink SQL type") from None
-        return UserFunction(fn, sig)
+        return UserFunction(fn, sig, jars)
 
     if TYPE_CHECKING:  # defined by the parts; declared here for the others that call them
 

@@ -144,7 +144,7 @@ class PlannerSession:
             return self._create(stmt, tree)
         if isinstance(tree, nodes.CreateFunction):
             fn = function_from_create(tree)
-            if fn.language == "PYTHON" and self._script is not None:
+            if self._script is not None:
                 fn = replace(fn, path=str(Path(self._script).resolve().parent))
             created = self.catalog.create(fn, if_not_exists=bool(tree.args.get("exists")))
             return self._info(stmt, tree, "Function has been created." if created else "Function already exists; kept.")

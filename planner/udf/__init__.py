@@ -13,11 +13,12 @@ from planner.udf.loader import PYTHON_FILES, Signature, UdfError, absolute_files
 
 @dataclass(frozen=True)
 class UserFunction:
-    """A catalog function a call resolved to; ``signature`` is None for a JVM function (not
-    loaded: the checker refuses its calls)."""
+    """A catalog function a call resolved to; ``signature`` is None for a JVM function declared
+    without a jar (nothing to load: the checker refuses its calls)."""
 
     definition: FunctionDef
     signature: Signature | None
+    jars: tuple[str, ...] = ()  # a JVM function's jars (USING JAR), found
 
     @property
     def name(self) -> str:

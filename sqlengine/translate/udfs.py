@@ -33,6 +33,7 @@ from planner.logical.walk import find_all
 from planner.problems import node_span
 from planner.source import SourceText, Span
 from planner.udf import UserFunction, load
+from sqlengine.errors import USER_FUNCTIONS
 from sqlengine.types import spark_type
 
 if TYPE_CHECKING:
@@ -69,7 +70,11 @@ def register(spark: SparkSession, plans: Sequence[Node], source: SourceText | No
     """Register every Python function the plans call in ``spark`` (the job's own session)."""
     for name, (udf, call) in user_calls(plans).items():
         sig = udf.signature
-        assert sig is not None, "the checker refuses JVM functions"
+        assert sig is not None, "the checker refuses JVM functions declared without a jar"
+        USER_FUNCTIONS[name] = (_position(source, call), udf.name)
+        if not udf.python:
+            _register_java(spark, name, udf)
+            continue
         fn = load(sig.target, ())
         _by_value(fn)
         _ship(spark, sig.module_file, sig.target, job_dir)
@@ -83,6 +88,16 @@ def register(spark: SparkSession, plans: Sequence[Node], source: SourceText | No
         if not sig.deterministic:  # Spark then neither merges nor reorders its calls
             spark_udf = spark_udf.asNondeterministic()
         spark.udf.register(name, spark_udf)
+
+
+def _register_java(spark: SparkSession, name: str, udf: UserFunction) -> None:
+    """A class implementing Spark's UDF1..UDF22, from its jars (ADD JAR: the driver's class loader
+    of this thread, and the executors)."""
+    sig = udf.signature
+    assert sig is not None
+    for jar in udf.jars:
+        spark.sql("ADD JAR '" + jar.replace("\\", "\\\\").replace("'", "\\'") + "'")
+    spark.udf.registerJavaFunction(name, sig.target, spark_type(sig.result))
 
 
 def _position(source: SourceText | None, call: exp.Expr) -> str:

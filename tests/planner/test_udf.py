@@ -215,7 +215,7 @@ def test_jvm_functions_stay_refused_with_their_language(tmp_path):
     f.write_text(DDL + "CREATE FUNCTION cc AS 'com.example.CountChar';\nSELECT cc(s, 'a') FROM t;\n")
     (problem,) = _run(f)[-1].analysis.problems
     assert problem.code.value == "user-function"
-    assert "'com.example.CountChar' (JAVA), a JVM class sqlengine does not load" in problem.message
+    assert "'com.example.CountChar' (JAVA) without USING JAR, so there is no class to load" in problem.message
 
 
 def test_lint_reports_each_bad_function_and_keeps_going(tmp_path):
@@ -268,3 +268,32 @@ def test_a_function_is_found_beside_the_file_that_created_it(tmp_path):
     (stmt,) = parse_script("SELECT cc(s, 'a') AS k, cc2(s, 'b') AS k2 FROM t").statements
     outcome = session.execute(stmt)
     assert [f.type_sql for f in outcome.plans[0].fields] == ["BIGINT", "BIGINT"]
+
+
+JAR = ROOT / "tests" / "fixtures" / "udf" / "udfs.jar"  # tests/fixtures/udf/build.sh
+
+
+def test_a_jvm_function_is_typed_from_its_class_file_without_a_jvm(tmp_path):
+    f = tmp_path / "job.sql"
+    f.write_text(DDL + textwrap.dedent(f"""\
+        CREATE TEMPORARY FUNCTION cc AS 'com.example.CountChar' LANGUAGE JAVA USING JAR '{JAR}';
+        CREATE TEMPORARY FUNCTION plain AS 'com.example.NotAUdf' LANGUAGE JAVA USING JAR '{JAR}';
+        CREATE TEMPORARY FUNCTION gone AS 'com.example.Gone' LANGUAGE JAVA USING JAR '{JAR}';
+        CREATE TEMPORARY FUNCTION nojar AS 'com.example.CountChar' LANGUAGE JAVA USING JAR 'missing.jar';
+        SELECT cc(s, 'a') AS k FROM t;
+        SELECT plain(s) FROM t;
+        SELECT gone(s) FROM t;
+        SELECT nojar(s, 'a') FROM t;
+        SELECT cc(s) FROM t;
+        """))
+    *_, ok, plain, gone, nojar, arity = _run(f)
+    assert [x.type_sql for x in ok.plans[0].fields] == ["BIGINT"] and not ok.analysis.problems
+    assert plain.message == (
+        "Function `plain`: 'com.example.NotAUdf' does not implement one of Spark's "
+        "org.apache.spark.sql.api.java.UDF1..UDF22 interfaces"
+    )
+    assert gone.message == f"Function `gone`: no class com.example.Gone in '{JAR}'"
+    assert nojar.message == "Function `nojar`: jar 'missing.jar' not found"
+    assert (arity.line, arity.column, arity.message) == (
+        10, 8, "Function `cc` ('com.example.CountChar') takes 2 arguments, not 1"
+    )

@@ -154,3 +154,24 @@ def test_an_edited_function_runs_as_edited_in_the_next_job(spark, tmp_path):
     module.write_text("def bump(n: int) -> int:\n    return n + 10\n")
     os.utime(module, (module.stat().st_atime, module.stat().st_mtime + 5))  # a new mtime, whatever the clock's resolution
     assert sql.both(query) == (multiset([(11,), (12,)]),) * 2
+
+
+def test_a_jvm_function_from_its_jar_streaming_equals_batch(sql: Sql):
+    """A class implementing Spark's UDF2 (tests/fixtures/udf/src), loaded from USING JAR; its
+    INT argument is cast to the String its class takes."""
+    jar = ROOT / "tests" / "fixtures" / "udf" / "udfs.jar"
+    sql.ddl(f"CREATE TEMPORARY FUNCTION cc_java AS 'com.example.CountChar' LANGUAGE JAVA USING JAR '{jar}'")
+    streaming, batch = sql.both("SELECT id, cc_java(s, 'a') AS a, cc_java(n, '7') AS b FROM r")
+    assert streaming == batch == multiset([(1, 4, 0), (2, 1, 0), (3, 0, 1), (4, 0, 0)])
+
+
+def test_a_jvm_function_throwing_fails_the_job_with_one_positioned_line(sql: Sql):
+    jar = ROOT / "tests" / "fixtures" / "udf" / "udfs.jar"
+    sql.ddl(f"CREATE TEMPORARY FUNCTION cc_throws AS 'com.example.CountChar' LANGUAGE JAVA USING JAR '{jar}'")
+    sql.mode("batch")
+    (stmt,) = parse_script("SELECT id, cc_throws(s, '') AS k FROM r", "jvm.sql").statements
+    job = sql.engine.start(sql.engine.plan(stmt))
+    job.wait()
+    assert job.error_detail is not None
+    line = describe(job.error_detail)
+    assert line == "jvm.sql:1:12: cc_throws(...) threw java.lang.StringIndexOutOfBoundsException: String index out of range: 0", line
