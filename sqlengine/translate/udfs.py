@@ -174,8 +174,15 @@ def _per_row(fn: Callable[..., Any], name: str, where: str, result: DataType, ta
             shown = ", ".join(_shown(a) for a in args)
             return RuntimeError(f"[{MARKER}] {where}: {name}({shown}) {what}")
 
+        def values(c: Any) -> list[Any]:
+            # a MAP arrives as a dict, as Flink passes a java.util.Map (Arrow gives (key, value) pairs)
+            if pa.types.is_map(c.type):
+                return [None if v is None else dict(v) for v in c.to_pylist()]
+            return list(c.to_pylist())
+
         out: list[Any] = []
-        for args in zip(*[c.to_pylist() for c in cols], strict=True):
+        rows = list(zip(*[values(c) for c in cols], strict=True))
+        for args in rows:
             try:
                 value = fn(*args)
                 if table:
@@ -186,7 +193,7 @@ def _per_row(fn: Callable[..., Any], name: str, where: str, result: DataType, ta
         try:
             return pa.array(out, type=arrow_type)
         except (pa.ArrowException, TypeError, ValueError, OverflowError):
-            for args, value in zip(zip(*[c.to_pylist() for c in cols], strict=True), out, strict=True):
+            for args, value in zip(rows, out, strict=True):
                 try:
                     pa.array([value], type=arrow_type)
                 except Exception:

@@ -46,6 +46,9 @@ def length(s):
 def fragile(s: str | None) -> int:
     return len(s)
 
+def keys(m: dict[str, int] | None) -> list[str] | None:
+    return None if m is None else sorted(m)
+
 def words(s: str | None) -> Iterator[tuple[str, int]]:
     for w in (s or "").split():
         yield w, len(w)
@@ -75,6 +78,7 @@ def sql(spark, tmp_path_factory) -> Sql:
         CREATE TEMPORARY FUNCTION len_v AS 'udf_spark_tests.length' LANGUAGE PYTHON;
         CREATE TEMPORARY FUNCTION fragile AS 'udf_spark_tests.fragile' LANGUAGE PYTHON;
         CREATE TEMPORARY FUNCTION words AS 'udf_spark_tests.words' LANGUAGE PYTHON;
+        CREATE TEMPORARY FUNCTION keys_of AS 'udf_spark_tests.keys' LANGUAGE PYTHON;
     """)
     return s
 
@@ -89,6 +93,14 @@ def test_scalar_functions_streaming_equals_batch_with_nulls(sql: Sql):
         (3, None, 14, Decimal("3.50"), None),
         (4, 0, 0, Decimal("0.00"), 0),
     ])
+
+
+def test_a_map_arrives_as_a_dict_and_a_list_leaves_as_an_array(sql: Sql, tmp_path):
+    data = write_json(tmp_path / "maps" / "part-0.json", [{"id": 1, "m": {"b": 1, "a": 2}}, {"id": 2, "m": None}])
+    sql.ddl(f"""CREATE TABLE maps (id INT, m MAP<STRING, INT>)
+                WITH ('connector' = 'filesystem', 'path' = '{data.parent}', 'format' = 'json')""")
+    streaming, batch = sql.both("SELECT id, keys_of(m) AS k FROM maps")
+    assert streaming == batch == multiset([(1, ["a", "b"]), (2, None)])
 
 
 def test_a_function_in_a_filter_and_a_group_key(sql: Sql):
