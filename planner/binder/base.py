@@ -51,7 +51,10 @@ class BinderBase:
             sig = java_signature(fn.class_name, found)
             jars = tuple(str(j) for j in found)
         else:
-            sig = resolve(fn.class_name, dirs)
+            found_sig = resolve(fn.class_name, dirs)
+            if found_sig is None:
+                return UserFunction(fn, None)  # a class: an aggregate function, refused by the checker
+            sig = found_sig
         for text in (sig.result, *sig.params):
             if text is not None:
                 try:

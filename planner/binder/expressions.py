@@ -304,6 +304,14 @@ class ExprBinder:
         except UdfError as err:
             raise BindError(f"Function `{node.name}`: {err.message}", node, err.hint) from None
         sig = udf.signature if udf is not None else None
+        if udf is not None and udf.python and sig is None:
+            raise BindError(
+                f"Function `{node.name}`: '{udf.definition.class_name}' is a Python class: user-defined aggregate "
+                "functions (Flink's AggregateFunction) cannot run on Spark yet; Python scalar functions and "
+                "generators (table functions) run",
+                node,
+                "aggregate with built-in functions, over a Python function's per-row result if need be",
+            )
         if sig is not None and not sig.accepts(len(node.expressions)):
             raise BindError(
                 f"Function `{node.name}` ('{sig.target}') takes {sig.arity()} argument{'' if sig.arity() == '1' else 's'}, "

@@ -128,12 +128,6 @@ def load(target: str, paths: Sequence[str]) -> Callable[..., Any]:
     fn = getattr(_import(module_name, paths), attr, None)
     if fn is None:
         raise UdfError(f"Python module '{module_name}' has no function `{attr}`")
-    if inspect.isclass(fn):
-        raise UdfError(
-            f"'{target}' is a class: sqlengine runs Python functions (a generator is a table function); "
-            "aggregate functions (Flink's AggregateFunction classes) cannot run on Spark yet",
-            "aggregate with built-in functions, or compute per row with a Python function and aggregate its result",
-        )
     if not callable(fn):
         raise UdfError(f"'{target}' is not a function (it is a {type(fn).__name__})")
     return typing.cast(Callable[..., Any], fn)
@@ -201,5 +195,8 @@ def signature(target: str, fn: Callable[..., Any]) -> Signature:
     )
 
 
-def resolve(target: str, paths: Sequence[str]) -> Signature:
-    return signature(target, load(target, paths))
+def resolve(target: str, paths: Sequence[str]) -> Signature | None:
+    """The signature of the Python function ``target``; None for a class (an aggregate function,
+    as Flink's are classes: the checker refuses its calls)."""
+    fn = load(target, paths)
+    return None if inspect.isclass(fn) else signature(target, fn)

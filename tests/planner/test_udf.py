@@ -174,7 +174,6 @@ def test_binder_errors_are_positioned_at_the_call(tmp_path):
         SELECT words(s) FROM t;
         SELECT x FROM t, LATERAL TABLE(cc(s, 'a')) AS T(x);
         SELECT x FROM t, LATERAL TABLE(words(s)) AS T(x);
-        SELECT total(n) FROM t;
         """)
     errors = [o for o in _run(f) if isinstance(o, SqlError)]
     got = [(e.line, e.column, e.message) for e in errors]
@@ -187,10 +186,18 @@ def test_binder_errors_are_positioned_at_the_call(tmp_path):
         (14, 8, "`words` is a table function: call it in FROM, as LATERAL TABLE(words(...))"),
         (15, 32, "`cc` is a scalar function; LATERAL TABLE calls a table function (a Python generator)"),
         (16, 45, "The alias names 1 column but `words` returns rows of 2: ROW<f0 STRING, f1 BIGINT>"),
-        (17, 8, "Function `total`: 'udf_errors.Total' is a class: sqlengine runs Python functions (a generator is a "
-                "table function); aggregate functions (Flink's AggregateFunction classes) cannot run on Spark yet"),
     ]
     assert all(str(f) == e.source.path for e in errors)
+
+
+def test_a_python_class_an_aggregate_function_is_refused_at_its_call(tmp_path):
+    f = _script(tmp_path, "udf_classes", """\
+        CREATE TEMPORARY FUNCTION total AS 'udf_classes.Total' LANGUAGE PYTHON;
+        SELECT s, total(n) AS x FROM t GROUP BY s;
+        """)
+    err = _run(f)[-1]
+    assert (err.line, err.column) == (3, 11)
+    assert err.message.startswith("Function `total`: 'udf_classes.Total' is a Python class: user-defined aggregate")
 
 
 def test_python_files_setting_adds_to_the_search_path(tmp_path):
