@@ -112,7 +112,7 @@ class SparkExpressions:
         args = list(n.expressions)
         udf = n.meta.get("user_function")
         if udf is not None:
-            return self._user_call(udf, args)
+            return self._user_call(udf, n, args)
         if name == "PROCTIME":
             return exp.CurrentTimestamp()
         if name == "SPLIT_INDEX":
@@ -130,7 +130,7 @@ class SparkExpressions:
             return exp.Anonymous(this="date_format", expressions=[ts, *args[1:]])
         return n
 
-    def _user_call(self, udf: UserFunction, args: list[exp.Expr]) -> exp.Expr:
+    def _user_call(self, udf: UserFunction, call: exp.Expr, args: list[exp.Expr]) -> exp.Expr:
         """A Python function's call, by the name it is registered under in the job's session
         (``sqlengine.translate.udfs``), each argument cast to the parameter's declared type."""
         from sqlengine.translate.udfs import spark_name
@@ -147,7 +147,7 @@ class SparkExpressions:
             else:
                 to = exp.DataType.build(spark_type(declared).simpleString(), dialect="spark")
                 cast.append(exp.Cast(this=a, to=to))
-        return exp.Anonymous(this=spark_name(udf), expressions=cast)
+        return exp.Anonymous(this=spark_name(udf, call), expressions=cast)
 
     def sql(self, node: exp.Expr) -> str:
         """Spark SQL text of a bound expression (all identifiers backquoted)."""

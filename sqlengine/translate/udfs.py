@@ -44,13 +44,14 @@ MARKER = "USER_FUNCTION_FAILED"
 log = logging.getLogger(__name__)
 
 
-def spark_name(udf: UserFunction) -> str:
-    """The name a function is registered under in a job's Spark session (no built-in has it)."""
-    return "sqlengine_udf_" + re.sub(r"[^a-z0-9_]", "_", udf.name.lower())
+def spark_name(udf: UserFunction, call: exp.Expr) -> str:
+    """The name a call's function is registered under in a job's Spark session (no built-in has
+    it): one per place it is called at, so that a failure names that place."""
+    return "sqlengine_udf_" + re.sub(r"[^a-z0-9_]", "_", udf.name.lower()) + f"_{node_span(call, Span(0, 0)).start}"
 
 
 def user_calls(plans: Sequence[Node]) -> dict[str, tuple[UserFunction, exp.Expr]]:
-    """The user functions the plans call, by Spark name, each with its first call."""
+    """The user functions the plans call, by Spark name (one per place called), with the call."""
     out: dict[str, tuple[UserFunction, exp.Expr]] = {}
     seen: set[int] = set()
     for plan in plans:
@@ -62,23 +63,23 @@ def user_calls(plans: Sequence[Node]) -> dict[str, tuple[UserFunction, exp.Expr]
                 for call in find_all(e, exp.Anonymous):
                     udf = call.meta.get("user_function")
                     if isinstance(udf, UserFunction):
-                        out.setdefault(spark_name(udf), (udf, call))
+                        out.setdefault(spark_name(udf, call), (udf, call))
     return out
 
 
 def register(spark: SparkSession, plans: Sequence[Node], source: SourceText | None, job_dir: Path) -> None:
-    """Register every Python function the plans call in ``spark`` (the job's own session)."""
+    """Register every user function the plans call in ``spark`` (the job's own session)."""
     for name, (udf, call) in user_calls(plans).items():
         sig = udf.signature
         assert sig is not None, "the checker refuses JVM functions declared without a jar"
-        USER_FUNCTIONS[name] = (_position(source, call), udf.name)
+        where = _position(source, call)
+        USER_FUNCTIONS[name] = (where, udf.name)
         if not udf.python:
             _register_java(spark, name, udf)
             continue
         fn = load(sig.target, ())
         _by_value(fn)
         _ship(spark, sig.module_file, sig.target, job_dir)
-        where = _position(source, call)
         result = spark_type(sig.result)
         if sig.table:
             from pyspark.sql.types import ArrayType
