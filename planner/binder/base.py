@@ -37,8 +37,9 @@ class BinderBase:
     udf_paths: tuple[str, ...]  # where Python functions' modules are imported from
 
     def user_function(self, name: str) -> UserFunction | None:
-        """The catalog function ``name``, its Python function's signature read (raises
-        ``planner.udf.UdfError`` when it cannot be); None when there is no such function."""
+        """The catalog function ``name`` with its signature (a Python function's from its
+        annotations, a JVM class's from its jar; ``planner.udf.UdfError`` when it cannot be read);
+        None when there is no such function."""
         fn = self.catalog.get_function(name)
         if fn is None:
             return None
@@ -47,13 +48,13 @@ class BinderBase:
         if fn.language != "PYTHON":
             if not fn.resources:
                 return UserFunction(fn, None)  # no class to load: the checker refuses its calls
-            found = [find_jar(r, dirs) for r in fn.resources]
+            found = [find_jar(r, (fn.path, *self.udf_paths) if fn.path else dirs) for r in fn.resources]
             sig = java_signature(fn.class_name, found)
             jars = tuple(str(j) for j in found)
         else:
             found_sig = resolve(fn.class_name, dirs)
             if found_sig is None:
-                return UserFunction(fn, None)  # a class: an aggregate function, refused by the checker
+                return UserFunction(fn, None)  # a class (an aggregate function): refused at the call
             sig = found_sig
         for text in (sig.result, *sig.params):
             if text is not None:
