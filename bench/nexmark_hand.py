@@ -98,6 +98,21 @@ def q11(ev):
     return s.select("bidder", "bid_count", F.col("s.start").alias("starttime"), F.col("s.end").alias("endtime")), "append"
 
 
+def q14(ev):
+    """count_char(extra, 'c') with built-in functions: sqlengine's q14 calls the Python function
+    of examples/udf/nexmark_udfs.py, so the ratio of the two is the cost of the Python call."""
+    b = _bid(ev).withColumn("price", F.expr("CAST(0.908 * price AS DECIMAL(23, 3))"))
+    b = b.filter((F.col("price") > 1000000) & (F.col("price") < 50000000))
+    hour = F.hour("dateTime")
+    kind = (
+        F.when((hour >= 8) & (hour <= 18), "dayTime").when((hour <= 6) | (hour >= 20), "nightTime").otherwise("otherTime")
+    )
+    counts = F.coalesce(F.length("extra") - F.length(F.replace("extra", F.lit("c"), F.lit(""))), F.lit(0)).cast("bigint")
+    return b.select(
+        "auction", "bidder", "price", kind.alias("bidTimeType"), "dateTime", "extra", counts.alias("c_counts")
+    ), "append"
+
+
 def q17(ev):
     b = _bid(ev).withColumn("day", F.date_format("dateTime", "yyyy-MM-dd"))
     out = b.groupBy("auction", "day").agg(

@@ -131,6 +131,9 @@ class FunctionDef:
     resources: tuple[str, ...] = ()  # USING JAR '...'
     temporary: bool = False
     system: bool = False  # TEMPORARY SYSTEM FUNCTION
+    # PYTHON: the directory of the .sql file that created it, where its module is looked for too
+    # (a query in the shell or another file then finds it)
+    path: str | None = None
 
     kind: str = field(default="function", init=False)
 

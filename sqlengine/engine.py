@@ -166,7 +166,7 @@ class Engine:
         buckets = _buckets(outcome.settings)
         for i, plan in enumerate(outcome.plans):
             try:
-                translated = translate(plan, analysis, spark, job_dir=checkpoint, buckets=buckets)
+                translated = translate(plan, analysis, spark, job_dir=checkpoint, buckets=buckets, source=stmt.source)
                 if isinstance(plan, Sink):
                     pipelines.append(self._sink_pipeline(plan, translated, f"{key}-{i}", streaming, checkpoint))
                 else:

@@ -96,6 +96,9 @@ def describe(err: BaseException) -> str:
     condition = condition_of(err) or condition_of(cause)
     message = first_line(str(err) or str(cause))
     chain = "\n".join([str(err), *java_causes(err)])
+    failed = _user_function_failure(chain)
+    if failed is not None:
+        return failed
     deepest = deepest_condition(chain) or deepest_condition(str(cause))
     if deepest is not None and (condition is None or "Traceback" in message or "Python Proxy" in message or deepest[0] != condition):
         condition, message = deepest
@@ -111,6 +114,28 @@ def describe(err: BaseException) -> str:
     if _is(err, "pyspark.errors", "StreamingQueryException"):
         return f"the streaming query failed: {message}"
     return message
+
+
+_USER_FAILURE = re.compile(r"\[USER_FUNCTION_FAILED\] (.*)")
+_JVM_FAILURE = re.compile(r"User defined function \(`(sqlengine_udf_\w+).*?\) failed due to: (.*?)(?:\. SQLSTATE|$)", re.M)
+
+# a user function's name in a job's Spark session -> where it is called and its SQL name
+# (sqlengine.translate.udfs registers them), for the error of a JVM function that throws
+USER_FUNCTIONS: dict[str, tuple[str, str]] = {}
+
+
+def _user_function_failure(text: str) -> str | None:
+    """A Python user function that raised on a row (``sqlengine.translate.udfs``): its own line,
+    which names the call's position, the function and the row's arguments. A JVM function that
+    threw: its position, its name and the exception."""
+    m = _USER_FAILURE.search(text)
+    if m:
+        return m.group(1).strip()[:400]
+    m = _JVM_FAILURE.search(text)
+    if m:
+        where, name = USER_FUNCTIONS.get(m.group(1), ("", m.group(1)))
+        return f"{where + ': ' if where else ''}{name}(...) threw {m.group(2).strip()}"[:400]
+    return None
 
 
 def _is(err: BaseException, module: str, name: str) -> bool:

@@ -31,8 +31,9 @@ from planner.problems import BindError
 
 
 class Binder(RelationsMixin, SelectMixin, SetOpsMixin):
-    def __init__(self, catalog: Catalog):
+    def __init__(self, catalog: Catalog, udf_paths: tuple[str, ...] = ()):
         self.catalog = catalog
+        self.udf_paths = udf_paths
         self.window_ids = itertools.count(1)
         self.windows: dict[int, WindowSpec] = {}
         self.window_times: dict[int, Field] = {}  # the time attribute each window is on

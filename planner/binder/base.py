@@ -11,9 +11,12 @@ from sqlglot import exp
 
 from catalog import Catalog
 from catalog.model import CatalogObject
+from planner.dialect import parse_type
 from planner.logical.fields import Field
 from planner.logical.operators import Node
 from planner.logical.specs import WindowSpec
+from planner.udf import UdfError, UserFunction, resolve
+from planner.udf.java import find_jar, java_signature
 
 if TYPE_CHECKING:
     from planner.binder.relations import Item
@@ -31,6 +34,35 @@ class BinderBase:
     ctes: list[dict[str, Node]]  # the CTEs in scope, innermost last
     view_stack: list[str]  # the views being expanded (a view may not refer to itself)
     view_deps: list[ViewDeps]
+    udf_paths: tuple[str, ...]  # where Python functions' modules are imported from
+
+    def user_function(self, name: str) -> UserFunction | None:
+        """The catalog function ``name`` with its signature (a Python function's from its
+        annotations, a JVM class's from its jar; ``planner.udf.UdfError`` when it cannot be read);
+        None when there is no such function."""
+        fn = self.catalog.get_function(name)
+        if fn is None:
+            return None
+        dirs = (*self.udf_paths, fn.path) if fn.path else self.udf_paths
+        jars: tuple[str, ...] = ()
+        if fn.language != "PYTHON":
+            if not fn.resources:
+                return UserFunction(fn, None)  # no class to load: the checker refuses its calls
+            found = [find_jar(r, (fn.path, *self.udf_paths) if fn.path else dirs) for r in fn.resources]
+            sig = java_signature(fn.class_name, found)
+            jars = tuple(str(j) for j in found)
+        else:
+            found_sig = resolve(fn.class_name, dirs)
+            if found_sig is None:
+                return UserFunction(fn, None)  # a class (an aggregate function): refused at the call
+            sig = found_sig
+        for text in (sig.result, *sig.params):
+            if text is not None:
+                try:
+                    parse_type(text)
+                except Exception:
+                    raise UdfError(f"'{sig.target}' declares the type '{text}', which is not a Flink SQL type") from None
+        return UserFunction(fn, sig, jars)
 
     if TYPE_CHECKING:  # defined by the parts; declared here for the others that call them
 

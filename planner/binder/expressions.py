@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from catalog import FunctionDef
 from planner.binder.scope import Scope
+from planner.dialect import parse_type
 from planner.functions import callable_without_create, suggest_function
 from planner.logical import typing as T
 from planner.logical.copying import copy_expr
@@ -18,6 +18,9 @@ from planner.logical.fields import Field, TimeKind
 from planner.logical.specs import AggCall, AggFunc
 from planner.logical.walk import find_all
 from planner.problems import BindError
+from planner.udf import UdfError, UserFunction
+
+FunctionLookup = Callable[[str], UserFunction | None]
 
 AGG_NAMES = {
     "COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "COLLECT",
@@ -152,9 +155,9 @@ def check_typed_literal(node: exp.Cast) -> None:
 
 
 class ExprBinder:
-    def __init__(self, scope: Scope, functions: Callable[[str], FunctionDef | None] | None = None):
+    def __init__(self, scope: Scope, functions: FunctionLookup | None = None):
         self.scope = scope
-        self.functions = functions  # catalog function lookup: name -> FunctionDef | None
+        self.functions = functions  # catalog function lookup: name -> UserFunction | None
 
     # -- binding -------------------------------------------------------------------------------
 
@@ -276,17 +279,46 @@ class ExprBinder:
         name = node.name.upper()
         if name in LEGACY_WINDOW_FUNCS or name in LEGACY_WINDOW_PROPS:
             return  # validated by the aggregate binder
-        if self.functions is not None:
-            udf = self.functions(node.name)
-            if udf is not None:
-                # remembered on the call, so that what runs where can be decided from the plan alone
-                node.meta["user_function"] = udf.class_name
-                return
+        udf = self.user_function(node)
+        if udf is not None:
+            sig = udf.signature
+            if sig is not None and sig.table:
+                raise BindError(
+                    f"`{node.name}` is a table function: call it in FROM, as LATERAL TABLE({node.name}(...))", node
+                )
+            # remembered on the call, so that what runs where can be decided from the plan alone
+            node.meta["user_function"] = udf
+            return
         if name == "SPLIT_INDEX" and len(node.expressions) != 3:
             raise BindError("SPLIT_INDEX takes (string, separator, index)", node)
         if callable_without_create(name) or name in AGG_NAMES or name in RANK_NAMES:
             return
         raise BindError(f"No function named `{node.name}`", node, suggest_function(node.name))
+
+    def user_function(self, node: exp.Anonymous) -> UserFunction | None:
+        """The catalog function a call names, its arguments counted; errors at the call."""
+        if self.functions is None:
+            return None
+        try:
+            udf = self.functions(node.name)
+        except UdfError as err:
+            raise BindError(f"Function `{node.name}`: {err.message}", node, err.hint) from None
+        sig = udf.signature if udf is not None else None
+        if udf is not None and udf.python and sig is None:
+            raise BindError(
+                f"Function `{node.name}`: '{udf.definition.class_name}' is a Python class: user-defined aggregate "
+                "functions (Flink's AggregateFunction) cannot run on Spark yet; Python scalar functions and "
+                "generators (table functions) run",
+                node,
+                "aggregate with built-in functions, over a Python function's per-row result if need be",
+            )
+        if sig is not None and not sig.accepts(len(node.expressions)):
+            raise BindError(
+                f"Function `{node.name}` ('{sig.target}') takes {sig.arity()} argument{'' if sig.arity() == '1' else 's'}, "
+                f"not {len(node.expressions)}",
+                node,
+            )
+        return udf
 
     # -- typing --------------------------------------------------------------------------------
 
@@ -303,6 +335,12 @@ class ExprBinder:
 
     def type_of(self, node: exp.Expr) -> exp.DataType:
         return type_of(node, self.scope.by_internal)
+
+
+def user_result_type(udf: UserFunction) -> exp.DataType:
+    """What a call of a user function returns (UNKNOWN for a JVM function, which is not loaded)."""
+    sig = udf.signature
+    return parse_type(sig.result) if sig is not None else T.UNKNOWN
 
 
 def _struct_field(t: exp.DataType, name: str) -> exp.DataType:
@@ -379,6 +417,8 @@ def type_of(node: exp.Expr, fields: dict[str, Field]) -> exp.DataType:
         return type_of(node.this, fields)
     if isinstance(node, exp.CurrentTimestamp):
         return T.TIMESTAMP_LTZ3
+    if isinstance(node, exp.Anonymous) and "user_function" in node.meta:
+        return user_result_type(node.meta["user_function"])
     if isinstance(node, exp.Func):
         args = [type_of(a, fields) for a in node.iter_expressions() if isinstance(a, exp.Expr)]
         name = func_name(node)

@@ -265,7 +265,7 @@ class RelationsMixin(BinderBase):
     def bind_correlate(self, left: Item, left_scope: Scope, node: exp.Expr, outer: bool) -> Item:
         """CROSS JOIN UNNEST(arr) AS t(v) / LATERAL TABLE(f(x)) AS T(a, b) after ``left``."""
         alias_node = node.args.get("alias")
-        binder = ExprBinder(left_scope, self.catalog.get_function)
+        binder = ExprBinder(left_scope, self.user_function)
         if isinstance(node, exp.Unnest):
             arrays = [binder.bind(e) for e in node.expressions]
             names = [c.name for c in alias_node.args.get("columns") or []] if alias_node else []
@@ -283,15 +283,43 @@ class RelationsMixin(BinderBase):
             call: exp.Expr = exp.Unnest(expressions=arrays)
         else:
             fn = node.this.this if isinstance(node.this, nodes.TableFunction) else node.this
-            call = binder.bind(fn)
+            call, row = self._table_function_call(binder, fn)
             names = [c.name for c in alias_node.args.get("columns") or []] if alias_node else []
+            types = [m.args.get("kind") or T.UNKNOWN for m in row.expressions] if row is not None else []
             if not names:
-                raise BindError("Name the columns of a table function: LATERAL TABLE(f(x)) AS T(a, b)", node)
-            new_fields = [Field(n, T.UNKNOWN) for n in names]
+                if row is None:
+                    raise BindError("Name the columns of a table function: LATERAL TABLE(f(x)) AS T(a, b)", node)
+                names = [m.name for m in row.expressions]
+            elif row is not None and len(names) != len(types):
+                raise BindError(
+                    f"The alias names {len(names)} column{'s' if len(names) != 1 else ''} but `{fn.name}` returns "
+                    f"rows of {len(types)}: {row.sql(dialect=Flink)}",
+                    alias_node,
+                )
+            new_fields = [Field(n, types[i] if i < len(types) else T.UNKNOWN) for i, n in enumerate(names)]
         alias = alias_node.name if alias_node is not None and alias_node.name else None
         fields = tuple(list(left.node.fields) + new_fields)
         corr = Correlate(fields, input=left.node, call=call, outer=outer, origin=node)
         return Item(corr, alias, new_fields, origin=node)
+
+    def _table_function_call(self, binder: ExprBinder, fn: exp.Expr) -> tuple[exp.Expr, exp.DataType | None]:
+        """LATERAL TABLE's call bound, with the ROW type of the rows it makes (None for a JVM
+        function, which is not loaded: the checker refuses it)."""
+        if not isinstance(fn, exp.Anonymous):
+            raise BindError("LATERAL TABLE takes a call of a table function: LATERAL TABLE(f(x))", fn)
+        udf = binder.user_function(fn)
+        if udf is None:
+            raise BindError(f"No table function named `{fn.name}`", fn, "CREATE FUNCTION it first (a Python generator)")
+        sig = udf.signature
+        if sig is not None and not sig.table:
+            raise BindError(
+                f"`{fn.name}` is a scalar function; LATERAL TABLE calls a table function (a Python generator)", fn
+            )
+        args = [binder.bind(a) for a in fn.expressions]
+        call = exp.Anonymous(this=fn.name, expressions=args)
+        call.meta.update(fn.meta)
+        call.meta["user_function"] = udf
+        return call, (parse_type(sig.result) if sig is not None else None)
 
     def bind_match_recognize(self, source: Item, node: exp.MatchRecognize) -> Item:
         scope = Scope()

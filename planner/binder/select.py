@@ -100,7 +100,7 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
             kind = JOIN_KINDS.get(side, JoinKind.INNER)
             if kind != JoinKind.INNER:
                 inner_only = False
-            binder = ExprBinder(scope, self.catalog.get_function)
+            binder = ExprBinder(scope, self.user_function)
             on = j.args.get("on")
             using = j.args.get("using")
             parts: list[exp.Expr] = []
@@ -145,13 +145,13 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
         # a name pushed down must also resolve the same way in the whole FROM (with one relation,
         # the whole FROM is the scope it was bound in)
         for c in pushed if joins else []:
-            ExprBinder(scope, self.catalog.get_function).bind(c)
+            ExprBinder(scope, self.user_function).bind(c)
         return node, scope, where_parts
 
     def _push_filters(self, node: Node, rel: Relation, parts: list[exp.Expr], pushed: list[exp.Expr]) -> tuple[Node, list[exp.Expr]]:
         single = Scope()
         single.add(rel)
-        binder = ExprBinder(single, self.catalog.get_function)
+        binder = ExprBinder(single, self.user_function)
         keep, conds = [], []
         for c in parts:
             if any(isinstance(n, (exp.Subquery, exp.Select, exp.Exists)) or is_aggregate(n) for n in find_all(c, exp.Expr)):
@@ -208,7 +208,7 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
         named = self._expand_star(sel, scope)
         node, replaced = self.bind_scalar_subqueries(node, scope, [*where_parts, *named])
         where_parts, items = replaced[: len(where_parts)], replaced[len(where_parts) :]
-        binder = ExprBinder(scope, self.catalog.get_function)
+        binder = ExprBinder(scope, self.user_function)
         if where_parts:
             try:
                 node = self._where(node, scope, binder, where_parts, sel)
@@ -372,7 +372,7 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
                     )
         out_scope = Scope()
         out_scope.add(Relation(None, list(out_fields), [f.name for f in out_fields]))
-        return agg_node, ExprBinder(out_scope, self.catalog.get_function), bound_items, having_bound
+        return agg_node, ExprBinder(out_scope, self.user_function), bound_items, having_bound
 
     def _tvf_window(self, keys: list[exp.Expr], scope: Scope) -> WindowSpec | None:
         roles: dict[int, set[WindowRole]] = {}

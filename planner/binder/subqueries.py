@@ -56,7 +56,7 @@ class SubqueryMixin(BinderBase):
         inner_sel.set("where", None)
         inner_node, inner_scope, _ = self.bind_from(inner_sel)
         local, correlated = [], []
-        inner_binder = ExprBinder(inner_scope, self.catalog.get_function)
+        inner_binder = ExprBinder(inner_scope, self.user_function)
         for c in conjuncts(where.this) if where is not None else []:
             try:
                 local.append(inner_binder.bind(c))
@@ -76,7 +76,7 @@ class SubqueryMixin(BinderBase):
         for rel in inner_scope.relations:
             inner.add(Relation(rel.alias, rel.fields, [rename[n] for n in rel.internal]))
         both = CorrelatedScope(inner, scope)
-        cond = and_all([ExprBinder(both, self.catalog.get_function).bind(c) for c in correlated]) if correlated else None
+        cond = and_all([ExprBinder(both, self.user_function).bind(c) for c in correlated]) if correlated else None
         # the join keeps of the subquery's rows only the columns its condition reads
         used = columns_of(cond) if cond is not None else set()
         kept = [f for f in right.fields if f.name in used] or list(right.fields[:1])

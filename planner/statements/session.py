@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from pathlib import Path
 
 from sqlglot import TokenType, exp
 
@@ -27,6 +28,7 @@ from planner.statements.ddl_alter import alter_table, alter_view
 from planner.statements.script import Statement
 from planner.statements.show import BUILTIN_FUNCTIONS, like_filter
 from planner.statements.variables import substitute
+from planner.udf import PYTHON_FILES, absolute_files, search_path
 
 
 class Kind(StrEnum):
@@ -77,6 +79,8 @@ KNOWN_SETTINGS: dict[str, tuple[str, ...] | None] = {
     "execution.savepoint.ignore-unclaimed-state": ("true", "false"),
     "table.local-time-zone": None,
     "sql-client.display.max-column-width": None,
+    # Flink's: the Python files (or directories, zips) the modules of Python functions are imported from
+    "python.files": None,
 }
 
 DEFAULT_SETTINGS = {
@@ -100,11 +104,13 @@ class PlannerSession:
         self.variables = dict(variables or {})
         self.stats = stats or {}
         self.horizon_days = horizon_days
+        self._script: str | None = None  # the file of the statement being run (Python functions' modules beside it)
 
     # -- entry ---------------------------------------------------------------------------------
 
     def execute(self, stmt: Statement) -> Outcome:
         """Run one statement; every failure is a positioned SqlError."""
+        self._script = stmt.source.path
         try:
             # ${NAME} is the only syntax with a `$`: most statements need no walk for variables
             tree = deep(substitute, stmt.tree, self.variables) if "$" in stmt.text else stmt.tree
@@ -117,13 +123,13 @@ class PlannerSession:
 
     def _dispatch(self, stmt: Statement, tree: exp.Expr) -> Outcome:
         if isinstance(tree, (exp.Select, exp.Union, exp.Subquery, exp.Values, exp.Intersect, exp.Except)):
-            plan = Binder(self.catalog).plan_query(tree)
+            plan = self._binder().plan_query(tree)
             return Outcome(Kind.QUERY, stmt, tree, plans=(plan,), analysis=self.analyze([plan], stmt))
         if isinstance(tree, exp.Insert):
-            plan = Binder(self.catalog).plan_insert(tree)
+            plan = self._binder().plan_insert(tree)
             return Outcome(Kind.INSERT, stmt, tree, plans=(plan,), analysis=self.analyze([plan], stmt))
         if isinstance(tree, nodes.StatementSet):
-            sinks = Binder(self.catalog).plan_statement_set(tree)
+            sinks = self._binder().plan_statement_set(tree)
             return Outcome(Kind.STATEMENT_SET, stmt, tree, plans=tuple(sinks), analysis=self.analyze(list(sinks), stmt))
         if isinstance(tree, nodes.Explain):
             inner = Statement(tree.this, stmt.source, stmt.span, stmt.tokens)
@@ -138,6 +144,8 @@ class PlannerSession:
             return self._create(stmt, tree)
         if isinstance(tree, nodes.CreateFunction):
             fn = function_from_create(tree)
+            if self._script is not None:
+                fn = replace(fn, path=str(Path(self._script).resolve().parent))
             created = self.catalog.create(fn, if_not_exists=bool(tree.args.get("exists")))
             return self._info(stmt, tree, "Function has been created." if created else "Function already exists; kept.")
         if isinstance(tree, (nodes.CreateCatalog, nodes.DropCatalog)):
@@ -185,6 +193,13 @@ class PlannerSession:
             return Outcome(Kind(tree.name.lower()), stmt, tree)
         raise BindError("This statement is not supported", tree)
 
+    def _binder(self) -> Binder:
+        return Binder(self.catalog, search_path(self.settings, self._script))
+
+    def udf_paths(self) -> tuple[str, ...]:
+        """Where the modules of Python functions are imported from, for the statement last run."""
+        return search_path(self.settings, self._script)
+
     # -- analysis ------------------------------------------------------------------------------
 
     def analyze(self, plans: list[Node], stmt: Statement) -> Analysis:
@@ -203,7 +218,7 @@ class PlannerSession:
         replace_only = props is not None and any(isinstance(p, nodes.ReplaceOnlyProperty) for p in props.expressions)
         if kind == "VIEW":
             view = view_from_create(tree)
-            plan = Binder(self.catalog).plan_query(tree.expression.copy())  # validate, with positions in this statement
+            plan = self._binder().plan_query(tree.expression.copy())  # validate, with positions in this statement
             if view.column_names and len(view.column_names) != len(plan.fields):
                 raise DefinitionError(
                     f"View `{view.name}` names {len(view.column_names)} column{'s' if len(view.column_names) != 1 else ''} "
@@ -235,7 +250,7 @@ class PlannerSession:
         """CREATE TABLE t WITH (...) AS SELECT: the schema comes from the query, then an INSERT."""
         from catalog import Column
 
-        query = Binder(self.catalog).plan_query(tree.expression)
+        query = self._binder().plan_query(tree.expression)
         declared = table_from_create(exp.Create(this=tree.this, kind="TABLE", properties=tree.args.get("properties")), self.catalog.get_relation)
         columns = tuple(Column(f.name, f.type_sql if f.type.this != exp.DType.UNKNOWN else "STRING", nullable=f.nullable) for f in query.fields)
         if declared.columns:
@@ -247,7 +262,7 @@ class PlannerSession:
             raise DefinitionError(f"REPLACE TABLE: table `{table.name}` does not exist", tree)
         self.catalog.create(table, if_not_exists=bool(tree.args.get("exists")), or_replace=bool(tree.args.get("replace")) or replace_only)
         insert = exp.Insert(this=exp.Table(this=exp.to_identifier(table.name, quoted=True)), expression=tree.expression)
-        plan = Binder(self.catalog).plan_insert(insert)
+        plan = self._binder().plan_insert(insert)
         return Outcome(Kind.INSERT, stmt, insert, message="Table has been created.", plans=(plan,), analysis=self.analyze([plan], stmt))
 
     def _drop(self, stmt: Statement, tree: exp.Drop) -> Outcome:
@@ -287,7 +302,7 @@ class PlannerSession:
         if kind == "view" and action not in ("AS", "COMMENT", "RENAME"):
             raise DefinitionError(f"ALTER VIEW ... {action} is not supported", tree)
         if kind == "view" and action == "AS":
-            Binder(self.catalog).plan_query(tree.expression)  # the new query must bind
+            self._binder().plan_query(tree.expression)  # the new query must bind
         try:
             if action == "RENAME":
                 if not self.catalog.rename(kind, name, object_name(tree.expression), if_exists=exists):
@@ -318,6 +333,8 @@ class PlannerSession:
                 parse_duration(value)
             except ValueError as err:
                 raise DefinitionError(str(err), tree) from None
+        if key == PYTHON_FILES:  # relative to the file that sets it, wherever the functions are called
+            value = absolute_files(value, self._script)
         self.settings[key] = value.lower() if allowed else value
         return self._info(stmt, tree, "Session property has been set.", Kind.SET)
 
@@ -371,7 +388,7 @@ class PlannerSession:
         columns = ("name", "type", "null", "key", "extras", "watermark")
         rows = []
         if isinstance(obj, ViewDef):
-            plan = Binder(self.catalog).plan_query(exp.maybe_parse(obj.query, dialect=Flink))
+            plan = self._binder().plan_query(exp.maybe_parse(obj.query, dialect=Flink))
             for f, name in zip(plan.fields, obj.column_names or [f.name for f in plan.fields], strict=True):
                 f = f.renamed(name)
                 attr = f" *{f.time.value.upper()}*" if f.time else ""

@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING
 
 from planner.analysis.properties import Mode
 from planner.logical.operators import Node, Sink
+from planner.source import SourceText
 from sqlengine.translate.changelog import DEFAULT_BUCKETS
 from sqlengine.translate.core import SourceInfo, TranslationBug, Translator
 from sqlengine.translate.dispatch import handler_for
 from sqlengine.translate.errors import TranslationError
 from sqlengine.translate.expressions import quote
+from sqlengine.translate.udfs import register as register_functions
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -49,15 +51,18 @@ class Translated:
 
 
 def translate(
-    plan: Node, analysis: Analysis, spark: SparkSession, *, job_dir: Path, end_markers: bool = True, buckets: int = DEFAULT_BUCKETS
+    plan: Node, analysis: Analysis, spark: SparkSession, *, job_dir: Path, end_markers: bool = True, buckets: int = DEFAULT_BUCKETS,
+    source: SourceText | None = None,
 ) -> Translated:
     """The DataFrame of one plan of ``analysis`` (streaming or batch, as the analysis was made).
 
     ``end_markers``: a bounded streaming job may carry end-of-input markers (only where an
-    operator waits on the watermark; see ``sqlengine.end_of_input``)."""
+    operator waits on the watermark; see ``sqlengine.end_of_input``). ``source``: the statement's
+    text, which a failing user function's error points into."""
     problems = analysis.problems_of(plan)
     if problems:
         raise TranslationError.of(problems[0])
+    register_functions(spark, [plan], source, job_dir)
     streaming = analysis.streaming
     root = plan.input if isinstance(plan, Sink) else plan
     changelog = analysis.props[root.node_id].changelog

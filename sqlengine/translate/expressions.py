@@ -15,9 +15,11 @@ from sqlglot import exp
 
 from planner.binder.expressions import type_of
 from planner.binder.joins import column_literal
+from planner.dialect import Flink, parse_type
 from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.specs import AggCall, AggFunc
+from planner.udf import UserFunction
 
 
 class Untranslatable(AssertionError):
@@ -108,8 +110,9 @@ class SparkExpressions:
     def _anonymous(self, n: exp.Anonymous) -> exp.Expr:
         name = n.name.upper()
         args = list(n.expressions)
-        if "user_function" in n.meta:
-            raise Untranslatable(f"user-defined function {n.name}")
+        udf = n.meta.get("user_function")
+        if udf is not None:
+            return self._user_call(udf, n, args)
         if name == "PROCTIME":
             return exp.CurrentTimestamp()
         if name == "SPLIT_INDEX":
@@ -126,6 +129,25 @@ class SparkExpressions:
             ts = exp.Anonymous(this="to_timestamp", expressions=[args[0], _lit("yyyy-MM-dd HH:mm:ss")])
             return exp.Anonymous(this="date_format", expressions=[ts, *args[1:]])
         return n
+
+    def _user_call(self, udf: UserFunction, call: exp.Expr, args: list[exp.Expr]) -> exp.Expr:
+        """A Python function's call, by the name it is registered under in the job's session
+        (``sqlengine.translate.udfs``), each argument cast to the parameter's declared type."""
+        from sqlengine.translate.udfs import spark_name
+        from sqlengine.types import spark_type
+
+        sig = udf.signature
+        if sig is None:
+            raise Untranslatable(f"the JVM function {udf.name}")
+        cast: list[exp.Expr] = []
+        for i, a in enumerate(args):
+            declared = sig.param_type(i)
+            if declared is None or self.type(a).sql(dialect=Flink) == parse_type(declared).sql(dialect=Flink):
+                cast.append(a)
+            else:
+                to = exp.DataType.build(spark_type(declared).simpleString(), dialect="spark")
+                cast.append(exp.Cast(this=a, to=to))
+        return exp.Anonymous(this=spark_name(udf, call), expressions=cast)
 
     def sql(self, node: exp.Expr) -> str:
         """Spark SQL text of a bound expression (all identifiers backquoted)."""

@@ -1,4 +1,4 @@
-"""Stateless operators: Calc (filter + projection), UNION, VALUES, UNNEST."""
+"""Stateless operators: Calc (filter + projection), UNION, VALUES, UNNEST and table functions."""
 
 from __future__ import annotations
 
@@ -81,15 +81,19 @@ def translate_correlate(t: Translator, node: Correlate) -> Rel:
     from pyspark.sql import functions as F
     from pyspark.sql.types import StructType
 
-    if node.call.key != "unnest" or len(node.call.expressions) != 1:
-        raise unreachable(node, "a table function, or UNNEST of several arrays")
+    # a Python table function returns the array of the rows it makes for each input row (as a
+    # struct each; sqlengine.translate.udfs): exploded as UNNEST's array is
+    table_function = node.call.key != "unnest"
+    if not table_function and len(node.call.expressions) != 1:
+        raise unreachable(node, "UNNEST of several arrays")
     rel = t.translate(node.input)
     exprs = t.exprs(node)
     elem = t.fresh("elem")
     explode = F.explode_outer if node.outer else F.explode
-    exploded = rel.df.withColumn(elem, explode(F.expr(exprs.sql(node.call.expressions[0]))))
+    array = node.call if table_function else node.call.expressions[0]
+    exploded = rel.df.withColumn(elem, explode(F.expr(exprs.sql(array))))
     new_fields = node.fields[len(node.input.fields) :]
-    if len(new_fields) == 1:
+    if len(new_fields) == 1 and not table_function:
         extra = [F.col(elem).alias(new_fields[0].name)]
     else:
         struct = exploded.schema[elem].dataType

@@ -353,13 +353,13 @@ def test_user_functions_named_like_sqlglot_nodes_bind_as_the_catalog_functions()
     session = PlannerSession(Catalog.in_memory())
     outcomes = [session.execute(stmt) for stmt in script.statements]
     scalar = _calls(outcomes[-2].plans, [])
-    assert {c.name: c.meta.get("user_function") for c in scalar} == {
+    assert {c.name: c.meta["user_function"].definition.class_name for c in scalar} == {
         "split": "com.example.SplitWords",
         "length": "com.example.Length",
         "Nvl": "com.example.Nvl",
     }
     (table_call,) = _calls(outcomes[-1].plans, [])
-    assert table_call.name == "split" and table_call.meta.get("user_function") == "com.example.SplitWords"
+    assert table_call.name == "split" and table_call.meta["user_function"].definition.class_name == "com.example.SplitWords"
     # and they print back as written
     for stmt in script.statements[-2:]:
         assert stmt.sql() == stmt.text.replace("\n", " ")

@@ -100,7 +100,10 @@ MESSAGES: dict[Code, str] = {
     ),
     Code.WATERMARK_NOT_CONSTANT: "Only watermarks of the form `ts - INTERVAL ...` (or `ts`) run on Spark",
     Code.MATCH_RECOGNIZE: "MATCH_RECOGNIZE has no counterpart in Spark",
-    Code.TABLE_FUNCTION: "table functions (LATERAL TABLE) need a user-defined function, which sqlengine cannot run yet",
+    Code.TABLE_FUNCTION: (
+        "table function `{name}` is declared as '{class_name}' ({language}): sqlengine runs JVM scalar functions "
+        "only (Spark's UDF1..UDF22); Python table functions (LANGUAGE PYTHON, a generator) run"
+    ),
     Code.UNNEST_SEVERAL: "UNNEST of several arrays at once is not supported yet",
     Code.LOOKUP_JOIN_KIND: "a lookup join is an inner or LEFT join",
     Code.SESSION_KEYS: (
@@ -117,8 +120,9 @@ MESSAGES: dict[Code, str] = {
         "window_start and window_end (Spark makes sessions while aggregating)"
     ),
     Code.USER_FUNCTION: (
-        "user-defined function `{name}` cannot run on Spark yet (it is declared as '{class_name}', a JVM class "
-        "sqlengine does not load)"
+        "user-defined function `{name}` cannot run on Spark: it is declared as '{class_name}' ({language}) "
+        "without USING JAR, so there is no class to load; Python functions (LANGUAGE PYTHON) run, and JVM "
+        "classes implementing Spark's UDF1..UDF22 from USING JAR 'path.jar'"
     ),
     Code.NO_COUNTERPART: "{function}() has no counterpart in Spark",
     Code.LITERAL_SEPARATOR: "{function} needs a literal separator to run on Spark",
@@ -137,7 +141,11 @@ HINTS: dict[Code, str] = {
     Code.WINDOW_AGG_UPDATING_INPUT: "aggregate an insert-only input (a window aggregation below emits final rows)",
     Code.UNION_UPDATING: "use UNION ALL, then SELECT DISTINCT over it",
     Code.JOIN_CONDITION: "join on the equality of keys, and filter the joined rows in WHERE",
-    Code.USER_FUNCTION: "write it with built-in functions; user functions (Python or JVM) are on the roadmap",
+    Code.USER_FUNCTION: (
+        "write it in Python (CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON), or give the jar of a "
+        "class implementing Spark's UDF1..UDF22 (USING JAR 'path.jar'); see docs/udf.md"
+    ),
+    Code.TABLE_FUNCTION: "write it in Python as a generator: CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON",
     Code.DISTINCT_AGGREGATE: "use COUNT, SUM or AVG (DISTINCT), or GROUP BY the value first and aggregate the groups",
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",

@@ -83,8 +83,12 @@ def _call(node: Node, call: exp.Expr) -> Problem | None:
         return None
     assert isinstance(call, exp.Anonymous)
     name = call.name.upper()
-    if "user_function" in call.meta:
-        return problem(Code.USER_FUNCTION, node, call, name=call.name, class_name=str(call.meta["user_function"]))
+    udf = call.meta.get("user_function")
+    if udf is not None:
+        if udf.signature is None:  # a JVM class: not loaded
+            d = udf.definition
+            return problem(Code.USER_FUNCTION, node, call, name=call.name, class_name=d.class_name, language=d.language)
+        return None
     if name in NO_COUNTERPART:
         return problem(Code.NO_COUNTERPART, node, call, function=name)
     if name == "SPLIT_INDEX":

@@ -183,7 +183,11 @@ def check_sort(node: Sort, ctx: Context) -> list[Problem]:
 
 def check_correlate(node: Correlate, ctx: Context) -> list[Problem]:
     if node.call.key != "unnest":
-        return [problem(Code.TABLE_FUNCTION, node)]
+        udf = node.call.meta["user_function"]  # the binder takes only user table functions here
+        if udf.signature is not None:  # a Python function
+            return []
+        d = udf.definition
+        return [problem(Code.TABLE_FUNCTION, node, node.call, name=d.name, class_name=d.class_name, language=d.language)]
     if len(node.call.expressions) != 1:
         return [problem(Code.UNNEST_SEVERAL, node)]
     return []
