@@ -53,6 +53,15 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
         "auction BIGINT, c BIGINT, m BIGINT",
         "COUNT, MAX per auction with a state TTL (changelog) vs without (native)",
     ),
+    "over_range": (
+        "SELECT auction, price, MAX(price) OVER (PARTITION BY auction ORDER BY `dateTime` "
+        "RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW) AS top10s FROM bid",
+        "auction BIGINT, price BIGINT, top10s BIGINT",
+        "SELECT auction, window_start, MAX(price) AS top FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), "
+        "INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end",
+        "auction BIGINT, window_start TIMESTAMP(3), top BIGINT",
+        "MAX over the 10 s before each bid per auction (changelog OVER, waits for the watermark) vs MAX per 10 s tumbling window (native)",
+    ),
     "left_join": (
         "SELECT B.auction, B.price, A.seller FROM bid B LEFT JOIN auction A ON B.auction = A.id",
         "auction BIGINT, price BIGINT, seller BIGINT",

@@ -55,6 +55,10 @@ OWN = (
     # dropped, so the state is the keys of about one batch, whatever the run's speed (a TTL of
     # seconds made the plateau depend on how fast the machine ran the batches)
     Case("ttl-aggregate", "SELECT /*+ STATE_TTL('bid' = '100 ms') */ auction, COUNT(*) AS n FROM bid GROUP BY auction", "SE108, changelog aggregation bounded by its TTL"),
+    # OVER on event time: a RANGE partition leaves once the watermark passes its last row plus the
+    # range; a ROWS partition stays (the frame bounds rows per partition, not partitions)
+    Case("over-range", "SELECT bidder, price, MAX(price) OVER (PARTITION BY bidder ORDER BY `dateTime` RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW) FROM bid", "SE106 good, changelog OVER", warmup=WARMUP),
+    Case("over-rows", "SELECT auction, price, SUM(price) OVER (PARTITION BY auction ORDER BY `dateTime` ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM bid", "SE106 bad, changelog OVER"),
     Case("left-join-unbounded", "SELECT P.id, A.id FROM person P LEFT JOIN auction A ON P.id = A.seller", "changelog outer join"),
     # issue 11's shapes: a DISTINCT of a window's bounds is a window aggregation; EXCEPT and a
     # scalar subquery run as changelog operators (the subquery's one row bounded, the outer rows not)
