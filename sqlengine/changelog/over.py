@@ -25,6 +25,7 @@ unbounded frames with the watermark, which drops more: see docs/semantics.md).
 from __future__ import annotations
 
 import decimal
+import heapq
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -73,7 +74,9 @@ class OverAggregate(Operator):
         return accs
 
     def new_state(self) -> Any:
-        return {"parts": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None}
+        # waiting: the keys with rows that wait (a fire visits only them); releases: a heap of
+        # (time the watermark must pass, sequence, key) of RANGE keys with nothing waiting
+        return {"parts": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None, "waiting": set(), "releases": [], "seq": 0}
 
     def entries(self, state: Any) -> int:
         return len(state["parts"])
@@ -106,6 +109,7 @@ class OverAggregate(Operator):
             if part["last"] is not None and ts <= part["last"]:
                 continue  # late: its key has emitted this time or a later one
             part["pending"].setdefault(ts, []).append((row, a))
+            state["waiting"].add(key)
             if expiry is not None:
                 expiry.touch(key, now_ms)
         return Changes()
@@ -114,23 +118,34 @@ class OverAggregate(Operator):
         """Emit every held row the watermark has passed, in time order per key."""
         out = Changes()
         parts: dict[Any, dict[str, Any]] = state["parts"]
+        waiting: set[Any] = state["waiting"]
+        releases: list[Any] = state["releases"]
         accs = self._accumulators()
         with decimal.localcontext(DECIMAL_CONTEXT):
-            for key in list(parts):
+            for key in list(waiting):
                 part = parts[key]
                 pending: dict[int, list[Any]] = part["pending"]
-                for ts in sorted(t for t in pending if t <= watermark_ms):
+                ready = sorted(t for t in pending if t <= watermark_ms)
+                for ts in ready:
                     self._emit(part, ts, pending.pop(ts), accs, out)
                     part["last"] = ts
-                if self._released(part, watermark_ms):
-                    del parts[key]
-                    if state["ttl"] is not None:
-                        state["ttl"].forget(key)
+                if not pending:
+                    waiting.discard(key)
+                    if ready and not self.rows and self.preceding is not None:
+                        state["seq"] += 1
+                        heapq.heappush(releases, (part["last"] + self.preceding, state["seq"], key))
+        # a RANGE key leaves once the watermark is past its last row plus the range (and no row
+        # came for it since)
+        while releases and releases[0][0] < watermark_ms:
+            deadline, _, key = heapq.heappop(releases)
+            held = parts.get(key)
+            if held is not None and not held["pending"] and held["last"] + self.preceding == deadline:
+                del parts[key]
+                if state["ttl"] is not None:
+                    state["ttl"].forget(key)
         if state["ttl"] is not None:
-            expired = state["ttl"].expire(now_ms)
-            for key in expired:
-                held = parts.get(key)
-                if held is not None and held["pending"]:
+            for key in state["ttl"].expire(now_ms):
+                if key in waiting:
                     state["ttl"].touch(key, now_ms)  # rows still wait for the watermark: kept
                 else:
                     parts.pop(key, None)
@@ -138,14 +153,9 @@ class OverAggregate(Operator):
 
     def next_time(self, state: Any) -> int | None:
         """The earliest time a held row waits for (the bucket's timer), or None."""
-        times = [min(p["pending"]) for p in state["parts"].values() if p["pending"]]
+        parts = state["parts"]
+        times = [min(parts[k]["pending"]) for k in state["waiting"]]
         return min(times) if times else None
-
-    def _released(self, part: dict[str, Any], watermark_ms: int) -> bool:
-        """A RANGE frame's key once the watermark is past its last row plus the range."""
-        if part["pending"] or self.rows or self.preceding is None or part["last"] is None:
-            return False
-        return bool(watermark_ms > part["last"] + self.preceding)
 
     def _emit(self, part: dict[str, Any], ts: int, batch: list[Any], accs: list[Accumulator], out: Changes) -> None:
         values, frame = part["accs"], part["frame"]
