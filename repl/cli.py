@@ -101,7 +101,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from planner.statements.script import parse_script
     from planner.statements.session import Kind, PlannerSession
 
-    session = PlannerSession(Catalog.in_memory(), variables=_defines(args.define))
+    session = PlannerSession(Catalog.in_memory(), variables=_defines(args.define), run_user_code=False)
     status = EXIT_OK
     for init in args.init or []:
         script = _read_script(init, parse_script)

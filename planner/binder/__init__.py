@@ -31,9 +31,10 @@ from planner.problems import BindError
 
 
 class Binder(RelationsMixin, SelectMixin, SetOpsMixin):
-    def __init__(self, catalog: Catalog, udf_paths: tuple[str, ...] = ()):
+    def __init__(self, catalog: Catalog, udf_paths: tuple[str, ...] = (), run_user_code: bool = True):
         self.catalog = catalog
         self.udf_paths = udf_paths
+        self.run_user_code = run_user_code
         self.window_ids = itertools.count(1)
         self.windows: dict[int, WindowSpec] = {}
         self.window_times: dict[int, Field] = {}  # the time attribute each window is on

@@ -17,6 +17,7 @@ from planner.logical.operators import Node
 from planner.logical.specs import WindowSpec
 from planner.udf import UdfError, UserFunction, resolve
 from planner.udf.java import find_jar, java_signature
+from planner.udf.static import resolve_static
 
 if TYPE_CHECKING:
     from planner.binder.relations import Item
@@ -35,6 +36,7 @@ class BinderBase:
     view_stack: list[str]  # the views being expanded (a view may not refer to itself)
     view_deps: list[ViewDeps]
     udf_paths: tuple[str, ...]  # where Python functions' modules are imported from
+    run_user_code: bool  # False (lint, EXPLAIN): a Python function's signature is read from its source
 
     def user_function(self, name: str) -> UserFunction | None:
         """The catalog function ``name`` with its signature (a Python function's from its
@@ -52,7 +54,8 @@ class BinderBase:
             sig = java_signature(fn.class_name, found)
             jars = tuple(str(j) for j in found)
         else:
-            found_sig = resolve(fn.class_name, dirs)
+            dirs = tuple(dict.fromkeys(dirs))
+            found_sig = resolve(fn.class_name, dirs) if self.run_user_code else resolve_static(fn.class_name, dirs)
             if found_sig is None:
                 return UserFunction(fn, None)  # a class (an aggregate function): refused at the call
             sig = found_sig

@@ -160,7 +160,8 @@ class Linter:
     def _new_session(self, catalog: Catalog) -> PlannerSession:
         settings = {} if self.config.rewrites else {REWRITES_SETTING: "off"}
         return PlannerSession(
-            catalog, settings, variables=self.config.define, stats=self.config.stats, horizon_days=self.config.horizon_days
+            catalog, settings, variables=self.config.define, stats=self.config.stats, horizon_days=self.config.horizon_days,
+            run_user_code=False,
         )
 
     def session(self) -> PlannerSession:

@@ -98,8 +98,12 @@ class PlannerSession:
         variables: dict[str, str] | None = None,
         stats: dict[str, dict[str, str]] | None = None,
         horizon_days: int = 30,
+        run_user_code: bool = True,
     ):
+        """``run_user_code`` False: Python functions are read from their source, never imported
+        (lint and EXPLAIN review code without running it)."""
         self.catalog = catalog
+        self.run_user_code = run_user_code
         self.settings: dict[str, str] = {**DEFAULT_SETTINGS, **(settings or {})}
         self.variables = dict(variables or {})
         self.stats = stats or {}
@@ -194,7 +198,7 @@ class PlannerSession:
         raise BindError("This statement is not supported", tree)
 
     def _binder(self) -> Binder:
-        return Binder(self.catalog, search_path(self.settings, self._script))
+        return Binder(self.catalog, search_path(self.settings, self._script), self.run_user_code)
 
     def udf_paths(self) -> tuple[str, ...]:
         """Where the modules of Python functions are imported from, for the statement last run."""

@@ -93,12 +93,20 @@ _MTIMES: dict[str, float] = {}  # module name -> its file's mtime when imported
 
 
 def _import(module_name: str, paths: Sequence[str]) -> ModuleType:
-    for p in reversed(paths):
-        if p not in sys.path:
-            sys.path.insert(0, p)
+    """Import ``module_name`` from ``paths`` first (in their order), leaving ``sys.path`` as it
+    was. A module of that name imported earlier from another file (another script's ``udfs.py``)
+    is imported again from the one ``paths`` find; one whose file changed is reloaded."""
+    ordered = list(dict.fromkeys(paths))
+    saved = list(sys.path)
+    sys.path[:0] = [p for p in ordered if p not in saved]
     importlib.invalidate_caches()
     try:
         module = sys.modules.get(module_name)
+        loaded = getattr(module, "__file__", None)
+        if module is not None and _origin(module_name, ordered) not in (None, loaded and os.path.realpath(loaded)):
+            for name in [n for n in sys.modules if n == module_name or n.startswith(module_name + ".")]:
+                del sys.modules[name]
+            module = None
         if module is not None:
             f = getattr(module, "__file__", None)
             if f and os.path.exists(f) and os.path.getmtime(f) != _MTIMES.get(module_name):
@@ -114,10 +122,29 @@ def _import(module_name: str, paths: Sequence[str]) -> ModuleType:
         raise UdfError(f"Python module '{module_name}' has a syntax error: {err.msg} ({err.filename}:{err.lineno})") from None
     except Exception as err:  # anything the module raises while it is imported
         raise UdfError(f"importing Python module '{module_name}' failed: {type(err).__name__}: {err}") from None
+    finally:
+        sys.path[:] = saved
     f = getattr(module, "__file__", None)
     if f and os.path.exists(f):
         _MTIMES[module_name] = os.path.getmtime(f)
     return module
+
+
+def _origin(module_name: str, paths: Sequence[str]) -> str | None:
+    """The file ``paths`` hold for a module (its source found, nothing run), or None."""
+    found = source_file(module_name, paths)
+    return str(found) if found is not None else None
+
+
+def source_file(module_name: str, paths: Sequence[str]) -> Path | None:
+    """Where the module ``a.b`` is in the first of ``paths`` that has it: ``a/b.py`` or
+    ``a/b/__init__.py`` (found by looking, not by importing: nothing of it runs)."""
+    parts = module_name.split(".")
+    for base in paths:
+        for candidate in (Path(base, *parts[:-1], parts[-1] + ".py"), Path(base, *parts, "__init__.py")):
+            if candidate.is_file():
+                return candidate.resolve()
+    return None
 
 
 def load(target: str, paths: Sequence[str]) -> Callable[..., Any]:
@@ -140,36 +167,58 @@ def signature(target: str, fn: Callable[..., Any]) -> Signature:
         sig = inspect.signature(fn)
     except (TypeError, ValueError) as err:
         raise UdfError(f"cannot read the signature of '{target}': {err}") from None
+    hints: dict[str, Any] | None
     try:
         hints = typing.get_type_hints(fn)
+        unreadable = ""
     except Exception as err:
-        if declared.result is None or (declared.params is None and not declared.vectorized):
-            raise UdfError(f"cannot read the annotations of '{target}': {type(err).__name__}: {err}") from None
-        hints = {}  # the decorator says all there is to know
+        hints, unreadable = None, f"{type(err).__name__}: {err}"
     positional = [
         p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
     ]
-    varargs = any(p.kind == p.VAR_POSITIONAL for p in positional)
-    required = sum(1 for p in positional if p.kind != p.VAR_POSITIONAL and p.default is p.empty)
+    module = sys.modules.get(getattr(fn, "__module__", "") or "")
+    return build(
+        target, declared, Params(
+            tuple(p.name for p in positional),
+            sum(1 for p in positional if p.kind != p.VAR_POSITIONAL and p.default is p.empty),
+            any(p.kind == p.VAR_POSITIONAL for p in positional),
+        ),
+        hints, unreadable, inspect.isgeneratorfunction(fn), getattr(module, "__file__", None),
+    )
+
+
+@dataclass(frozen=True)
+class Params:
+    names: tuple[str, ...]  # the positional parameters (and *args)
+    required: int  # without a default
+    varargs: bool
+
+
+def build(
+    target: str, declared: Declared, params_of: Params, hints: dict[str, Any] | None, unreadable: str,
+    generator: bool, module_file: str | None,
+) -> Signature:
+    """A signature from what was read of a function (by importing it, or from its source):
+    ``hints`` its evaluated annotations (None: they could not be read, ``unreadable`` says why)."""
     where = f"'{target}'"
     hint = "annotate its parameters and result (def f(s: str) -> int), or declare them with @function from sqlengine.udf"
+    if hints is None:
+        if declared.result is None or (declared.params is None and not declared.vectorized):
+            raise UdfError(f"cannot read the annotations of {where}: {unreadable}", hint)
+        hints = {}  # the decorator says all there is to know
+    names = params_of.names
     if declared.params is not None:
-        if len(declared.params) != len(positional):
-            raise UdfError(f"{where} declares {len(declared.params)} parameter types for {len(positional)} parameters")
+        if len(declared.params) != len(names):
+            raise UdfError(f"{where} declares {len(declared.params)} parameter types for {len(names)} parameters")
         params: tuple[str | None, ...] = declared.params
     elif declared.vectorized:
-        params = tuple(None for _ in positional)  # pandas Series: the types are the arguments'
+        params = tuple(None for _ in names)  # pandas Series: the types are the arguments'
     else:
-        missing = [p.name for p in positional if p.name not in hints]
+        missing = [n for n in names if n not in hints]
         if missing:
             raise UdfError(f"{where} has no type annotation for parameter `{missing[0]}`", hint)
-        try:
-            params = tuple(sql_type(hints[p.name]) for p in positional)
-        except NotASqlType as err:
-            raise UdfError(f"{where}: {err}", hint) from None
-    table = declared.table if declared.table is not None else (
-        inspect.isgeneratorfunction(fn) or is_iterator(hints.get("return"))
-    )
+        params = tuple(_sql(where, hints[n], hint, sql_type) for n in names)
+    table = declared.table if declared.table is not None else (generator or _iterator(hints.get("return")))
     if declared.result is not None:
         result = declared.result
         if table and not result.upper().startswith("ROW"):
@@ -177,22 +226,34 @@ def signature(target: str, fn: Callable[..., Any]) -> Signature:
     elif "return" not in hints:
         raise UdfError(f"{where} has no return type annotation", hint)
     else:
-        try:
-            result = row_type(hints["return"]) if table else sql_type(hints["return"])
-        except NotASqlType as err:
-            raise UdfError(f"{where}: {err}", hint) from None
-    module = sys.modules.get(getattr(fn, "__module__", "") or "")
+        result = _sql(where, hints["return"], hint, row_type if table else sql_type)
     return Signature(
         target=target,
         params=params,
         result=result,
-        required=required,
-        varargs=varargs,
+        required=params_of.required,
+        varargs=params_of.varargs,
         table=table,
         deterministic=declared.deterministic,
         vectorized=declared.vectorized,
-        module_file=getattr(module, "__file__", None),
+        module_file=module_file,
     )
+
+
+def _sql(where: str, annotation: Any, hint: str, mapping: Callable[[Any], str]) -> str:
+    try:
+        return mapping(annotation)
+    except NotASqlType as err:
+        raise UdfError(f"{where}: {err}", hint) from None
+    except Exception:  # an annotation that is no type at all (a list, an unhashable value)
+        raise UdfError(f"{where}: the annotation `{annotation!r}` is not a type", hint) from None
+
+
+def _iterator(annotation: Any) -> bool:
+    try:
+        return is_iterator(annotation)
+    except Exception:
+        return False
 
 
 def resolve(target: str, paths: Sequence[str]) -> Signature | None:
