@@ -58,7 +58,10 @@ MESSAGES: dict[Code, str] = {
         "as in Flink (its source is unbounded)"
     ),
     Code.INSERT_OVERWRITE_STREAMING: "INSERT OVERWRITE runs only in batch mode (SET 'execution.runtime-mode' = 'batch'), as in Flink",
-    Code.OVER_NOT_ROWTIME: "an OVER window on a stream must be ordered by one event-time attribute (a column with a WATERMARK), ascending, as in Flink",
+    Code.OVER_NOT_ROWTIME: (
+        "an OVER window on a stream runs only ordered by one event-time attribute (a column with a WATERMARK), "
+        "ascending; other orders (which Flink 2.3 runs with retractions) cannot run yet"
+    ),
     Code.OVER_PROCTIME: "an OVER window ordered by processing time cannot run on Spark yet (only event time: a column with a WATERMARK)",
     Code.OVER_UPDATING_INPUT: (
         "an OVER window over an updating input (or the rows of a changelog operator) cannot run yet: each retraction "
