@@ -90,6 +90,7 @@ class OverCall:
     order: tuple[tuple[exp.Expr, bool], ...]
     frame: exp.Expr | None  # sqlglot WindowSpec
     node: exp.Expr
+    distinct: bool = False
 
 
 @dataclass
@@ -256,6 +257,9 @@ class ExprBinder:
         func = node.this
         name = func_name(func)
         operands = func.expressions if isinstance(func, exp.Anonymous) else [v for v in [func.this] if isinstance(v, exp.Expr)]
+        distinct = len(operands) == 1 and isinstance(operands[0], exp.Distinct)  # COUNT(DISTINCT x) OVER (...)
+        if distinct:
+            operands = list(operands[0].expressions)
         # COUNT(*) OVER (...) counts rows: no argument
         args = tuple(self._bind(a, None) for a in operands if not isinstance(a, exp.Star))
         partition = tuple(self._bind(p, None) for p in node.args.get("partition_by") or [])
@@ -271,6 +275,7 @@ class ExprBinder:
             order=order,
             frame=node.args.get("spec"),
             node=node,
+            distinct=distinct,
         )
         collector.overs.append(over)
         return col(over.name)

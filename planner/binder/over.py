@@ -40,7 +40,7 @@ class OverMixin(BinderBase):
         order_name = order_expr.name if isinstance(order_expr, exp.Column) else ""
         rows, preceding = _frame(first.frame, first.node)
         aggs = tuple(
-            AggCall(name=o.name, func=o.func, args=o.args) for o in collector.overs
+            AggCall(name=o.name, func=o.func, args=o.args, distinct=o.distinct) for o in collector.overs
         )
         over_fields = [Field(o.name, agg_type(binder, AggCall(o.name, o.func, o.args))) for o in collector.overs]
         over = OverAggregate(

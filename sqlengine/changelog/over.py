@@ -76,7 +76,7 @@ class OverAggregate(Operator):
     def new_state(self) -> Any:
         # waiting: the keys with rows that wait (a fire visits only them); releases: a heap of
         # (time the watermark must pass, sequence, key) of RANGE keys with nothing waiting
-        return {"parts": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None, "waiting": set(), "releases": [], "seq": 0}
+        return {"parts": {}, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None, "waiting": {}, "releases": [], "seq": 0}
 
     def entries(self, state: Any) -> int:
         return len(state["parts"])
@@ -109,7 +109,7 @@ class OverAggregate(Operator):
             if part["last"] is not None and ts <= part["last"]:
                 continue  # late: its key has emitted this time or a later one
             part["pending"].setdefault(ts, []).append((row, a))
-            state["waiting"].add(key)
+            state["waiting"][key] = None  # a dict: keys fire in the order their rows came
             if expiry is not None:
                 expiry.touch(key, now_ms)
         return Changes()
@@ -118,7 +118,7 @@ class OverAggregate(Operator):
         """Emit every held row the watermark has passed, in time order per key."""
         out = Changes()
         parts: dict[Any, dict[str, Any]] = state["parts"]
-        waiting: set[Any] = state["waiting"]
+        waiting: dict[Any, None] = state["waiting"]
         releases: list[Any] = state["releases"]
         accs = self._accumulators()
         with decimal.localcontext(DECIMAL_CONTEXT):
@@ -130,7 +130,7 @@ class OverAggregate(Operator):
                     self._emit(part, ts, pending.pop(ts), accs, out)
                     part["last"] = ts
                 if not pending:
-                    waiting.discard(key)
+                    del waiting[key]
                     if ready and not self.rows and self.preceding is not None:
                         state["seq"] += 1
                         heapq.heappush(releases, (part["last"] + self.preceding, state["seq"], key))

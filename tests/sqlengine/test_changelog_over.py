@@ -167,3 +167,20 @@ def test_every_frame_equals_the_model_across_micro_batches(evs, rows, preceding,
     out = run(over(rows, preceding), steps)
     expected = model(rows, preceding, [e for s, _ in steps for e in s])
     assert sorted(out, key=repr) == sorted(expected, key=repr)
+
+
+def test_distinct_counts_keep_the_frames_values_and_their_multiplicity():
+    calls = [AggCallSpec("COUNT", distinct=True, typing=Typing("long")), AggCallSpec("SUM", distinct=True, typing=Typing("long"))]
+    fields = [("k", pa.string()), ("v", pa.int64())]
+    op = OverAggregate([0], 2, True, 2, calls, [pa.int64()] * 2, out_schema([*fields, ("n", pa.int64()), ("s", pa.int64())]))
+    schema = pa.schema([pa.field("kind", pa.int8()), pa.field("t", pa.int64()), *(pa.field(n, t) for n, t in fields),
+                        pa.field("a1", pa.int64()), pa.field("a2", pa.int64())])
+    vs = [5, 5, 7, 5, None]
+    table = pa.Table.from_arrays(
+        [pa.array([0] * 5, pa.int8()), pa.array([1, 2, 3, 4, 5]), pa.array(["a"] * 5), *[pa.array(vs, pa.int64())] * 3],
+        schema=schema,
+    )
+    state = op.new_state()
+    op.apply(state, [table], now_ms=0)
+    # frames (3 rows): [5], [5,5], [5,5,7], [5,7,5], [7,5,None]: distinct values counted once
+    assert [r[2:] for r in op.fire(state, 5, now_ms=0).rows] == [(1, 5), (1, 5), (2, 12), (2, 12), (2, 12)]

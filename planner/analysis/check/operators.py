@@ -133,7 +133,9 @@ def check_scan(node: Scan, ctx: Context) -> list[Problem]:
 def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
     """A streaming OVER runs as a changelog operator on event time (``sqlengine.changelog.over``)."""
     if not ctx.streaming:
-        return []
+        # Spark's window functions take no DISTINCT (the changelog operator keeps the set of values)
+        distinct = next((a for a in node.aggs if a.distinct and a.func in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG)), None)
+        return [problem(Code.DISTINCT_AGGREGATE, node, function=distinct.func.value)] if distinct else []
     order = node.input.field(node.order_field)
     if order is None or order.time != TimeKind.ROWTIME or len(node.order) != 1 or node.order[0][1]:
         proctime = order is not None and order.time == TimeKind.PROCTIME
