@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from sqlengine.changelog.kinds import INSERT, UPDATE_AFTER, UPDATE_BEFORE
 from sqlengine.changelog.operator import Changes, Expiry, Operator
-from sqlengine.changelog.values import Row, columns, order_key, thaw
+from sqlengine.changelog.values import Row, columns, order_key, thawed
 
 
 class Deduplicate(Operator):
@@ -63,7 +63,7 @@ class Deduplicate(Operator):
         return bool(new_key >= old_key if self.keep_last else new_key < old_key)
 
     def _out(self, row: Row) -> Row:
-        values = tuple(thaw(v) for v in row)
+        values = thawed(row)
         pos = self.rank_position
         return values if pos is None else (*values[:pos], 1, *values[pos:])
 

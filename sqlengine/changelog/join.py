@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from sqlengine.changelog.kinds import DELETE, INSERT, SIGN
 from sqlengine.changelog.operator import Changes, Expiry, Operator
-from sqlengine.changelog.values import Row, columns, thaw
+from sqlengine.changelog.values import Row, columns, thawed
 
 INNER, LEFT, RIGHT, FULL, SEMI, ANTI = "INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI"
 Predicate = Callable[[Row], Any]
@@ -130,10 +130,10 @@ class Join(Operator):
         out = Changes()
         for row in order:  # retractions first, then insertions (the table never holds a negative count)
             for _ in range(-net[row]):
-                out.emit(DELETE, tuple(thaw(v) for v in row))
+                out.emit(DELETE, thawed(row))
         for row in order:
             for _ in range(net[row]):
-                out.emit(INSERT, tuple(thaw(v) for v in row))
+                out.emit(INSERT, thawed(row))
         return out
 
     def _one(

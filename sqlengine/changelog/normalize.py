@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from sqlengine.changelog.kinds import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, adds
 from sqlengine.changelog.operator import Changes, Expiry, Operator
-from sqlengine.changelog.values import Row, columns, thaw
+from sqlengine.changelog.values import Row, columns, thawed
 
 
 class ChangelogNormalize(Operator):
@@ -69,14 +69,14 @@ class ChangelogNormalize(Operator):
         for k, old in before.items():
             new = held.get(k)
             if old is None and new is not None:
-                out.emit(INSERT, _thawed(new))
+                out.emit(INSERT, thawed(new))
             elif old is not None and new is None:
-                out.emit(DELETE, _thawed(old))
+                out.emit(DELETE, thawed(old))
             elif old is not None and new is not None and old != new:
-                out.emit(UPDATE_BEFORE, _thawed(old))
-                out.emit(UPDATE_AFTER, _thawed(new))
+                out.emit(UPDATE_BEFORE, thawed(old))
+                out.emit(UPDATE_AFTER, thawed(new))
             elif old is None and new is None and expiry is not None and k in orphan_deletes:
-                out.emit(DELETE, _thawed(orphan_deletes[k]))
+                out.emit(DELETE, thawed(orphan_deletes[k]))
             if expiry is not None:
                 if new is None:
                     expiry.forget(k)
@@ -86,6 +86,3 @@ class ChangelogNormalize(Operator):
             expiry.drop_expired(held, now_ms)
         return out
 
-
-def _thawed(row: Row) -> Row:
-    return tuple(thaw(v) for v in row)

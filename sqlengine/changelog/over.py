@@ -35,7 +35,7 @@ import pyarrow as pa
 from sqlengine.changelog.aggregate import Accumulator, AggCallSpec, accumulator
 from sqlengine.changelog.kinds import INSERT
 from sqlengine.changelog.operator import Changes, Expiry, Operator
-from sqlengine.changelog.values import DECIMAL_CONTEXT, Row, columns, thaw
+from sqlengine.changelog.values import DECIMAL_CONTEXT, Row, columns, thawed
 
 
 class OverAggregate(Operator):
@@ -167,7 +167,7 @@ class OverAggregate(Operator):
                     frame.append(a)
                     if len(frame) > self.preceding + 1:
                         self._add(values, accs, frame.popleft(), -1)
-                out.emit(INSERT, (*_thawed(row), *(accs[j].value(values[j]) for j in range(n))))
+                out.emit(INSERT, (*thawed(row), *(accs[j].value(values[j]) for j in range(n))))
             return
         if self.preceding is not None:
             while frame and frame[0][0] < ts - self.preceding:
@@ -178,7 +178,7 @@ class OverAggregate(Operator):
                 frame.append((ts, a))
         result = tuple(accs[j].value(values[j]) for j in range(n))
         for row, _a in batch:
-            out.emit(INSERT, (*_thawed(row), *result))
+            out.emit(INSERT, (*thawed(row), *result))
 
     def _add(self, values: list[Any], accs: list[Accumulator], args: Row, sign: int) -> None:
         pos = 0
@@ -186,6 +186,3 @@ class OverAggregate(Operator):
             values[j] = acc.update(values[j], args[pos : pos + call.args], sign)
             pos += call.args
 
-
-def _thawed(row: Row) -> Row:
-    return tuple(thaw(v) for v in row)

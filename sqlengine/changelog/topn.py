@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from sqlengine.changelog.kinds import DELETE, INSERT, SIGN, UPDATE_AFTER, UPDATE_BEFORE
 from sqlengine.changelog.operator import Changes, Expiry, Operator
-from sqlengine.changelog.values import Row, columns, order_key, thaw
+from sqlengine.changelog.values import Row, columns, order_key, thawed
 
 APPEND_FAST, UPDATE_FAST, RETRACT = "AppendFastStrategy", "UpdateFastStrategy", "RetractStrategy"
 ROW_NUMBER, RANK, DENSE_RANK = "ROW_NUMBER", "RANK", "DENSE_RANK"
@@ -130,7 +130,7 @@ class TopN(Operator):
                 out.emit(DELETE, self._out(old[1], old[0]))
 
     def _out(self, row: Row, rank: int | None) -> Row:
-        values = tuple(thaw(v) for v in row)
+        values = thawed(row)
         if self.rank_position is None:
             return values
         return (*values[: self.rank_position], rank, *values[self.rank_position :])

@@ -121,6 +121,11 @@ def thaw(v: Any) -> Any:
     return v
 
 
+def thawed(row: Row) -> Row:
+    """A held row as it is emitted: every value thawed."""
+    return tuple(thaw(v) for v in row)
+
+
 def columns(batch: pa.Table, start: int, stop: int | None = None) -> list[list[Any]]:
     """The batch's columns from ``start`` as Python lists, made hashable where needed."""
     out = []

@@ -170,7 +170,7 @@ def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:
     payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.partition_keys]), rel.kind_column(), *cols)
     arg_types = [_arrow(t, payload.schema.fields[2 + i].dataType) if i is not None else None for i in positions]
     kind = t.fresh("kind")
-    fields = [(c, without_event_time(df).schema[c].dataType) for c in in_names] + [(a.name, types[a.name]) for a in node.aggs]
+    fields = [(c, df.schema[c].dataType) for c in in_names] + [(a.name, types[a.name]) for a in node.aggs]
     out = _out_schema(t, kind, fields)
     op = Op(
         [in_names.index(k) for k in node.partition_keys], len(in_names), node.rows, node.preceding, specs, arg_types,
