@@ -18,13 +18,15 @@ from catalog.connectors import spec_of
 from catalog.home import resolve_home
 from planner.analysis.analyze import Analysis, is_streaming
 from planner.dialect import Flink
+from planner.errors import SqlError
 from planner.logical.fields import Field
 from planner.logical.operators import Node, Sink
 from planner.logical.visit import distinct_nodes
 from planner.problems import PlanningError, located
+from planner.source import Span
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome, PlannerSession
-from sqlengine import savepoints, state_backend
+from sqlengine import errors, savepoints, state_backend
 from sqlengine.connectors.errors import ConnectorError
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status, Trigger
@@ -181,6 +183,10 @@ class Engine:
                 raise located(err, stmt.source, stmt.span) from None
             except ConnectorError as err:  # a sink's options, shown at the statement
                 raise located(PlanningError(str(err), plan.origin), stmt.source, stmt.span) from None
+            except Exception as err:
+                if not errors.from_spark(err):
+                    raise
+                raise _spark_refused(err, stmt) from None
         if any(p.translated.changelog_operators for p in pipelines):
             # transformWithState keeps its state only in RocksDB
             for key, value in state_backend.provider_conf("rocksdb").items():
@@ -194,6 +200,12 @@ class Engine:
             notes += _backend_notes(recorded, wanted, outcome.settings)
         elif outcome.kind != Kind.QUERY and outcome.settings.get(savepoints.SAVEPOINT_PATH):
             notes = [f"'{savepoints.SAVEPOINT_PATH}' is not used in batch mode (a batch job keeps no state)"]
+        if outcome.kind != Kind.QUERY:
+            from_savepoint = streaming and bool(outcome.settings.get(savepoints.SAVEPOINT_PATH))
+            try:
+                _claim_file_sinks(outcome.plans, checkpoint, streaming, from_savepoint)
+            except PlanningError as err:
+                raise located(err, stmt.source, stmt.span) from None
         sources = [s for p in pipelines for s in p.translated.sources]
         bounded = streaming and all(p.translated.bounded for p in pipelines)
         job = Job(
@@ -332,6 +344,41 @@ def _file_sinks_ahead(plans: Sequence[Node], savepoint: Path) -> list[str]:
         if note:
             out.append(note)
     return out
+
+
+def _spark_refused(err: BaseException, stmt: Statement) -> SqlError:
+    """Spark refused to plan a translated statement: one line at the statement (at what the error
+    names, when the statement has it), never Spark's plan or trace; those go to the log."""
+    log.error("Spark refused the statement at %s:%d", stmt.source.name, stmt.line, exc_info=err)
+    span, why = stmt.span, errors.describe(err)
+    found = errors.named_in(why, stmt.text)
+    if found is not None:
+        span = Span(stmt.span.start + found[0], stmt.span.start + found[1])
+    return SqlError(f"Spark cannot run this statement: {why}", stmt.source, span, code="E003")
+
+
+def _claim_file_sinks(plans: Sequence[Node], checkpoint: Path, streaming: bool, from_savepoint: bool) -> None:
+    """Refuse a filesystem sink whose directory would lose rows to Spark's commit log, and record
+    a streaming query as its directory's writer (``connectors.file_sink_owner``)."""
+    from sqlengine.connectors import file_sink_owner as owner
+
+    sinks = [
+        (i, p, d)
+        for i, p in enumerate(plans)
+        if isinstance(p, Sink) and p.table.connector == "filesystem"
+        and (d := owner.local_directory(p.table.options.get("path") or "")) is not None
+    ]
+    clash = owner.same_directory([(p.table.name, d) for _, p, d in sinks])
+    if clash:
+        raise PlanningError(clash, sinks[-1][1].origin)
+    for i, plan, directory in sinks:
+        try:
+            if streaming:
+                owner.claim_for_streaming(owner.SinkDir(directory, checkpoint / f"q{i}"), from_savepoint=from_savepoint)
+            else:
+                owner.check_for_batch(directory, overwrite=plan.overwrite)
+        except owner.SinkDirectoryTaken as err:
+            raise PlanningError(str(err), plan.origin) from None
 
 
 def _buckets(settings: dict[str, str]) -> int:

@@ -100,7 +100,8 @@ def describe(err: BaseException) -> str:
     if failed is not None:
         return failed
     deepest = deepest_condition(chain) or deepest_condition(str(cause))
-    if deepest is not None and (condition is None or "Traceback" in message or "Python Proxy" in message or deepest[0] != condition):
+    if deepest is not None and (condition is None or "Traceback" in message or "Python Proxy" in message or deepest[0] != condition
+                             or f"[{condition}" not in message):
         condition, message = deepest
     if any(mark in chain for mark in MALFORMED):  # the root cause is the field that did not parse
         return f"{ADVICE['MALFORMED_RECORD_IN_PARSING']}: {message}"
@@ -146,3 +147,27 @@ def _is(err: BaseException, module: str, name: str) -> bool:
     loaded = sys.modules.get(module)
     cls = getattr(loaded, name, None) if loaded is not None else None
     return isinstance(cls, type) and isinstance(err, cls)
+
+
+def from_spark(err: BaseException) -> bool:
+    """Was ``err`` raised by Spark (PySpark's errors, or a Java exception through py4j)?"""
+    return type(err).__module__.startswith(("pyspark", "py4j"))
+
+
+# what a Spark error names of the query: `name` (an unresolved column or function), a call
+# `fn(` inside a quoted expression, or "expr" of a type mismatch
+_NAMED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`|([A-Za-z_][A-Za-z0-9_]*)\(|\"([^\"]{1,80})\"")
+
+
+def named_in(message: str, text: str) -> tuple[int, int] | None:
+    """Where in ``text`` (a statement) the first thing a Spark error names appears, as a
+    half-open range, or None when nothing it names is found there (Spark's generated names,
+    a computed column defined in another statement)."""
+    for m in _NAMED.finditer(message):
+        name = next(g for g in m.groups() if g)
+        if name.upper() in {"SQLSTATE", "CAST"}:
+            continue
+        found = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text, re.IGNORECASE)
+        if found:
+            return found.start(), found.end()
+    return None

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.resume import JobPrint, Verdict, compare
+from sqlengine.connectors.file_sink_owner import batch_ids
 from sqlengine.jobs import Job, JobKind, Status
 
 PLAN_FILE = "sqlengine-plan.json"
@@ -206,10 +207,10 @@ def file_sink_ahead(query: Path, sink_dir: Path) -> str | None:
     """What to tell when a file sink has committed batches that a query restored from a
     savepoint will run again: Spark's file sink skips a batch whose id its log (``_spark_metadata``)
     already has, so those rows would not be written there."""
-    written = _batch_ids(sink_dir / "_spark_metadata")
+    written = batch_ids(sink_dir / "_spark_metadata")
     if not written:
         return None
-    start = max(_batch_ids(query / "commits"), default=-1) + 1
+    start = max(batch_ids(query / "commits"), default=-1) + 1
     if max(written) < start:
         return None
     batches = f"batch {start}" if start == max(written) else f"batches {start} to {max(written)}"
@@ -218,16 +219,6 @@ def file_sink_ahead(query: Path, sink_dir: Path) -> str | None:
         f"Spark's file sink skips the batches it has committed, so the rows of {batches} will not be written there "
         "(a new sink directory takes them)"
     )
-
-
-def _batch_ids(log: Path) -> list[int]:
-    """The batch ids of a Spark log directory (``3``, ``9.compact``)."""
-    ids = []
-    for entry in log.glob("[0-9]*") if log.is_dir() else ():
-        head = entry.name.split(".", 1)[0]
-        if head.isdigit():
-            ids.append(int(head))
-    return ids
 
 
 def _remove_query(checkpoint: Path, i: int) -> None:
