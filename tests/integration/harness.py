@@ -162,13 +162,25 @@ def plan_family(node: Node, analysis: Analysis | None = None) -> str | None:
     return None
 
 
+def events_dir(workdir: Path, events: int, warmup: int) -> Path:
+    return workdir / f"events-{events}-after-{warmup}"
+
+
+def write_inputs(spark, workdir: Path, cases: list[Case], sizes: tuple[int, ...], per_file: int, rate: int) -> None:
+    """Every case's input, written once before cases run side by side (they share it)."""
+    for warmup in sorted({c.warmup for c in cases}):
+        for events in sizes:
+            if not events_dir(workdir, events, warmup).exists():
+                write_events(spark, events_dir(workdir, events, warmup), events, per_file, rate, warmup)
+
+
 def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int, ...], per_file: int, rate: int) -> Measured:
     """Plan once, then run at each size from scratch and collect peak state rows."""
     from sqlengine.jobs import Status
 
     measured = None
     for events in sizes:
-        data = workdir / f"events-{events}-after-{case.warmup}"
+        data = events_dir(workdir, events, case.warmup)
         if not data.exists():
             write_events(spark, data, events, per_file, rate, case.warmup)
         home = workdir / f"home-{case.name}-{events}"

@@ -4,6 +4,8 @@ The agreement table is docs/state-verdicts.md (regenerate with bench/state_verdi
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+
 import pytest
 
 from sqlengine.engine import Engine
@@ -13,13 +15,26 @@ from tests.integration.cases import KNOWN_DISAGREEMENTS, NO_EVIDENCE, all_cases
 SIZES = (4000, 8000, 16000)
 PER_FILE = 1000
 RATE = 100  # events per second of event time: 40 s, 80 s, 160 s of events
+PARALLEL = 3  # cases in flight at once
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    return tmp_path_factory.mktemp("verdicts")
+def measured(spark, tmp_path_factory) -> dict[str, harness.Measured | BaseException]:
+    """Every case, run side by side (each job mostly waits on micro-batch latency; a case's peaks
+    are per micro-batch, one file each, so they do not depend on what else runs); each case's
+    own test reports its result or failure."""
+    workdir = tmp_path_factory.mktemp("verdicts")
+    cases = all_cases()
+    harness.write_inputs(spark, workdir, cases, SIZES, PER_FILE, RATE)
+
+    def run(case):
+        return harness.run_case(lambda home: Engine(home=home, spark=spark), spark, workdir, case, SIZES, PER_FILE, RATE)
+
+    with cf.ThreadPoolExecutor(PARALLEL) as pool:
+        futures = {case.name: pool.submit(run, case) for case in cases}
+        return {name: f.exception() or f.result() for name, f in futures.items()}
 
 
 def _params():
@@ -32,11 +47,14 @@ def _params():
     return out
 
 
-@pytest.mark.timeout(900)
+# the first test sets up ``measured``: every case (about 10 minutes here, longer on a loaded machine)
+@pytest.mark.timeout(3000)
 @pytest.mark.parametrize("case", _params())
-def test_planned_verdict_matches_spark_state(spark, workdir, case):
-    measured = harness.run_case(lambda home: Engine(home=home, spark=spark), spark, workdir, case, SIZES, PER_FILE, RATE)
-    assert measured.planned, f"{case.name} has no stateful operator"
-    assert measured.agree, f"{case.name}: {measured.detail}; peaks {measured.peaks}"
+def test_planned_verdict_matches_spark_state(measured, case):
+    result = measured[case.name]
+    if isinstance(result, BaseException):
+        raise AssertionError(f"{case.name} failed to run: {result}") from result
+    assert result.planned, f"{case.name} has no stateful operator"
+    assert result.agree, f"{case.name}: {result.detail}; peaks {result.peaks}"
     # an operator without evidence is declared, so that one that stops keeping state is noticed
-    assert sorted(measured.no_evidence) == sorted(NO_EVIDENCE.get(case.name, [])), measured.detail
+    assert sorted(result.no_evidence) == sorted(NO_EVIDENCE.get(case.name, [])), result.detail
