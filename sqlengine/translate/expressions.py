@@ -124,6 +124,8 @@ class SparkExpressions:
                 return functions.literal_replacement(self._fixed_children(n))
             if isinstance(n, exp.ConcatWs):  # Spark's concat_ws skips NULLs as Flink's does
                 return exp.Anonymous(this="concat_ws", expressions=list(self._fixed_children(n).expressions))
+            if isinstance(n, exp.RegexpExtractAll):
+                return functions.extract_all(self._fixed_children(n))
             if isinstance(n, exp.Extract):
                 return functions.extract(self._fixed_children(n))
             if isinstance(n, exp.Week):  # Flink's WEEK is the ISO week

@@ -65,9 +65,6 @@ def named(name: str, args: list[exp.Expr]) -> exp.Expr | None:
         ts = _call("to_timestamp", args[0], _lit(_PARSED))
         moved = _call("from_utc_timestamp", _call("to_utc_timestamp", ts, args[1]), args[2])
         return _call("date_format", moved, _lit(TIMESTAMP_TEXT))
-    if name == "REGEXP_EXTRACT_ALL" and len(args) == 2 and _groups(args[1]) == 0:
-        # Flink extracts group 1 by default, NULL when there is none (Spark fails the job)
-        return exp.Cast(this=exp.Null(), to=exp.DataType.build("ARRAY<STRING>", dialect="spark"))
     if name in ("LOG10", "LOG2") and len(args) == 1:
         return java_log(name.lower(), args[0])
     if name == "TRUNCATE":  # toward zero, to d digits (Spark has floor and ceil with a scale)
@@ -135,6 +132,14 @@ def extract(n: exp.Extract) -> exp.Expr:
         return exp.Cast(this=_call("date_format", n.expression, _lit("SSS")), to=exp.DataType.build("BIGINT"))
     if unit == "EPOCH":
         return _call("unix_timestamp", n.expression)
+    return n
+
+
+def extract_all(n: exp.RegexpExtractAll) -> exp.Expr:
+    """Without a group index, Flink extracts group 1 and is NULL when the regex has none (Spark
+    fails the job); a regex with groups, or a given index, is Spark's regexp_extract_all."""
+    if n.args.get("group") is None and _groups(n.expression) == 0:
+        return exp.Cast(this=exp.Null(), to=exp.DataType.build("ARRAY<STRING>", dialect="spark"))
     return n
 
 
