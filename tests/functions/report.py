@@ -45,6 +45,8 @@ def with_section(doc: str) -> str:
 
 def main(argv: list[str]) -> None:
     print(summary(status()))
+    for key, why in known_differences().items():
+        print(f"  differs: {key}: {why}")
     if "--write" in argv:
         DOC.write_text(with_section(DOC.read_text()))
         print(f"wrote {DOC}")

@@ -73,7 +73,7 @@ def status() -> dict[str, tuple[str, str]]:
         elif differs:
             out[name] = ("differs", "; ".join(differs))
         elif mine:
-            out[name] = ("same as Flink", f"{len(mine)} cases")
+            out[name] = ("same as Flink", f"{len(mine)} case" + ("s" if len(mine) > 1 else ""))
         elif name in skipped:
             out[name] = ("not compared", skipped[name])
         else:
