@@ -407,23 +407,35 @@ def type_of(node: exp.Expr, fields: dict[str, Field]) -> exp.DataType:
                     T.wider(out, bt) if T.is_type(out, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL) else out
                 )
         return out
-    if isinstance(node, exp.If):
-        true = node.args.get("true")
-        return type_of(true, fields) if true is not None else T.UNKNOWN
+    if isinstance(node, (exp.If, exp.Coalesce)):  # the branches' (arguments') common type, as Flink's
+        parts = [node.args.get("true"), node.args.get("false")] if isinstance(node, exp.If) else [node.this, *node.expressions]
+        out = T.UNKNOWN
+        for part in (p for p in parts if p is not None):
+            pt = type_of(part, fields)
+            if T.is_type(out, exp.DType.UNKNOWN, exp.DType.NULL):
+                out = pt
+            elif T.is_type(out, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL) and T.is_type(pt, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL):
+                out = T.wider(out, pt)
+        return out
     if isinstance(node, (exp.Lower, exp.Upper, exp.Trim, exp.Substring, exp.RegexpExtract, exp.Initcap)):
         return T.STRING
     if isinstance(node, (exp.Hour, exp.Minute, exp.Second, exp.Year, exp.Month, exp.Day, exp.Length)):
         return T.INT
     if isinstance(node, exp.Extract):
         return T.BIGINT
-    if isinstance(node, exp.Coalesce):
-        return type_of(node.this, fields)
-    if isinstance(node, (exp.Abs, exp.Round, exp.Ceil, exp.Floor)):
+    if isinstance(node, (exp.Round, exp.Ceil, exp.Floor)) and node.args.get("to") is None:
+        return _rounded_type(type_of(node.this, fields), node.args.get("decimals") if isinstance(node, exp.Round) else None)
+    if isinstance(node, exp.Abs):
         return type_of(node.this, fields)
     if isinstance(node, exp.CurrentTimestamp):
         return T.TIMESTAMP_LTZ3
     if isinstance(node, exp.Anonymous) and "user_function" in node.meta:
         return user_result_type(node.meta["user_function"])
+    if isinstance(node, exp.Anonymous) and node.name.upper() == "TIMESTAMPADD" and len(node.expressions) == 3:
+        return type_of(node.expressions[2], fields)  # a DATE stays a DATE, as in Flink
+    if isinstance(node, exp.Anonymous) and node.name.upper() == "TRUNCATE" and node.expressions:
+        digits = node.expressions[1] if len(node.expressions) > 1 else None
+        return _rounded_type(type_of(node.expressions[0], fields), digits)
     if isinstance(node, exp.Func):
         args = [type_of(a, fields) for a in node.iter_expressions() if isinstance(a, exp.Expr)]
         name = func_name(node)
@@ -431,3 +443,21 @@ def type_of(node: exp.Expr, fields: dict[str, Field]) -> exp.DataType:
             return T.agg_type(name, args[0] if args else None)
         return T.function_type(name, args)
     return T.UNKNOWN
+
+
+def _rounded_type(t: exp.DataType, digits: exp.Expr | None) -> exp.DataType:
+    """ROUND(x, d), CEIL(x), FLOOR(x) of DECIMAL(p, s) are DECIMAL(p - s + d' + 1, d') with
+    d' = max(d, 0) (d = 0 for CEIL and FLOOR), as Flink types them: one more integer digit for
+    the carry (ROUND(9.99, 1) is 10.0). Other types keep their type."""
+    if not T.is_type(t, exp.DType.DECIMAL):
+        return t
+    p, s = T.decimal_ps(t)
+    d = 0
+    if isinstance(digits, exp.Literal) and not digits.is_string:
+        d = max(int(digits.name), 0)
+    elif isinstance(digits, exp.Neg) and isinstance(digits.this, exp.Literal):
+        d = 0
+    elif digits is not None:
+        return t
+    d = min(d, s)
+    return T.decimal(min(p - s + d + 1, 38), d)

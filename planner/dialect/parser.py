@@ -49,6 +49,13 @@ def _typed_literal(cast: exp.Cast) -> exp.Cast:
     return cast
 
 
+def _with_unit(name: str, args: list[exp.Expr]) -> exp.Anonymous:
+    unit = seq_get(args, 0)
+    if isinstance(unit, exp.Column) and not unit.table and not unit.this.quoted:
+        args = [exp.var(unit.name.upper()), *args[1:]]
+    return exp.Anonymous(this=name, expressions=args)
+
+
 class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BaseParser):
     SUPPORTS_TABLE_QUERY = False  # `TABLE t` is a table argument in Flink, not a query
     SUPPORTS_IMPLICIT_UNNEST = False
@@ -78,6 +85,9 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
         "REGEXP_EXTRACT": lambda args: exp.RegexpExtract(
             this=seq_get(args, 0), expression=seq_get(args, 1), group=seq_get(args, 2)
         ),
+        # TIMESTAMPADD(unit, n, t) and TIMESTAMPDIFF(unit, a, b): the unit is a word, not a column
+        "TIMESTAMPADD": lambda args: _with_unit("TIMESTAMPADD", args),
+        "TIMESTAMPDIFF": lambda args: _with_unit("TIMESTAMPDIFF", args),
     }
 
     FUNCTION_PARSERS = {

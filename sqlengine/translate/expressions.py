@@ -6,10 +6,17 @@ rewrite that gives Spark Flink's semantics where the two differ.
 - SPLIT_INDEX splits on a literal separator and is NULL out of range;
 - AVG of an integer column is an integer (sum DIV count);
 - PROCTIME() is the processing time, FLOOR/CEIL(ts TO unit) truncate timestamps;
-- TO_TIMESTAMP defaults to Flink's 'yyyy-MM-dd HH:mm:ss'.
+- TO_TIMESTAMP defaults to Flink's 'yyyy-MM-dd HH:mm:ss';
+- TO_TIMESTAMP_LTZ(epoch, 0 | 3) is Spark's timestamp_seconds / timestamp_millis (Spark's own
+  to_timestamp_ltz takes no epoch), LOCALTIMESTAMP is Spark's localtimestamp() (Spark reads the
+  bare word as a column).
+
+tests/functions compares each built-in with Flink's values; what still differs is listed there.
 """
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 from sqlglot import exp
 
@@ -20,6 +27,9 @@ from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.specs import AggCall, AggFunc
 from planner.udf import UserFunction
+from sqlengine.translate import functions
+
+E = TypeVar("E", bound=exp.Expr)
 
 
 class Untranslatable(AssertionError):
@@ -94,6 +104,34 @@ class SparkExpressions:
                 return self._split(n)
             if isinstance(n, exp.Anonymous):
                 return self._anonymous(n)
+            if isinstance(n, (exp.Greatest, exp.Least)):
+                return functions.null_if_any_null(self._fixed_children(n))
+            if isinstance(n, exp.Cast):  # TryCast too
+                source = self.type(n.this)  # of the bound expression, before it is rewritten
+                return functions.cast(self._fixed_children(n), source)
+            if isinstance(n, (exp.Ln, exp.Log)):
+                return functions.logarithm(self._fixed_children(n))
+            if isinstance(n, (exp.Ceil, exp.Floor)) and T.is_type(self.type(n.this), *T.FLOATS):
+                return functions.whole_double(self._fixed_children(n))
+            if isinstance(n, exp.Substring) and n.args.get("length") is not None:
+                sub = self._fixed_children(n)
+                return functions.null_below_zero(sub, sub.args["length"])
+            if isinstance(n, exp.Pad):
+                pad = self._fixed_children(n)
+                empty = exp.EQ(this=pad.args["fill_pattern"].copy(), expression=_lit(""))
+                return functions.null_below_zero(pad, pad.expression, empty)
+            if isinstance(n, exp.RegexpReplace) and n.args.get("replacement") is not None:
+                return functions.literal_replacement(self._fixed_children(n))
+            if isinstance(n, exp.ConcatWs):  # Spark's concat_ws skips NULLs as Flink's does
+                return exp.Anonymous(this="concat_ws", expressions=list(self._fixed_children(n).expressions))
+            if isinstance(n, exp.RegexpExtractAll):
+                return functions.extract_all(self._fixed_children(n))
+            if isinstance(n, exp.Extract):
+                return functions.extract(self._fixed_children(n))
+            if isinstance(n, exp.Week):  # Flink's WEEK is the ISO week
+                return exp.Anonymous(this="weekofyear", expressions=[self.rewrite(n.this)])
+            if isinstance(n, exp.Localtimestamp):
+                return exp.Anonymous(this="localtimestamp", expressions=[])
             return n
 
         return node.transform(fix)
@@ -107,12 +145,25 @@ class SparkExpressions:
         pattern = _java_quote(sep.this) if sep.this else "(?!$)"
         return exp.Anonymous(this="split", expressions=[n.this.copy(), _lit(pattern), exp.Literal.number(-1)])
 
+    def _fixed_children(self, n: E) -> E:
+        """A copy of ``n`` with its arguments rewritten: a node that ``fix`` replaces is not
+        visited further, so what it is built from must be rewritten first."""
+        out = n.copy()
+        for key, value in out.args.items():
+            if isinstance(value, exp.Expr) and not isinstance(value, exp.DataType):
+                out.set(key, self.rewrite(value))
+            elif isinstance(value, list):
+                out.set(key, [self.rewrite(v) if isinstance(v, exp.Expr) else v for v in value])
+        return out
+
     def _anonymous(self, n: exp.Anonymous) -> exp.Expr:
         name = n.name.upper()
-        args = list(n.expressions)
+        types = [self.type(a) for a in n.expressions]  # of the bound arguments
         udf = n.meta.get("user_function")
+        fixed = self._fixed_children(n)
+        args = list(fixed.expressions)
         if udf is not None:
-            return self._user_call(udf, n, args)
+            return self._user_call(udf, n, args, types)
         if name == "PROCTIME":
             return exp.CurrentTimestamp()
         if name == "SPLIT_INDEX":
@@ -122,15 +173,36 @@ class SparkExpressions:
             parts = exp.Anonymous(this="split", expressions=[s, _lit(_java_quote(sep.this)), exp.Literal.number(-1)])
             element = exp.Anonymous(this="try_element_at", expressions=[parts, exp.Add(this=idx.copy(), expression=exp.Literal.number(1))])
             return exp.Case(ifs=[exp.If(this=exp.GTE(this=idx.copy(), expression=exp.Literal.number(0)), true=element)])
-        if name == "TO_TIMESTAMP" and len(args) == 1:
-            return exp.Anonymous(this="to_timestamp", expressions=[args[0], _lit("yyyy-MM-dd HH:mm:ss")])
-        if name in ("DATE_FORMAT",) and args and T.is_type(self.type(args[0]), *T.STRINGS):
+        found = functions.named(name, args)
+        if found is not None:
+            return found
+        if name == "TO_TIMESTAMP_LTZ":
+            return self._to_timestamp_ltz(args, types)
+        if name in ("DATE_FORMAT",) and args and T.is_type(types[0], *T.STRINGS):
             # Flink parses a string argument with the default format first
             ts = exp.Anonymous(this="to_timestamp", expressions=[args[0], _lit("yyyy-MM-dd HH:mm:ss")])
             return exp.Anonymous(this="date_format", expressions=[ts, *args[1:]])
-        return n
+        return fixed
 
-    def _user_call(self, udf: UserFunction, call: exp.Expr, args: list[exp.Expr]) -> exp.Expr:
+    def _to_timestamp_ltz(self, args: list[exp.Expr], types: list[exp.DataType]) -> exp.Expr:
+        """TO_TIMESTAMP_LTZ(epoch [, 0 | 3]) or (text [, format]); the checker refuses other
+        precisions (planner.analysis.check.functions)."""
+        value = args[0]
+        if T.is_type(types[0], *T.STRINGS):
+            fmt = args[1] if len(args) > 1 else _lit("yyyy-MM-dd HH:mm:ss")
+            return exp.Anonymous(this="to_timestamp", expressions=[value, fmt])
+        precision = args[1].name if len(args) > 1 else "3"
+        if precision == "0":
+            return exp.Anonymous(this="timestamp_seconds", expressions=[value])
+        if precision == "3":
+            if T.is_type(types[0], *T.INTEGERS):
+                return exp.Anonymous(this="timestamp_millis", expressions=[value])
+            # a fractional epoch in milliseconds: keep its microseconds
+            micros = exp.Cast(this=exp.Mul(this=value, expression=exp.Literal.number(1000)), to=exp.DataType.build("BIGINT"))
+            return exp.Anonymous(this="timestamp_micros", expressions=[micros])
+        raise Untranslatable(f"TO_TIMESTAMP_LTZ with precision {precision}")
+
+    def _user_call(self, udf: UserFunction, call: exp.Expr, args: list[exp.Expr], types: list[exp.DataType]) -> exp.Expr:
         """A Python function's call, by the name it is registered under in the job's session
         (``sqlengine.translate.udfs``), each argument cast to the parameter's declared type."""
         from sqlengine.translate.udfs import spark_name
@@ -142,7 +214,7 @@ class SparkExpressions:
         cast: list[exp.Expr] = []
         for i, a in enumerate(args):
             declared = sig.param_type(i)
-            if declared is None or self.type(a).sql(dialect=Flink) == parse_type(declared).sql(dialect=Flink):
+            if declared is None or types[i].sql(dialect=Flink) == parse_type(declared).sql(dialect=Flink):
                 cast.append(a)
             else:
                 to = exp.DataType.build(spark_type(declared).simpleString(), dialect="spark")

@@ -1,6 +1,6 @@
 """One plain form of a result value, shared by make_expected.py (Flink's rows) and
 test_conformance.py (sqlengine's), so that both sides are written and compared alike:
-timestamps as 'yyyy-MM-dd HH:mm:ss.SSS', decimals as their text, floats to 9 significant digits.
+timestamps as 'yyyy-MM-dd HH:mm:ss.SSS', decimals as their text, bytes as x'hex', floats to 9 significant digits.
 Standard library only: make_expected.py runs in a virtualenv of its own with PyFlink."""
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ def plain(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, decimal.Decimal):
         return str(value.normalize()) if value == value.to_integral() else str(value)
+    if isinstance(value, (bytes, bytearray)):  # PyFlink gives bytearray, PySpark bytes
+        return "x'" + bytes(value).hex() + "'"
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return str(value)

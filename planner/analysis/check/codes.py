@@ -49,6 +49,7 @@ class Code(StrEnum):
     NO_COUNTERPART = "no-counterpart"
     LITERAL_SEPARATOR = "literal-separator"
     DISTINCT_AGGREGATE = "distinct-aggregate"
+    FUNCTION_DIFFERS = "function-differs"
 
 
 # message templates: ``{operator}`` and the problem's own parameters are filled in
@@ -130,6 +131,7 @@ MESSAGES: dict[Code, str] = {
     Code.NO_COUNTERPART: "{function}() has no counterpart in Spark",
     Code.LITERAL_SEPARATOR: "{function} needs a literal separator to run on Spark",
     Code.DISTINCT_AGGREGATE: "{function}(DISTINCT ...) cannot run on Spark yet",
+    Code.FUNCTION_DIFFERS: "{function} cannot give Flink's result on Spark: {reason}",
 }
 
 HINTS: dict[Code, str] = {

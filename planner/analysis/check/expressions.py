@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from catalog import FunctionDef, TableDef, ViewDef
 from planner.analysis.check.codes import Code
+from planner.analysis.check.functions import refused
 from planner.analysis.check.problem import Problem, problem
 from planner.logical.operators import GroupAggregate, Node, OverAggregate, WindowAggregate
 from planner.logical.specs import AggCall, AggFunc
@@ -66,7 +67,7 @@ def check_expressions(node: Node) -> list[Problem]:
     """The first call of each problem kind in the node's expressions (one is enough to refuse)."""
     out: list[Problem] = []
     for e in node_expressions(node):
-        for call in find_all(e, exp.Anonymous, exp.Split):
+        for call in find_all(e, exp.Func):
             found = _call(node, call)
             if found is not None and all(p.code != found.code for p in out):
                 out.append(found)
@@ -76,12 +77,16 @@ def check_expressions(node: Node) -> list[Problem]:
 
 
 def _call(node: Node, call: exp.Expr) -> Problem | None:
+    found = refused(call)
+    if found is not None:
+        return problem(Code.FUNCTION_DIFFERS, node, call, function=found[0], reason=found[1])
     if isinstance(call, exp.Split):  # Flink's SPLIT(s, delimiter): a literal delimiter
         sep = call.expression
         if not (isinstance(sep, exp.Literal) and sep.is_string):
             return problem(Code.LITERAL_SEPARATOR, node, call, function="SPLIT")
         return None
-    assert isinstance(call, exp.Anonymous)
+    if not isinstance(call, exp.Anonymous):
+        return None
     name = call.name.upper()
     udf = call.meta.get("user_function")
     if udf is not None:
@@ -91,6 +96,13 @@ def _call(node: Node, call: exp.Expr) -> Problem | None:
         return None
     if name in NO_COUNTERPART:
         return problem(Code.NO_COUNTERPART, node, call, function=name)
+    if name == "TO_TIMESTAMP_LTZ" and len(call.expressions) == 2:
+        precision = call.expressions[1]
+        literal = isinstance(precision, exp.Literal)
+        # (epoch, 0 | 3) and (text, format) run
+        if not (literal and (precision.is_string or precision.name in ("0", "3"))):
+            return problem(Code.FUNCTION_DIFFERS, node, call, function=name,
+                               reason="its precision must be the literal 0 (seconds) or 3 (milliseconds)")
     if name == "SPLIT_INDEX":
         args = call.expressions
         sep = args[1] if len(args) > 1 else None

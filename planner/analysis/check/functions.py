@@ -1,0 +1,35 @@
+"""The built-in functions accepted by the binder whose result Spark cannot give as Flink does:
+each is refused when a statement is planned (SE301 names it), never left to fail or differ in a
+job. The reasons come from the function suite (tests/functions), which compares every built-in
+with Flink 2.3's own values; docs/dialect.md's function table is generated from both."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+# Flink name -> why Spark cannot give its result
+REFUSED: dict[str, str] = {
+    "HASH_CODE": "Java's String.hashCode has no Spark counterpart (Spark's hash is Murmur3)",
+    "JSON_QUOTE": "no Spark counterpart",
+    "JSON_UNQUOTE": "no Spark counterpart",
+    "TYPEOF": "Spark names types its own way (decimal(10,3), not DECIMAL(10, 3))",
+}
+
+
+def flink_name(call: exp.Expr) -> str | None:
+    """The Flink function a bound call is, when it is a function call."""
+    if isinstance(call, exp.Anonymous):
+        return call.name.upper()
+    if isinstance(call, exp.Func):
+        return call.sql_name().upper()
+    return None
+
+
+def refused(call: exp.Expr) -> tuple[str, str] | None:
+    """(function, reason) when ``call`` is a refused built-in (a user function never is)."""
+    if call.meta.get("user_function") is not None:
+        return None
+    name = flink_name(call)
+    if name is None or name not in REFUSED:
+        return None
+    return name, REFUSED[name]

@@ -1,0 +1,128 @@
+"""Writes the function suite's expected values by evaluating each case on Apache Flink 2.3 (a
+local mini-cluster, loopback only, batch mode, 'table.local-time-zone' = 'UTC' as sqlengine's
+session). Not run in CI: expected/<group>.json is committed and test_functions.py compares
+sqlengine with it.
+
+    /tmp/flink/bin/python tests/functions/make_expected.py [GROUP ...]
+
+A group's cases run as one query. A case Flink refuses (validation) or that fails the job is
+found by running it alone, and recorded with the error's first line and where it happened
+("plan" or "run"); the group then runs without it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from pyflink.common import Configuration
+from pyflink.table import EnvironmentSettings, TableEnvironment
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "conformance"))
+from cases import LTZ_RENDER, TEXT_RENDER, Case, groups, query, read  # noqa: E402
+from values import plain  # noqa: E402
+
+
+def environment(data: Path) -> TableEnvironment:
+    conf = Configuration()
+    for k, v in {"parallelism.default": "1", "rest.bind-address": "127.0.0.1", "taskmanager.host": "127.0.0.1",
+                 "jobmanager.rpc.address": "127.0.0.1", "table.local-time-zone": "UTC"}.items():
+        conf.set_string(k, v)
+    settings = EnvironmentSettings.new_instance().in_batch_mode().with_configuration(conf).build()
+    env = TableEnvironment.create(settings)
+    ddl = "\n".join(ln for ln in (HERE / "table.sql").read_text().splitlines() if not ln.startswith("--"))
+    env.execute_sql(ddl.replace("${DATA}", str(data)))
+    return env
+
+
+def first_line(err: Exception) -> str:
+    """The innermost Java cause's first line (a Py4J error's own first line names only the call)."""
+    java = getattr(err, "java_exception", None)
+    if java is None:
+        return str(err).strip().splitlines()[0][:300]
+    while java.getCause() is not None and java.getCause() != java:
+        java = java.getCause()
+    return str(java.toString()).splitlines()[0][:300]
+
+
+def run(env: TableEnvironment, sql: str) -> tuple[list[str], list[list]]:
+    result = env.execute_sql(sql)
+    types = [str(c._j_column.getDataType().toString()) for c in result.get_resolved_schema().get_columns()]
+    with result.collect() as rows:
+        out = sorted((list(r) for r in rows), key=lambda r: r[0])
+    return types, out
+
+
+def failing(env: TableEnvironment, cases: list[Case], idx: list[int]) -> dict[int, dict]:
+    """The cases among ``idx`` that fail the job, found by halving (a few jobs, not one each)."""
+    try:
+        run(env, query([cases[i] for i in idx]))
+        return {}
+    except Exception as err:
+        if len(idx) == 1:
+            return {idx[0]: {"error": first_line(err), "stage": "run"}}
+    half = len(idx) // 2
+    return failing(env, cases, idx[:half]) | failing(env, cases, idx[half:])
+
+
+def evaluate(env: TableEnvironment, group: str) -> list[dict]:
+    cases = read(group)
+    failed: dict[int, dict] = {}
+    for i, c in enumerate(cases):  # validation alone is cheap: no job
+        try:
+            kind = str(env.sql_query(query([c])).get_resolved_schema().get_columns()[1]._j_column.getDataType())
+        except Exception as err:
+            failed[i] = {"error": first_line(err), "stage": "plan"}
+            continue
+        if kind.startswith("TIMESTAMP_LTZ"):  # PyFlink cannot collect an Instant: read its UTC wall time
+            cases[i] = Case(c.group, c.function, LTZ_RENDER.format(c.expr))
+    ok = [i for i in range(len(cases)) if i not in failed]
+    failed |= failing(env, cases, ok)
+    for i, f in list(failed.items()):
+        if f["stage"] == "run" and "java" not in f["error"].split(":")[0]:
+            # PyFlink failed to collect the value (a DOUBLE's Infinity), not Flink: read its text
+            c = cases[i]
+            cases[i] = Case(c.group, c.function, TEXT_RENDER.format(c.expr))
+            if failing(env, cases, [i]):
+                cases[i] = c  # Flink's own failure after all
+            else:
+                del failed[i]
+    ok = [i for i in range(len(cases)) if i not in failed]
+    types, rows = run(env, query([cases[i] for i in ok]))
+    out = []
+    for i, c in enumerate(cases):
+        entry: dict = {"function": c.function, "expr": read(group)[i].expr}
+        if c.expr != entry["expr"]:
+            entry["rendered"] = c.expr
+        if i in failed:
+            entry.update(failed[i])
+        else:
+            col = ok.index(i) + 1
+            entry["type"] = types[col]
+            entry["values"] = [plain(r[col]) for r in rows]
+        out.append(entry)
+    return out
+
+
+def main(names: list[str]) -> None:
+    (HERE / "expected").mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "t"
+        data.mkdir()
+        (data / "input.json").write_text((HERE / "input.json").read_text())
+        env = environment(data)
+        for group in names or groups():
+            cases = evaluate(env, group)
+            with open(HERE / "expected" / f"{group}.json", "w") as fh:
+                json.dump({"flink": "2.3.0", "group": group, "cases": cases}, fh, indent=1, ensure_ascii=False)
+                fh.write("\n")
+            errors = sum("error" in c for c in cases)
+            print(f"{group}: {len(cases)} cases, {errors} errors in Flink", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
