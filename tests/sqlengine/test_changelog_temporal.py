@@ -169,3 +169,20 @@ def test_equals_a_model_when_no_row_is_behind_the_watermark(batches, kind):
     # with the watermark past everything: at most one version per key, and no deletion
     assert all(len(v) == 1 and None not in v.values() for v in state["versions"].values())
     assert state["pending"] == {}
+
+
+def test_a_versioned_views_deduplication_emits_every_version_of_a_micro_batch():
+    """Keep-last on event time folds a micro-batch's changes per key, except where a temporal
+    join reads it: there each row it keeps is a version, and an older row is still dropped."""
+    from sqlengine.changelog.dedup import Deduplicate
+
+    fields = [("t", pa.int64()), ("cur", pa.string()), ("rate", pa.int64())]
+    rows = [(INSERT, 10, "EUR", 1), (INSERT, 20, "EUR", 2), (INSERT, 15, "EUR", 9), (INSERT, 30, "EUR", 3)]
+    got = {}
+    for every in (False, True):
+        op = Deduplicate([1], 0, [pa.int64(), pa.string(), pa.int64()], out_schema(fields), keep_last=True, on_proctime=False,
+                         every_change=every)
+        changes = op.apply(op.new_state(), [_table(fields, rows)], 0)
+        got[every] = [(r["kind"], r["t"]) for r in changes.table(op.out_schema).to_pylist()]
+    assert got[False] == [(INSERT, 30)]
+    assert got[True] == [(INSERT, 10), (UPDATE_BEFORE, 10), (UPDATE_AFTER, 20), (UPDATE_BEFORE, 20), (UPDATE_AFTER, 30)]
