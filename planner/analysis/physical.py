@@ -30,9 +30,10 @@ from enum import StrEnum
 from sqlglot import exp
 
 from planner.analysis.properties import NodeProps
+from planner.analysis.versioned import history
 from planner.logical import typing as T
 from planner.logical.changelog import Mode
-from planner.logical.joins import Join, JoinKind, LookupJoin
+from planner.logical.joins import Join, JoinKind, LookupJoin, TemporalJoin
 from planner.logical.operators import (
     Calc,
     ChangelogNormalize,
@@ -88,6 +89,9 @@ class Physical:
     # for a join run as a changelog operator: which sides keep, with each row, how many rows of
     # the other side it matches (the state analysis and the operator both read this)
     counted: tuple[bool, bool] = (False, False)
+    # for a keep-last deduplication that is a temporal join's versioned view: it emits each row it
+    # keeps as it comes, not one change per key and micro-batch, for each is a version there
+    every_change: bool = False
 
     @property
     def changelog(self) -> bool:
@@ -104,7 +108,9 @@ NATIVE = Physical(Execution.NATIVE)
 
 # the operators there is a changelog implementation of (exact classes; windowed rankings run
 # natively, as they are insert-only and Flink refuses them over changes)
-CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset({GroupAggregate, TopN, Deduplicate, Join, Sort, ChangelogNormalize, OverAggregate})
+CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset(
+    {GroupAggregate, TopN, Deduplicate, Join, Sort, ChangelogNormalize, OverAggregate, TemporalJoin}
+)
 # stateless operators rows pass through with their kind
 PASS_THROUGH: frozenset[type[Node]] = frozenset({Calc, Correlate, Union, Sink, LookupJoin, WindowTVF})
 
@@ -127,8 +133,8 @@ def _emits_late_rows(node: Node) -> bool:
     """Whether an operator may emit rows behind the watermark (windows close after it passes;
     an outer join pads rows once a bound passes): Spark's global watermark check refuses an
     updating operator over them."""
-    if isinstance(node, (WindowAggregate, GroupAggregate)) or _windowed(node):
-        return True
+    if isinstance(node, (WindowAggregate, GroupAggregate, TemporalJoin)) or _windowed(node):
+        return True  # (a temporal join emits a row once the watermark has passed it)
     return isinstance(node, Join) and node.join_kind != JoinKind.INNER
 
 
@@ -153,6 +159,8 @@ def _no_native(node: Node) -> bool:
         return node.limit is not None and bool(node.order)
     if isinstance(node, OverAggregate):
         return True  # Spark has no OVER window on a stream
+    if isinstance(node, TemporalJoin):
+        return True  # nor a join with the version of a row valid at a time
     if type(node) is Join:
         # Spark joins two streams without a time bound only as an inner join
         return node.join_kind.outer or node.join_kind in (JoinKind.SEMI, JoinKind.ANTI)
@@ -274,6 +282,9 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
     def after_changelog(node: Node) -> bool:
         return any(carries_kinds(c, out) for c in node.inputs)
 
+    # the versioned views of temporal joins: their every version counts
+    versioned_views = {h.node_id for n in nodes if isinstance(n, TemporalJoin) and (h := history(n.right)) is not None}
+
     # bottom-up: what an operator consumes depends on how the operators below it run
     for node in reversed(nodes):
         if not node.stateful or isinstance(node, LookupJoin):
@@ -303,8 +314,9 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
             continue
         ranking = isinstance(node, (TopN, Sort)) or (isinstance(node, Deduplicate) and why in (Why.CONSUMES_CHANGES, Why.AFTER_CHANGELOG))
         strategy = rank_strategy(node, props) if ranking else None
-        counted = counted_sides(node.join_kind) if isinstance(node, Join) else (False, False)
-        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted)
+        # a temporal join emits each left row once, when the watermark passes it: it counts nothing
+        counted = counted_sides(node.join_kind) if isinstance(node, Join) and not isinstance(node, TemporalJoin) else (False, False)
+        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted, node.node_id in versioned_views)
     return out
 
 

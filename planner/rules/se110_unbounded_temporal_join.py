@@ -64,7 +64,7 @@ def _rewrite(part: StatePart, left_q: str) -> str:
         f"{declare}\n"
         f"-- or forget keys idle for a day (a later row of {left_q} for such a key finds no version: SE108):\n"
         "SET 'table.exec.state.ttl' = '1 d';\n"
-        "-- (the STATE_TTL hint does not apply to temporal joins; a state TTL runs on Flink, not on Spark yet: SE301)"
+        "-- (the STATE_TTL hint does not apply to temporal joins, as in Flink)"
     )
 
 

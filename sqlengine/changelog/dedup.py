@@ -13,7 +13,8 @@ dropped). Nothing releases a key but the state TTL (from the key's last change).
 Keep-first on event time replaces the row when an earlier one arrives, keep-last when a row at
 the same time or later does, keep-last on processing time with every row. Output per micro-batch
 and key: +I for the first row, -U/+U when the kept row was replaced; the rank number, when
-projected, is always 1.
+projected, is always 1. A versioned view read by a temporal join (``every_change``) emits each
+replacement as it happens instead: every row it keeps, however briefly, is a version there.
 """
 
 from __future__ import annotations
@@ -42,8 +43,10 @@ class Deduplicate(Operator):
         on_proctime: bool,
         rank_position: int | None = None,
         ttl_ms: int | None = None,
+        every_change: bool = False,
     ) -> None:
         super().__init__(out_schema, ttl_ms)
+        self.every_change = every_change
         self.keys = tuple(keys)
         self.order = order
         self.row_types = tuple(row_types)
@@ -76,6 +79,7 @@ class Deduplicate(Operator):
         rows: list[Row] = list(zip(*cols, strict=True))
         key_of = order_key(((self.order, False),), self.row_types)  # NULLs first, as Flink orders
         touched: dict[Any, tuple[Any, Row] | None] = {}
+        out = Changes()
         for row in rows:
             k = tuple(row[i] for i in self.keys)
             old = kept.get(k)
@@ -87,10 +91,15 @@ class Deduplicate(Operator):
             new_key = key_of(row)
             if old is None or self._replaces(new_key, old[0]):
                 kept[k] = (new_key, row)
-        out = Changes()
+                if self.every_change:
+                    if old is not None:
+                        out.emit(UPDATE_BEFORE, self._out(old[1]))
+                    out.emit(UPDATE_AFTER if old is not None else INSERT, self._out(row))
         for k, before in touched.items():
             after = kept[k]
-            if before is None:
+            if self.every_change:
+                pass  # emitted as they happened
+            elif before is None:
                 out.emit(INSERT, self._out(after[1]))
             elif after[1] != before[1]:
                 out.emit(UPDATE_BEFORE, self._out(before[1]))

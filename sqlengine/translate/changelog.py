@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from planner.analysis.versioned import versioned
 from planner.logical.changelog import Mode
 from planner.logical.evaluate import compile_expression, residual_condition
-from planner.logical.joins import Join, JoinKind
+from planner.logical.joins import Join, JoinKind, TemporalJoin
 from planner.logical.operators import ChangelogNormalize, Deduplicate, GroupAggregate, Node, OverAggregate, Sort, TopN
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
@@ -252,6 +253,7 @@ def translate_changelog_dedup(t: Translator, node: Deduplicate) -> Rel:
     op = Op(
         [in_names.index(k) for k in node.keys], in_names.index(node.order_field), row_types, _arrow_schema(t, out),
         keep_last=node.keep_last, on_proctime=node.on_proctime, rank_position=rank_position, ttl_ms=_ttl(t, node),
+        every_change=t.physical[node.node_id].every_change,
     )
     # processing time: the row's arrival is its position, the column's value is not compared
     payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
@@ -281,9 +283,22 @@ def translate_changelog_normalize(t: Translator, node: ChangelogNormalize) -> Re
 # -- joins ---------------------------------------------------------------------------------------
 
 
-def translate_changelog_join(t: Translator, node: Join) -> Rel:
+def _key_cols(df: DataFrame, rel: Rel, idx: list[int], other: DataFrame, other_rel: Rel, other_idx: list[int]) -> list[Column]:
+    """A join side's key columns to hash: numbers of different types as DOUBLE, so that equal
+    values land in the same bucket on both sides (1 and 1.00 hash alike)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import NumericType
+
+    out = []
+    for i, j in zip(idx, other_idx, strict=True):
+        a, b = df.schema[rel.columns[i]].dataType, other.schema[other_rel.columns[j]].dataType
+        col = F.col(quote(rel.columns[i]))
+        out.append(col.cast("double") if a != b and isinstance(a, NumericType) and isinstance(b, NumericType) else col)
+    return out
+
+
+def translate_changelog_join(t: Translator, node: Join) -> Rel:
+    from pyspark.sql import functions as F
 
     from sqlengine.changelog.join import Join as Op
 
@@ -295,18 +310,8 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
     lkeys = [lnames.index(a) for a, _ in node.equi_keys]
     rkeys = [rnames.index(b) for _, b in node.equi_keys]
 
-    def key_cols(df: DataFrame, rel: Rel, idx: list[int], other: DataFrame, other_rel: Rel, other_idx: list[int]) -> list[Column]:
-        """Key columns to hash: numbers of different types as DOUBLE, so that equal values land
-        in the same bucket on both sides (1 and 1.00 hash alike)."""
-        out = []
-        for i, j in zip(idx, other_idx, strict=True):
-            a, b = df.schema[rel.columns[i]].dataType, other.schema[other_rel.columns[j]].dataType
-            col = F.col(quote(rel.columns[i]))
-            out.append(col.cast("double") if a != b and isinstance(a, NumericType) and isinstance(b, NumericType) else col)
-        return out
-
-    lpay = ldf.select(_bucket(t, key_cols(ldf, left, lkeys, rdf, right, rkeys)), left.kind_column(), *[F.col(quote(c)) for c in left.columns])
-    rpay = rdf.select(_bucket(t, key_cols(rdf, right, rkeys, ldf, left, lkeys)), right.kind_column(), *[F.col(quote(c)) for c in right.columns])
+    lpay = ldf.select(_bucket(t, _key_cols(ldf, left, lkeys, rdf, right, rkeys)), left.kind_column(), *[F.col(quote(c)) for c in left.columns])
+    rpay = rdf.select(_bucket(t, _key_cols(rdf, right, rkeys, ldf, left, lkeys)), right.kind_column(), *[F.col(quote(c)) for c in right.columns])
     residual = residual_condition(node)
     predicate = compile_expression(residual, names) if residual is not None else None
     kind = t.fresh("kind")
@@ -320,5 +325,49 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
         counted=t.physical[node.node_id].counted, residual=predicate, ttl_ms=(_ttl(t, node, 0), _ttl(t, node, 1)),
     )
     packed = _packed(lpay, 0).unionByName(_packed(rpay, 1))
+    result = _run(t, node, packed, op, out)
+    return Rel(result, tuple(n for n, _ in fields), kind=kind)
+
+
+def translate_changelog_temporal_join(t: Translator, node: TemporalJoin) -> Rel:
+    """The event-time temporal join: the left rows with their time, the versions with theirs,
+    into one operator with event-time timers (it emits a left row once the watermark, the
+    lower of both inputs', passes it)."""
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.temporal import TemporalJoin as Op
+
+    names = node.field_names()
+    n_left = len(node.left.fields)
+    left, right = t.translate(node.left), t.translate(node.right)
+    lnames, rnames = names[:n_left], names[n_left:]
+    lkeys = [lnames.index(a) for a, _ in node.equi_keys]
+    rkeys = [rnames.index(b) for _, b in node.equi_keys]
+    version_time = versioned(node.right, t.props).time
+    if version_time is None:
+        raise unreachable(node, "a temporal join against a side without event time")
+    times = (left.columns[lnames.index(node.left_time)], right.columns[rnames.index(version_time)])
+
+    def payload(rel: Rel, other: Rel, keys: list[int], other_keys: list[int], time: str) -> DataFrame:
+        # the watermark stays on the inputs: Spark's timers need it. Columns by position (c0 the
+        # time, then the fields): a user column may have any name, "b" (the bucket) included
+        cols = [F.unix_millis(F.col(quote(time))).alias("c0")]
+        cols += [F.col(quote(c)).alias(f"c{1 + i}") for i, c in enumerate(rel.columns)]
+        return rel.df.select(_bucket(t, _key_cols(rel.df, rel, keys, other.df, other, other_keys)), rel.kind_column(), *cols)
+
+    residual = residual_condition(node)
+    predicate = compile_expression(residual, names) if residual is not None else None
+    kind = t.fresh("kind")
+    fields = [(n, left.df.schema[c].dataType) for n, c in zip(lnames, left.columns, strict=True)]
+    fields += [(n, right.df.schema[c].dataType) for n, c in zip(rnames, right.columns, strict=True)]
+    out = _out_schema(t, kind, fields)
+    # Flink applies 'table.exec.state.ttl' to a temporal join, not the STATE_TTL hint
+    op = Op(
+        node.join_kind.value, lkeys, rkeys, len(lnames), len(rnames), _arrow_schema(t, out), residual=predicate,
+        ttl_ms=t.ttl_ms,
+    )
+    packed = _packed(payload(left, right, lkeys, rkeys, times[0]), 0).unionByName(
+        _packed(payload(right, left, rkeys, lkeys, times[1]), 1)
+    )
     result = _run(t, node, packed, op, out)
     return Rel(result, tuple(n for n, _ in fields), kind=kind)

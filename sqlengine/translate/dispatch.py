@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from planner.analysis.physical import Physical
-from planner.logical.joins import IntervalJoin, Join, LookupJoin, WindowJoin
+from planner.logical.joins import IntervalJoin, Join, LookupJoin, TemporalJoin, WindowJoin
 from planner.logical.operators import (
     Calc,
     ChangelogNormalize,
@@ -30,9 +30,10 @@ from sqlengine.translate.changelog import (
     translate_changelog_normalize,
     translate_changelog_over,
     translate_changelog_rank,
+    translate_changelog_temporal_join,
 )
 from sqlengine.translate.core import Handler, Rel, Translator
-from sqlengine.translate.joins import translate_join
+from sqlengine.translate.joins import translate_join, translate_temporal_join_batch
 from sqlengine.translate.relational import translate_calc, translate_correlate, translate_union, translate_values
 from sqlengine.translate.scan import translate_scan
 from sqlengine.translate.windows import translate_tvf, translate_window_aggregate
@@ -66,6 +67,7 @@ BATCH_HANDLERS: dict[type[Node], Handler] = {
     Sort: translate_sort,
     TopN: translate_rank_batch,
     Deduplicate: translate_rank_batch,
+    TemporalJoin: translate_temporal_join_batch,
 }
 
 
@@ -78,6 +80,7 @@ CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
     Join: translate_changelog_join,
     ChangelogNormalize: translate_changelog_normalize,
     OverAggregate: translate_changelog_over,
+    TemporalJoin: translate_changelog_temporal_join,
 }
 
 

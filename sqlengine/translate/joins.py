@@ -8,9 +8,13 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from planner.analysis.physical import Physical
+from planner.analysis.versioned import versioned
 from planner.binder.joins import conjuncts
-from planner.logical.joins import Join, JoinKind, LookupJoin, WindowJoin
-from sqlengine.translate.core import Rel, Translator, unreachable
+from planner.logical.evaluate import residual_condition
+from planner.logical.joins import Join, JoinKind, LookupJoin, TemporalJoin, WindowJoin
+from planner.logical.operators import Deduplicate, Node
+from sqlengine.translate.core import Handler, Rel, Translator, unreachable
 from sqlengine.translate.expressions import SparkExpressions, quote
 
 if TYPE_CHECKING:
@@ -104,5 +108,60 @@ def _static(t: Translator, node: LookupJoin) -> Rel:
     """The right side of a lookup join, read once as a static DataFrame."""
     sub = Translator(t.spark, t.props, False, t.job_dir, t.handler_for, end_markers=False, _taken=t._taken)
     rel = sub.translate(node.right)
+    t.sources.extend(sub.sources)
+    return rel
+
+
+def translate_temporal_join_batch(t: Translator, node: TemporalJoin) -> Rel:
+    """The event-time temporal join of a bounded run: each left row with the latest version of
+    its key at or before its time (of versions at one time, any one), where the rest of the
+    condition holds; LEFT pads the others. What a streaming run emits once the watermark has
+    passed every row, when no version comes behind the watermark."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    n_left = len(node.left.fields)
+    names = node.field_names()
+    v = versioned(node.right, t.props)
+    if v.time is None:
+        raise unreachable(node, "a temporal join against a side without event time")
+    left = _side(t, t.translate(node.left), names[:n_left], rename_hidden=False)
+    right = _side(t, _versions(t, node.right, v.history), names[n_left:], rename_hidden=True)
+    rid, rn = t.fresh("rid"), t.fresh("rn")
+    ltime, rtime = F.col(quote(node.left_time)), F.col(quote(names[n_left + [f.name for f in node.right.fields].index(v.time)]))
+    # a row without a time has no place in time: the streaming operator drops it too
+    ldf = left.df.filter(ltime.isNotNull()).withColumn(rid, F.monotonically_increasing_id())
+    on = F.lit(True)
+    for a, b in node.equi_keys:
+        on = on & (F.col(quote(a)) == F.col(quote(b)))
+    candidates = ldf.join(right.df, on=on & (rtime <= ltime), how="inner")
+    latest = candidates.withColumn(rn, F.row_number().over(Window.partitionBy(rid).orderBy(rtime.desc()))).filter(F.col(rn) == 1)
+    residual = residual_condition(node)
+    if residual is not None:
+        latest = latest.filter(F.expr(t.join_exprs(node).sql(residual)))
+    right_cols = [*right.columns, *right.windows.values(), *right.session_times.values()]
+    if node.join_kind == JoinKind.INNER:
+        df = latest
+    else:
+        df = ldf.join(latest.select(rid, *[F.col(quote(c)) for c in right_cols]), on=rid, how="left_outer")
+    df = df.drop(rid, rn)
+    windows = {**{w: c for w, c in right.windows.items() if w not in left.windows}, **left.windows}
+    times = {**{w: c for w, c in right.session_times.items() if w not in left.session_times}, **left.session_times}
+    return Rel(df, tuple(names), windows, times, left.kind)
+
+
+def _versions(t: Translator, right: Node, history: Deduplicate | None) -> Rel:
+    """The versions of a temporal join's right side: its rows; for a versioned view (a keep-last
+    deduplication on event time), every row the deduplication reads is a version."""
+    if history is None:
+        return t.translate(right)
+
+    def handler_for(node: Node, streaming: bool, physical: Physical | None = None) -> Handler | None:
+        if node.node_id == history.node_id:
+            return lambda sub, n: sub.translate(n.inputs[0])
+        return t.handler_for(node, streaming, physical)
+
+    sub = Translator(t.spark, t.props, False, t.job_dir, handler_for, end_markers=False, _taken=t._taken)
+    rel = sub.translate(right)
     t.sources.extend(sub.sources)
     return rel

@@ -6,7 +6,10 @@ its place, so rows arrive up to 4 s out of order (the watermark delay is 5 s, so
 in either engine):
 - bids: who bid how much on which auction, on which channel (NULL prices and channels among them);
 - auctions: each auction's seller, category and reserve;
-- persons: people announced again and again with a new city (keep-last gives an updating table).
+- persons: people announced again and again with a new city (keep-last gives an updating table);
+- fees: each channel's fee and minimum price, changed now and then: the versions of a temporal
+  join (a channel's versions come in time order, 5.5 s apart, so none is out of order within its
+  key; "mail" is a channel no bid has).
 
     python tests/conformance/make_data.py
 """
@@ -82,6 +85,18 @@ def persons(rnd: random.Random) -> list[dict]:
     return rows
 
 
+def fees(rnd: random.Random) -> list[dict]:
+    rows = []
+    for t in _disordered(rnd, 24, 5.5):
+        rows.append({
+            "ts": _ts(t),
+            "channel": rnd.choice(["app", "web", "partner", "mail"]),
+            "fee": rnd.randint(1, 9),
+            "min_price": rnd.choice([0, 50, 100]),
+        })
+    return rows
+
+
 def write(name: str, rows: list[dict]) -> None:
     directory = DATA / name
     directory.mkdir(parents=True, exist_ok=True)
@@ -94,7 +109,8 @@ def write(name: str, rows: list[dict]) -> None:
 
 def main() -> None:
     rnd = random.Random(9)
-    for name, make in (("bids", bids), ("auctions", auctions), ("persons", persons)):
+    # (tables are made in this order from one generator: a new one goes last, the others stay as they were)
+    for name, make in (("bids", bids), ("auctions", auctions), ("persons", persons), ("fees", fees)):
         write(name, make(rnd))
 
 

@@ -14,3 +14,21 @@ CREATE TABLE persons (
     ts TIMESTAMP(3), id BIGINT, name STRING, city STRING,
     WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
 ) WITH ('connector' = 'filesystem', 'path' = '${DATA}/persons', 'format' = 'json'${SOURCE_OPTIONS});
+
+-- the same rows twice: a versioned table (a primary key and a watermark), and a plain log of
+-- changes that a versioned view (the latest row per channel) makes versioned
+CREATE TABLE fees (
+    ts TIMESTAMP(3), channel STRING, fee INT, min_price BIGINT,
+    PRIMARY KEY (channel) NOT ENFORCED,
+    WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/fees', 'format' = 'json'${SOURCE_OPTIONS});
+
+CREATE TABLE fee_log (
+    ts TIMESTAMP(3), channel STRING, fee INT, min_price BIGINT,
+    WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/fees', 'format' = 'json'${SOURCE_OPTIONS});
+
+CREATE VIEW versioned_fees AS
+SELECT channel, fee, min_price, ts FROM (
+    SELECT *, ROW_NUMBER() OVER (PARTITION BY channel ORDER BY ts DESC) AS rownum FROM fee_log
+) WHERE rownum = 1;

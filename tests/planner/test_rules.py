@@ -336,7 +336,7 @@ def _temporal(options: str = "", join: str = "JOIN", before: str = "") -> str:
 def test_temporal_join_keeps_the_latest_version_of_every_key():
     sql = _temporal()
     found = findings(sql)
-    assert sorted(d.code for d in found) == ["SE110", "SE301"]  # SE301: no event-time temporal join on Spark
+    assert sorted(d.code for d in found) == ["SE110", "SE302"]  # SE302: it runs as a changelog operator
     (d,) = [d for d in found if d.code == "SE110"]
     assert (d.line, d.column) == _at(sql, "rates FOR SYSTEM_TIME")
     assert d.category == Category.UNBOUNDED_STATE and d.severity.value == "warning" and d.operator == "TemporalJoin"
@@ -366,7 +366,7 @@ def test_temporal_join_rewrite_with_a_key_count_removes_the_finding():
 
 def test_temporal_join_over_a_finite_key_domain_is_bounded():
     sql = _temporal(options=", 'stats.distinct.currency' = '40'")
-    assert codes(sql) == ["SE301"]
+    assert codes(sql) == ["SE302"]
 
 
 def test_temporal_join_with_a_state_ttl_is_bounded_and_the_ttl_is_reported():

@@ -21,7 +21,7 @@ class Code(StrEnum):
     SORT_STREAMING = "sort-streaming"
     PROCTIME_WINDOW = "proctime-window"
     WINDOW_AGG_UPDATING_INPUT = "window-aggregate-updating-input"
-    TEMPORAL_JOIN = "temporal-join"
+    TEMPORAL_JOIN_UPDATING_LEFT = "temporal-join-updating-left"
     LOOKUP_JOIN_UNBOUNDED = "lookup-join-unbounded"
     WINDOW_JOIN_OUTER = "window-join-outer"
     INTERVAL_JOIN_UPDATING_INPUT = "interval-join-updating-input"
@@ -39,6 +39,11 @@ class Code(StrEnum):
     TABLE_FUNCTION = "table-function"
     UNNEST_SEVERAL = "unnest-several"
     LOOKUP_JOIN_KIND = "lookup-join-kind"
+    TEMPORAL_JOIN_KIND = "temporal-join-kind"
+    TEMPORAL_JOIN_NO_KEY = "temporal-join-no-key"
+    TEMPORAL_JOIN_NO_TIME = "temporal-join-no-time"
+    TEMPORAL_JOIN_KEY_NOT_JOINED = "temporal-join-key-not-joined"
+    TEMPORAL_JOIN_BATCH = "temporal-join-batch"
     SESSION_KEYS = "session-keys"
     WINDOW_NOT_CARRIED = "window-not-carried"
     LEGACY_CUMULATE = "legacy-cumulate"
@@ -74,7 +79,10 @@ MESSAGES: dict[Code, str] = {
     Code.SORT_STREAMING: "ORDER BY on a stream is not supported by Spark Structured Streaming",
     Code.PROCTIME_WINDOW: "processing-time windows cannot run on Spark yet: Spark closes windows only on an event-time watermark",
     Code.WINDOW_AGG_UPDATING_INPUT: "a window aggregation over an updating input is not supported by Spark Structured Streaming",
-    Code.TEMPORAL_JOIN: "event-time temporal joins (FOR SYSTEM_TIME AS OF a rowtime) have no counterpart in Spark; " + LATER,
+    Code.TEMPORAL_JOIN_UPDATING_LEFT: (
+        "an event-time temporal join whose left (probe) side updates or retracts rows cannot run yet; over an "
+        "insert-only left side it runs"
+    ),
     Code.LOOKUP_JOIN_UNBOUNDED: "a lookup join needs a finite right-hand table (read once, as a static table)",
     Code.WINDOW_JOIN_OUTER: "only inner window joins run on Spark Structured Streaming",
     Code.INTERVAL_JOIN_UPDATING_INPUT: "an interval join over an updating input is not supported",
@@ -110,6 +118,24 @@ MESSAGES: dict[Code, str] = {
     ),
     Code.UNNEST_SEVERAL: "UNNEST of several arrays at once is not supported yet",
     Code.LOOKUP_JOIN_KIND: "a lookup join is an inner or LEFT join",
+    Code.TEMPORAL_JOIN_KIND: "an event-time temporal join is an inner or LEFT join (as in Flink), not {join}",
+    Code.TEMPORAL_JOIN_NO_KEY: (
+        "{right} is no versioned table: an event-time temporal join needs a primary key on it (PRIMARY KEY ... NOT "
+        "ENFORCED, an upsert source's key, or a versioned view: the latest row per key by ROW_NUMBER() ... ORDER BY "
+        "its event time DESC), as Flink does"
+    ),
+    Code.TEMPORAL_JOIN_NO_TIME: (
+        "{right} is no versioned table: an event-time temporal join needs an event-time attribute on it (a column "
+        "with a WATERMARK), the time each version is valid from, as Flink does"
+    ),
+    Code.TEMPORAL_JOIN_KEY_NOT_JOINED: (
+        "the primary key ({key}) of the versioned table must be among the equalities of the temporal join's "
+        "condition, as Flink requires"
+    ),
+    Code.TEMPORAL_JOIN_BATCH: (
+        "an event-time temporal join in batch mode runs against an insert-only versioned table or a versioned view "
+        "over one; {right} updates otherwise (Flink runs temporal joins in streaming mode only)"
+    ),
     Code.SESSION_KEYS: (
         "a SESSION window runs on Spark only when it is partitioned by exactly the GROUP BY keys "
         "(SESSION(TABLE t PARTITION BY k, ...) ... GROUP BY k, window_start, window_end)"
@@ -146,6 +172,9 @@ HINTS: dict[Code, str] = {
     Code.WINDOW_AGG_UPDATING_INPUT: "aggregate an insert-only input (a window aggregation below emits final rows)",
     Code.UNION_UPDATING: "use UNION ALL, then SELECT DISTINCT over it",
     Code.JOIN_CONDITION: "join on the equality of keys, and filter the joined rows in WHERE",
+    Code.TEMPORAL_JOIN_KEY_NOT_JOINED: "add `AND <left column> = <versioned table>.<key column>` for each key column to ON",
+    Code.TEMPORAL_JOIN_NO_TIME: "declare WATERMARK FOR <time column> AS ... on the versioned table",
+    Code.TEMPORAL_JOIN_BATCH: "SET 'execution.runtime-mode' = 'streaming'",
     Code.USER_FUNCTION: (
         "write it in Python (CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON), or give the jar of a "
         "class implementing Spark's UDF1..UDF22 (USING JAR 'path.jar'); see docs/udf.md"

@@ -4,6 +4,7 @@ Spark's batch engine runs OVER, ORDER BY and any Top-N with its window functions
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -14,6 +15,7 @@ from planner.analysis.check.problem import Problem, problem
 from planner.analysis.lineage import Lineage
 from planner.analysis.physical import Physical, carries_kinds
 from planner.analysis.properties import NodeProps
+from planner.analysis.versioned import versioned
 from planner.logical.evaluate import residual_condition, unsupported
 from planner.logical.fields import TimeKind
 from planner.logical.joins import IntervalJoin, Join, JoinKind, LookupJoin, TemporalJoin, WindowJoin
@@ -227,7 +229,30 @@ def check_group_aggregate(node: GroupAggregate, ctx: Context) -> list[Problem]:
 
 
 def check_temporal_join(node: TemporalJoin, ctx: Context) -> list[Problem]:
-    return [problem(Code.TEMPORAL_JOIN, node)]
+    """What Flink refuses (an outer join other than LEFT, a right side without a primary key or
+    event time, a key not joined on) and what we cannot run yet (an updating left side)."""
+    if node.join_kind not in (JoinKind.INNER, JoinKind.LEFT):
+        return [problem(Code.TEMPORAL_JOIN_KIND, node, join=node.join_kind.value)]
+    v = versioned(node.right, ctx.props)
+    right = ", ".join(f"`{t}`" for t in ctx.lineage.tables(node.right)) or "the right side"
+    if not v.key:
+        return [problem(Code.TEMPORAL_JOIN_NO_KEY, node, right=right)]
+    if v.time is None:
+        return [problem(Code.TEMPORAL_JOIN_NO_TIME, node, right=right)]
+    joined = {b for _, b in node.equi_keys}
+    if not set(v.key) <= joined:
+        return [problem(Code.TEMPORAL_JOIN_KEY_NOT_JOINED, node, key=", ".join(re.sub(r"\$\d+$", "", k) for k in v.key))]
+    if not ctx.props[node.left.node_id].changelog.insert_only:
+        return [problem(Code.TEMPORAL_JOIN_UPDATING_LEFT, node)]
+    if not ctx.streaming:
+        through = v.history.input if v.history is not None else node.right
+        if not ctx.props[through.node_id].changelog.insert_only:
+            return [problem(Code.TEMPORAL_JOIN_BATCH, node, right=right)]
+    residual = residual_condition(node)
+    bad = unsupported(residual, node.fields) if residual is not None else None
+    if bad is not None:
+        return [problem(Code.JOIN_CONDITION, node, expression=bad, join=f"temporal {node.join_kind.value}")]
+    return []
 
 
 def check_lookup_join(node: LookupJoin, ctx: Context) -> list[Problem]:
