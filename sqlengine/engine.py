@@ -27,7 +27,9 @@ from planner.source import Span
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome, PlannerSession
 from sqlengine import errors, savepoints, state_backend
+from sqlengine.connectors import file_sink_owner as owner
 from sqlengine.connectors.errors import ConnectorError
+from sqlengine.connectors.file_sink_owner import local_path
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status, Trigger
 from sqlengine.session import session_overrides
@@ -318,7 +320,7 @@ def _recorded_backend(settings: dict[str, str], checkpoint: Path, queries: int) 
     """The state store the job's state was written with: its savepoint's, or its checkpoint's
     (None: a new job)."""
     path = settings.get(savepoints.SAVEPOINT_PATH)
-    source = savepoints.local_path(path) if path else checkpoint
+    source = local_path(path) if path else checkpoint
     return next((p for i in range(queries) if (p := state_backend.in_checkpoint(source / f"q{i}"))), None)
 
 
@@ -335,15 +337,20 @@ def _backend_notes(recorded: str | None, wanted: str, settings: dict[str, str]) 
     ]
 
 
+def _local_file_sinks(plans: Sequence[Node]) -> list[tuple[int, Sink, Path]]:
+    """The job's filesystem sinks on a local path: each query's index, its plan, its directory."""
+    return [
+        (i, p, d)
+        for i, p in enumerate(plans)
+        if isinstance(p, Sink) and p.table.connector == "filesystem"
+        and (d := owner.local_directory(p.table.options.get("path") or "")) is not None
+    ]
+
+
 def _file_sinks_ahead(plans: Sequence[Node], savepoint: Path) -> list[str]:
     """Warnings for the file sinks that have gone past the savepoint (``savepoints.file_sink_ahead``)."""
-    out = []
-    for i, plan in enumerate(plans):
-        path = plan.table.options.get("path") if isinstance(plan, Sink) and plan.table.connector == "filesystem" else None
-        note = savepoints.file_sink_ahead(savepoint / f"q{i}", savepoints.local_path(path)) if path else None
-        if note:
-            out.append(note)
-    return out
+    notes = (savepoints.file_sink_ahead(savepoint / f"q{i}", d) for i, _, d in _local_file_sinks(plans))
+    return [n for n in notes if n]
 
 
 def _spark_refused(err: BaseException, stmt: Statement) -> SqlError:
@@ -360,14 +367,7 @@ def _spark_refused(err: BaseException, stmt: Statement) -> SqlError:
 def _claim_file_sinks(plans: Sequence[Node], checkpoint: Path, streaming: bool, from_savepoint: bool) -> None:
     """Refuse a filesystem sink whose directory would lose rows to Spark's commit log, and record
     a streaming query as its directory's writer (``connectors.file_sink_owner``)."""
-    from sqlengine.connectors import file_sink_owner as owner
-
-    sinks = [
-        (i, p, d)
-        for i, p in enumerate(plans)
-        if isinstance(p, Sink) and p.table.connector == "filesystem"
-        and (d := owner.local_directory(p.table.options.get("path") or "")) is not None
-    ]
+    sinks = _local_file_sinks(plans)
     clash = owner.same_directory([(p.table.name, d) for _, p, d in sinks])
     if clash:
         raise PlanningError(clash, sinks[-1][1].origin)

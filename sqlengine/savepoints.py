@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.resume import JobPrint, Verdict, compare
-from sqlengine.connectors.file_sink_owner import batch_ids
+from sqlengine.connectors.file_sink_owner import LOG, batch_ids, local_path
 from sqlengine.jobs import Job, JobKind, Status
 
 PLAN_FILE = "sqlengine-plan.json"
@@ -85,15 +85,6 @@ def has_progress(checkpoint: Path) -> bool:
     """Whether a query of the job has written an offset: Spark then resumes from it (a
     checkpoint without one starts from scratch, whatever plan it was made for)."""
     return any(any(q.glob("offsets/[0-9]*")) for q in checkpoint.glob("q*") if q.is_dir())
-
-
-def local_path(text: str) -> Path:
-    """The directory a path option names (Flink writes them as file: URIs too)."""
-    for prefix in ("file://", "file:"):
-        if text.startswith(prefix):
-            text = text[len(prefix) :]
-            break
-    return Path(text).expanduser().resolve()
 
 
 # -- taking one ----------------------------------------------------------------------------------
@@ -207,7 +198,7 @@ def file_sink_ahead(query: Path, sink_dir: Path) -> str | None:
     """What to tell when a file sink has committed batches that a query restored from a
     savepoint will run again: Spark's file sink skips a batch whose id its log (``_spark_metadata``)
     already has, so those rows would not be written there."""
-    written = batch_ids(sink_dir / "_spark_metadata")
+    written = batch_ids(sink_dir / LOG)
     if not written:
         return None
     start = max(batch_ids(query / "commits"), default=-1) + 1

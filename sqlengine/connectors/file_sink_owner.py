@@ -97,16 +97,20 @@ def same_directory(sinks: list[tuple[str, Path]]) -> str | None:
     return None
 
 
+def local_path(text: str) -> Path:
+    """The directory a path option names (Flink writes them as file: URIs too)."""
+    for prefix in ("file://", "file:"):
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+            break
+    return Path(text).expanduser().resolve()
+
+
 def local_directory(path: str) -> Path | None:
     """The local directory a sink's path names; None for another file system (not checked)."""
-    for prefix in ("file://", "file:"):
-        if path.startswith(prefix):
-            path = path[len(prefix):]
-            break
-    else:
-        if "://" in path:
-            return None
-    return Path(path).expanduser().resolve()
+    if "://" in path and not path.startswith("file:"):
+        return None
+    return local_path(path)
 
 
 def _owner(directory: Path) -> str | None:
