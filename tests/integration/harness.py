@@ -1,8 +1,8 @@
 """The state-verdict harness: a query's planned verdict per stateful operator (bounded or
 unbounded) against the state Spark actually keeps.
 
-Each case runs on N, 2N and 4N input events fed as one file per micro-batch, so the watermark
-advances batch by batch as on a live stream. For every Spark state operator we take the peak
+Each case runs on N and 4N input events (bench/state_verdicts.py adds 2N), fed as one file
+per micro-batch, so the watermark advances batch by batch as on a live stream. For every Spark state operator we take the peak
 ``numRowsTotal`` over the batches before the end of input; a bounded operator's peak must stay
 flat as the input grows (peak(4N) < 1.6 × peak(N)), an unbounded one must grow
 (peak(4N) > 2.5 × peak(N)). Anything in between counts as a disagreement. An operator that

@@ -9,6 +9,7 @@ import re
 import threading
 import time
 
+from prompt_toolkit.application.current import create_app_session
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
@@ -44,15 +45,22 @@ class ShellDriver:
         self.thread = threading.Thread(target=self._run, name="shell-under-test", daemon=True)
 
     def _run(self) -> None:
+        # its own app session: a shell left running by one test never becomes the "current
+        # application" that another test's prints are routed to (prompt_toolkit's default
+        # session is one per process)
         try:
-            if self.shell is not None:
-                self.exit_code = self.shell.run()
-            else:
-                from repl.shell import main
-
-                self.exit_code = main(self.main_args, term=self.term, start_spark=False)
+            with create_app_session(input=self.pipe, output=self.output):
+                self._run_shell()
         except BaseException as err:  # surfaced by the test
             self.error = err
+
+    def _run_shell(self) -> None:
+        if self.shell is not None:
+            self.exit_code = self.shell.run()
+        else:
+            from repl.shell import main
+
+            self.exit_code = main(self.main_args, term=self.term, start_spark=False)
 
     # -- driving -----------------------------------------------------------------------------
 

@@ -69,7 +69,10 @@ def test_a_savepoint_resumes_a_compatible_change_and_refuses_an_incompatible_one
     assert "the checkpoint" not in resumed  # a new key: no earlier run of this statement to replace
     again = next(j for j in spark_engine.job_list() if j is not job)
     # the watermark (34 s - 1 s) closes [10, 20) and [20, 30)
-    sh.wait_until(lambda: len(written(wide)) == 4, timeout=120, what="the windows after the restart")
+    sh.wait_until(
+        lambda: len(written(wide)) == 4 or again.done, timeout=120, what=f"the windows after the restart (job {again.id})"
+    )
+    assert len(written(wide)) == 4, f"job {again.id} ended {again.status.value}: {again.error_detail!r}"
     sh.run(f"STOP JOB '{again.id}';", timeout=120)
     assert all(r["c10"] == r["c"] * 10 for r in written(wide))
     # as a run that never stopped: [10, 20) counts the rows before the savepoint too (5 per item,
