@@ -1,12 +1,21 @@
-"""State size estimates: a formula always, bytes when statistics give the input rate.
+"""State size estimates: a formula always; entries and bytes when statistics give the input rate
+or the key domain.
+
+An estimate counts what the operator keeps, entry by entry, as Spark's state store does: a group
+aggregation one accumulator per key, a window aggregation one accumulator per key and open window,
+a deduplication one entry per key, a join side its rows. An entry costs its key and its value as
+Spark lays them out (UnsafeRow: a null bit per field, an 8-byte slot per field, variable-length
+values after them in 8-byte words) plus what the state store spends per entry on top
+(``STORE_OVERHEAD``, measured per provider by bench/state_bytes.py).
 
 Statistics come from table options (``'stats.rows-per-second'``, ``'stats.distinct.<col>'``,
-``'stats.avg-length.<col>'``), from generator options (datagen ``rows-per-second``, nexmark
-``first-event.rate``), or from the lint configuration. Every figure states its assumptions.
+``'stats.avg-length.<col>'``), from generator options (datagen ``rows-per-second`` and key ranges,
+nexmark ``first-event.rate``), or from the lint configuration. Every figure states its assumptions.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -14,14 +23,33 @@ from sqlglot import exp
 from catalog import TableDef
 from catalog.connectors import spec_of
 from planner.analysis.lineage import Lineage
-from planner.analysis.state import Growth, StateInfo, StatePart
+from planner.analysis.state import Grouping, Growth, StateInfo, StatePart, StoredKind
 from planner.durations import format_duration
 from planner.logical import typing as T
 from planner.logical.operators import Node
 
-ROW_OVERHEAD = 48  # bytes per state entry besides the columns: row header, key copy, store index
 DEFAULT_STRING = 32
 DAY = 86_400
+# bytes a state store spends per entry besides the entry's key and value rows (bench/state_bytes.py):
+# the HDFS-backed store ('hashmap') holds each entry as JVM objects in a map, in the last two
+# versions; RocksDB ('rocksdb') reports its memory (memtables, block cache), not its entries
+STORE_OVERHEAD = {"hashmap": 200, "rocksdb": 0}
+PROVIDERS = tuple(STORE_OVERHEAD)
+WINDOW_BOUNDS = ("window_start", "window_end", "window_time")
+WINDOW_KEY_BYTES = 8 + 8 + 2 * 8  # Spark's window key: a struct of start and end in the key row
+
+
+def expected_distinct(domain: int, rows: float) -> float:
+    """Distinct keys among ``rows`` drawn uniformly from ``domain`` keys."""
+    if domain <= 0:
+        return 0.0
+    if domain == 1:
+        return 1.0 if rows > 0 else 0.0
+    return domain * -math.expm1(rows * math.log1p(-1 / domain))
+
+
+def human_count(n: float) -> str:
+    return f"{n:,.0f}" if n < 10_000 else f"{n / 1000:,.0f}k" if n < 10_000_000 else f"{n / 1e6:,.0f}M"
 
 
 def human_bytes(n: float) -> str:
@@ -33,29 +61,37 @@ def human_bytes(n: float) -> str:
 
 
 def type_bytes(t: exp.DataType, avg_len: int = DEFAULT_STRING) -> int:
+    """The bytes a value of ``t`` takes in an UnsafeRow: its 8-byte slot and, for variable-length
+    values, the data after the slots in 8-byte words."""
     D = exp.DType
-    if T.is_type(t, D.BOOLEAN, D.TINYINT):
-        return 1
-    if T.is_type(t, D.SMALLINT):
-        return 2
-    if T.is_type(t, D.INT, D.FLOAT, D.DATE):
-        return 4
-    if T.is_type(t, D.BIGINT, D.DOUBLE, *T.TIMESTAMPS):
-        return 8
     if T.is_type(t, D.DECIMAL):
-        return 16
+        precision, _ = T.decimal_ps(t)
+        return 8 if precision <= 18 else 8 + 16  # above 18 digits: 16 bytes after the slots
     if T.is_type(t, D.STRUCT):
-        return sum(type_bytes(m.args.get("kind") or T.UNKNOWN) for m in t.expressions) + 8
+        return 8 + unsafe_row_bytes([m.args.get("kind") or T.UNKNOWN for m in t.expressions])
     if T.is_type(t, D.ARRAY, D.MAP, D.LIST):
-        return 64
-    return avg_len + 8  # strings, bytes, unknown: length + offset word
+        return 8 + 64
+    if T.is_type(t, D.BOOLEAN, D.TINYINT, D.SMALLINT, D.INT, D.FLOAT, D.DATE, D.BIGINT, D.DOUBLE, *T.TIMESTAMPS):
+        return 8
+    return 8 + _words(avg_len)  # strings, bytes, unknown: the slot holds offset and length
+
+
+def unsafe_row_bytes(types: list[exp.DataType], avg_lengths: list[int] | None = None) -> int:
+    """An UnsafeRow of these field types: the null bits (8 bytes per 64 fields), then the fields."""
+    lengths = avg_lengths or [DEFAULT_STRING] * len(types)
+    return 8 * (-(-len(types) // 64)) + sum(type_bytes(t, n) for t, n in zip(types, lengths, strict=True))
+
+
+def _words(n: int) -> int:
+    return -(-n // 8) * 8
 
 
 @dataclass(frozen=True)
 class Estimate:
     formula: str
     rows_per_second: float | None = None
-    row_bytes: int | None = None
+    row_bytes: int | None = None  # one entry: key, value and the store's overhead
+    plateau_entries: float | None = None  # bounded state, in entries (Spark's numRowsTotal)
     plateau_bytes: float | None = None  # bounded state
     bytes_at_horizon: float | None = None  # unbounded state after the horizon
     growth_per_day: float | None = None
@@ -65,7 +101,8 @@ class Estimate:
 
     def __str__(self) -> str:
         if self.plateau_bytes is not None:
-            return f"plateaus at ≈ {human_bytes(self.plateau_bytes)}"
+            rows = f"{human_count(self.plateau_entries)} entries, " if self.plateau_entries is not None else ""
+            return f"plateaus at ≈ {rows}{human_bytes(self.plateau_bytes)}"
         if self.bytes_at_horizon is not None:
             up = "up to " if self.upper_bound else "≈ "
             return (
@@ -76,10 +113,16 @@ class Estimate:
 
 
 class Estimator:
-    def __init__(self, lineage: Lineage, stats: dict[str, dict[str, str]] | None = None, horizon_days: int = 30):
+    def __init__(self, lineage: Lineage, stats: dict[str, dict[str, str]] | None = None, horizon_days: int = 30,
+                 provider: str = "hashmap", changelog: frozenset[int] = frozenset()):
         self.lineage = lineage
         self.stats = stats or {}
         self.horizon_days = horizon_days
+        self.provider = provider if provider in STORE_OVERHEAD else "hashmap"
+        self.changelog = changelog  # node ids of changelog operators: their state is in RocksDB
+
+    def provider_of(self, node: Node) -> str:
+        return "rocksdb" if node.node_id in self.changelog else self.provider
 
     def _option(self, table: TableDef, key: str) -> str | None:
         return self.stats.get(table.name, {}).get(key) or table.options.get(key)
@@ -132,24 +175,31 @@ class Estimator:
             return self.flow(node.inputs[0])
         return None, []
 
-    def row_bytes(self, node: Node, part: StatePart) -> int:
-        total = ROW_OVERHEAD
-        for name in part.row_fields:
-            f = node.field(name)
-            if f is None:
-                for child in node.inputs:
-                    f = child.field(name) or f
-            if f is None:
-                total += 16
-                continue
-            avg = DEFAULT_STRING
-            origin = self.lineage.origin(node, name) if node.field(name) is not None else None
-            if origin is not None and origin.table is not None and origin.path is not None:
-                hint = self._option(origin.table, f"stats.avg-length.{origin.path}")
-                if hint and hint.isdigit():
-                    avg = int(hint)
-            total += type_bytes(f.type, avg)
-        return total
+    def _field_bytes(self, node: Node, name: str) -> int:
+        f = node.field(name)
+        if f is None:
+            for child in node.inputs:
+                f = child.field(name) or f
+        if f is None:
+            return 16
+        avg = DEFAULT_STRING
+        origin = self.lineage.origin(node, name) if node.field(name) is not None else None
+        if origin is not None and origin.table is not None and origin.path is not None:
+            hint = self._option(origin.table, f"stats.avg-length.{origin.path}")
+            if hint and hint.isdigit():
+                avg = int(hint)
+        return type_bytes(f.type, avg)
+
+    def row_bytes(self, node: Node, part: StatePart, provider: str = "hashmap") -> int:
+        """One entry: its key row, its value row (the stored columns that are not the key) and
+        the store's overhead. A window's accumulator is keyed by the window too."""
+        windowed = part.grouping in (Grouping.WINDOW_AND_KEY, Grouping.WINDOW, Grouping.KEY_AND_WINDOW)
+        key_names = [k for k in part.keys if k not in WINDOW_BOUNDS]
+        value_names = [n for n in part.row_fields if n not in part.keys and n not in WINDOW_BOUNDS]
+        key = 8 * (-(-(len(key_names) + windowed) // 64)) + sum(self._field_bytes(node, n) for n in key_names)
+        key += WINDOW_KEY_BYTES if windowed else 0
+        value = 8 * (-(-len(value_names) // 64)) + sum(self._field_bytes(node, n) for n in value_names) if value_names else 8
+        return key + value + STORE_OVERHEAD.get(provider, STORE_OVERHEAD["hashmap"])
 
     def part(self, info: StateInfo, part: StatePart) -> Estimate:
         node = info.node
@@ -158,27 +208,31 @@ class Estimator:
         assumptions = list(dict.fromkeys(flow_notes))
         assumptions.append("other filters keep every row (no selectivity statistics)")
         src = "+".join(self.lineage.tables(feeding)) or "input"
-        row = self.row_bytes(node, part)
+        row = self.row_bytes(node, part, self.provider_of(node))
         per_key = part.rows_per_key or 1
         times = f" × {per_key}" if per_key != 1 else ""  # rows per key, when a key keeps several
         if part.growth == Growth.NONE:
             if part.released_by is not None:
                 formula = f"rows/s({src}) × (time until the watermark passes `{part.released_by}`) × {row} B"
                 return Estimate(formula, rate, row, assumptions=tuple(assumptions))
+            keys = ", ".join(part.key_labels or part.keys)
+            domain = self.lineage.key_domain(node.inputs[0] if node.inputs else node, part.keys) if part.keys else 1
+            if domain is not None and part.keys:
+                assumptions.append(f"{domain:,} distinct key{'' if domain == 1 else 's'} at most")
+            window = getattr(node, "window", None) if part.stored.kind == StoredKind.WINDOW_ACCUMULATOR else None
+            if window is not None and window.size_ms and part.retention_ms:
+                return self._windows(part, window.size_ms, rate, domain, row, keys, tuple(assumptions))
             if part.retention_ms is None:
-                domain = self.lineage.key_domain(node.inputs[0] if node.inputs else node, part.keys) if part.keys else None
-                formula = f"distinct({', '.join(part.key_labels or part.keys)}){times} × {row} B" if part.keys else f"{per_key} × {row} B"
-                if domain is None and not part.keys:
-                    domain = 1
+                formula = f"distinct({keys}){times} × {row} B" if part.keys else f"{per_key} × {row} B"
                 if domain is None:
                     return Estimate(formula, rate, row, assumptions=tuple(assumptions))
-                return Estimate(formula, rate, row, plateau_bytes=domain * per_key * row,
-                                assumptions=tuple(assumptions + [f"{domain} distinct key{'' if domain == 1 else 's'} at most"]))
+                return self._plateau(formula, rate, row, domain * per_key, assumptions)
             seconds = part.retention_ms / 1000
             formula = f"rows/s({src}) × {format_duration(part.retention_ms)}{times} × {row} B"
             if rate is None:
                 return Estimate(formula, None, row, assumptions=tuple(assumptions))
-            return Estimate(formula, rate, row, plateau_bytes=rate * seconds * per_key * row, assumptions=tuple(assumptions))
+            kept = rate * seconds if domain is None else expected_distinct(domain, rate * seconds)
+            return self._plateau(formula, rate, row, kept * per_key, assumptions)
         # unbounded: entries accumulate with time
         horizon = self.horizon_days * DAY
         if part.growth == Growth.ROWS:
@@ -208,6 +262,35 @@ class Estimator:
             assumptions=tuple(assumptions),
         )
 
+    def _windows(self, part: StatePart, size_ms: int, rate: float | None, domain: int | None, row: int, keys: str,
+                 assumptions: tuple[str, ...]) -> Estimate:
+        """A window aggregation keeps one accumulator per key and open window. A window is open
+        from its first row until the watermark passes its end: on average (size + delay) / slide
+        windows at a time, each with the keys that came in its span."""
+        slide_ms = size_ms / (part.rows_per_key or 1)
+        open_windows = (part.retention_ms or size_ms) / slide_ms
+        formula = (
+            f"{'distinct(' + keys + ') per window' if part.keys else '1'} × "
+            f"{format_duration(part.retention_ms or size_ms)} / {format_duration(round(slide_ms))} open windows × {row} B"
+        )
+        in_window = rate * size_ms / 1000 if rate is not None else None
+        if not part.keys:
+            per_window: float | None = 1.0
+        elif in_window is None:
+            per_window = float(domain) if domain is not None else None
+        else:
+            per_window = expected_distinct(domain, in_window) if domain is not None else in_window
+        if per_window is None:
+            return Estimate(formula, rate, row, assumptions=assumptions)
+        notes = assumptions + (f"{open_windows:.2g} windows open on average",)
+        if domain is None and part.keys:
+            notes += ("each row of a window may bring a new key (an upper bound; declare 'stats.distinct.<column>')",)
+        return self._plateau(formula, rate, row, per_window * open_windows, list(notes))
+
+    @staticmethod
+    def _plateau(formula: str, rate: float | None, row: int, entries: float, assumptions: list[str] | tuple[str, ...]) -> Estimate:
+        return Estimate(formula, rate, row, plateau_entries=entries, plateau_bytes=entries * row, assumptions=tuple(assumptions))
+
     def total(self, estimates: list[Estimate]) -> Estimate | None:
         if not estimates:
             return None
@@ -217,7 +300,9 @@ class Estimator:
         if unknown:
             return Estimate(" + ".join(e.formula for e in estimates), assumptions=("some inputs have no rate statistics",))
         if not growing:
-            return Estimate("sum of plateaus", plateau_bytes=sum(plateau))
+            entries = [e.plateau_entries for e in estimates]
+            known = sum(e for e in entries if e is not None) if all(e is not None for e in entries) else None
+            return Estimate("sum of plateaus", plateau_entries=known, plateau_bytes=sum(plateau))
         per_day = sum(e.growth_per_day or 0 for e in growing)
         return Estimate(
             "sum",

@@ -14,7 +14,7 @@ from tests.integration import harness
 from tests.integration.cases import KNOWN_DISAGREEMENTS, NO_EVIDENCE, all_cases
 
 SIZES = (4000, 16000)  # N and 4N: harness.judge compares the first and the last
-PER_FILE = 1000
+PER_FILE = 2000
 RATE = 100  # events per second of event time: 40 s, 80 s, 160 s of events
 PARALLEL = 3  # cases in flight at once
 

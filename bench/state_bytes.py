@@ -1,0 +1,91 @@
+"""What one state entry costs in Spark's state stores, measured: the figures behind
+planner/analysis/estimate.py (STORE_OVERHEAD).
+
+For each provider (Flink's names: 'hashmap' = Spark's HDFS-backed store, 'rocksdb') it runs, as
+bounded streaming jobs over files, a GROUP BY count over D distinct keys and a 10-second TUMBLE
+count and sum per key over K keys, each at two sizes, and prints Spark's ``numRowsTotal`` and
+``memoryUsedBytes`` at the end of the last batch before the end of input. The marginal bytes per
+entry, (bytes(2) - bytes(1)) / (rows(2) - rows(1)), less the entry's key and value as Spark's
+UnsafeRow lays them out, is the store's own overhead per entry.
+
+    python bench/state_bytes.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from planner.statements.script import parse_script  # noqa: E402
+from sqlengine.engine import Engine  # noqa: E402
+from sqlengine.session import create_session  # noqa: E402
+
+BATCHES = 4
+
+
+def write_input(directory: Path, keys: int, rows_per_batch: int) -> None:
+    """BATCHES files, one per micro-batch, one row per key and second in turn, in time order."""
+    import os
+
+    directory.mkdir(parents=True)
+    t = 0.0
+    for b in range(BATCHES):
+        lines = []
+        for i in range(rows_per_batch):
+            second = t + i * (10.0 / rows_per_batch)
+            stamp = f"2024-01-01 00:{int(second) // 60:02d}:{second % 60:06.3f}"
+            lines.append(json.dumps({"ts": stamp, "k": i % keys, "v": i}))
+        t += 10.0
+        path = directory / f"part-{b:03d}.json"
+        path.write_text("\n".join(lines) + "\n")
+        os.utime(path, (1_000_000 + b, 1_000_000 + b))
+
+
+def measure(spark, work: Path, backend: str, query: str, keys: int) -> tuple[int, int]:
+    data = work / f"in-{backend}-{keys}-{abs(hash(query)) % 10_000}"
+    write_input(data, keys, max(keys, 2000))
+    engine = Engine(home=work / f"home-{data.name}", spark=spark)
+    ddl = (
+        f"SET 'state.backend.type' = '{backend}';\n"
+        "CREATE TABLE t (ts TIMESTAMP(3), k BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{data}', 'format' = 'json', 'source.max-files-per-trigger' = '1');\n"
+    )
+    for stmt in parse_script(ddl).statements:
+        engine.plan(stmt)
+    (stmt,) = parse_script(query).statements
+    job = engine.start(engine.plan(stmt))
+    job.wait()
+    snaps = [s for s in job.history if s.operators and not (s.watermark or "").startswith("9999")]
+    last = snaps[-1].operators[0]
+    return last.rows, last.bytes
+
+
+QUERIES = {
+    "GROUP BY k: COUNT(*)": ("SELECT k, COUNT(*) FROM t GROUP BY k;", (1000, 4000)),
+    "TUMBLE 10 s per k: COUNT(*), SUM(v)": (
+        "SELECT k, window_start, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
+        "GROUP BY k, window_start, window_end;",
+        (100, 400),
+    ),
+}
+
+
+def main() -> None:
+    work = Path(tempfile.mkdtemp(prefix="sqlengine-state-bytes-"))
+    spark = create_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"}, log_dir=work / "logs")
+    print("| provider | query | keys | Spark rows | Spark bytes | bytes per entry (marginal) |")
+    print("|---|---|---|---|---|---|")
+    for backend in ("hashmap", "rocksdb"):
+        for name, (query, sizes) in QUERIES.items():
+            (r1, b1), (r2, b2) = (measure(spark, work, backend, query, k) for k in sizes)
+            per = (b2 - b1) / (r2 - r1) if r2 != r1 else float("nan")
+            print(f"| {backend} | {name} | {sizes[0]} / {sizes[1]} | {r1} / {r2} | {b1} / {b2} | {per:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
