@@ -63,6 +63,7 @@ class Shell:
             self.spark.state = "ready"
         self.analyses: dict[str, Analysis | None] = {}  # job id -> the analysis it started with
         self._announced: dict[str, str] = {}  # job id -> last status announced
+        self._warned: set[tuple[str, str]] = set()  # (job id, operator) warned of state past its estimate
         self.quit_requested = False
         self.session: PromptSession[str] | None = None
         self.prompts = 0  # prompts shown so far (tests wait for the next one)
@@ -321,11 +322,19 @@ class Shell:
         return True
 
     def job_notes(self) -> list[tuple[str, str]]:
-        """Lines about background jobs that ended since the last look."""
+        """Lines about background jobs: those that ended since the last look, and (once per
+        operator) a running job whose state passed twice its estimate."""
+        from repl.state_prompt import estimate_warnings
         from sqlengine.errors import describe
 
         notes = []
         for job in self.engine.job_list():
+            if job.kind != "select" and not job.done:
+                # once per operator: its measured state passed twice the estimate
+                for key, warning in estimate_warnings(job.latest, self.analyses.get(job.id)):
+                    if (job.id, key) not in self._warned:
+                        self._warned.add((job.id, key))
+                        notes.append(("warning", f"[WARNING] Job {job.id}: {warning}."))
             if job.kind == "select" or not job.done or self._announced.get(job.id) == job.status.value:
                 continue
             self._announced[job.id] = job.status.value

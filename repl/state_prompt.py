@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from planner.analysis.analyze import Analysis
-from planner.analysis.estimate import human_bytes
+from planner.analysis.estimate import human_bytes, human_count
 from planner.analysis.state import StateInfo, Verdict
 
 if TYPE_CHECKING:
-    from sqlengine.progress import Snapshot
+    from sqlengine.progress import OperatorState, Snapshot
 
 SETTING = "sql-client.state-warnings"
+OVER = 2  # measured state past this many times its estimate is worth a warning
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,9 @@ def estimate_text(analysis: Analysis, info: StateInfo) -> str:
         return "no estimate"
     plateaus = [e.plateau_bytes for e in ests if e.plateau_bytes is not None]
     if len(plateaus) == len(ests):
-        return f"plateaus at ≈ {human_bytes(sum(plateaus))}"
+        entries = planned_entries(analysis, info)
+        count = f"{human_count(entries)} entries, " if entries is not None else ""
+        return f"plateaus at ≈ {count}{human_bytes(sum(plateaus))}"
     if len(ests) == 1:
         return str(ests[0])
     return "; ".join(f"{p.label}: {e}" for p, e in zip(info.parts, ests, strict=True))
@@ -106,6 +109,53 @@ def _query_index(query_name: str) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
+def planned_entries(analysis: Analysis, info: StateInfo) -> float | None:
+    """The operator's estimated plateau in entries (None: it grows, or no statistics)."""
+    ests = analysis.estimates.get(info.node_id, ())
+    if not ests or any(e.plateau_entries is None for e in ests):
+        return None
+    return sum(e.plateau_entries or 0 for e in ests)
+
+
+def over_estimate(op: OperatorState, analysis: Analysis, info: StateInfo) -> float | None:
+    """How many times its estimate an operator's measured entries are, when that is more than
+    twice (a sign that the statistics behind the estimate are wrong); else None."""
+    entries = planned_entries(analysis, info)
+    if entries is None or entries <= 0 or op.rows <= OVER * entries:
+        return None
+    return op.rows / entries
+
+
+def _paired(query: str, snap: Snapshot, analysis: Analysis | None) -> list[tuple[OperatorState, StateInfo]] | None:
+    """Spark's state operators of one query with the analysis's, in order; None when the counts
+    differ (Spark lists a query's operators top-down, as the analysis walks its plan)."""
+    idx = _query_index(query)
+    if analysis is None or idx is None or idx >= len(analysis.plans):
+        return None
+    nodes = {n.node_id for n in analysis.plans[idx].walk()}
+    infos = [s for s in analysis.state if s.node_id in nodes]
+    ops = list(snap.operators)
+    return list(zip(ops, infos, strict=True)) if ops and len(ops) == len(infos) else None
+
+
+def estimate_warnings(snapshots: Mapping[str, Snapshot], analysis: Analysis | None) -> list[tuple[str, str]]:
+    """(query and operator, warning) for each operator whose measured entries passed twice its
+    estimate."""
+    out = []
+    for query, snap in sorted(snapshots.items()):
+        for i, (op, info) in enumerate(_paired(query, snap, analysis) or []):
+            assert analysis is not None
+            times = over_estimate(op, analysis, info)
+            if times is not None:
+                entries = planned_entries(analysis, info) or 0
+                out.append((
+                    f"{query}#{i}",
+                    f"{info.operator} keeps {op.rows:,} state entries, {times:.1f}× the estimate of {human_count(entries)}: "
+                    "the statistics behind the estimate (rates, 'stats.distinct.<column>', key ranges) may be wrong",
+                ))
+    return out
+
+
 def measured_vs_estimate(snapshots: Mapping[str, Snapshot], analysis: Analysis | None) -> list[str]:
     """One line per stateful operator of each query: Spark's rows and bytes, and the estimate.
 
@@ -114,20 +164,23 @@ def measured_vs_estimate(snapshots: Mapping[str, Snapshot], analysis: Analysis |
     """
     lines = []
     for query, snap in sorted(snapshots.items()):
-        infos: list[tuple[StateInfo, str]] = []  # each with its estimate
-        idx = _query_index(query)
-        if analysis is not None and idx is not None and idx < len(analysis.plans):
-            nodes = {n.node_id for n in analysis.plans[idx].walk()}
-            infos = [(s, estimate_text(analysis, s)) for s in analysis.state if s.node_id in nodes]
-        ops = list(snap.operators)
-        if ops and len(ops) == len(infos):
-            for op, (info, est) in zip(ops, infos, strict=True):
+        paired = _paired(query, snap, analysis)
+        if paired is not None:
+            assert analysis is not None
+            for op, info in paired:
+                times = over_estimate(op, analysis, info)
+                over = f" — {times:.1f}× the estimate: check the statistics behind it" if times else ""
                 lines.append(
                     f"{info.operator} ({op.name}): {op.rows} rows, {human_bytes(op.bytes)} — "
-                    f"{info.verdict.value}, est. {est}"
+                    f"{info.verdict.value}, est. {estimate_text(analysis, info)}{over}"
                 )
         else:
-            for op in ops:
+            infos: list[tuple[StateInfo, str]] = []
+            idx = _query_index(query)
+            if analysis is not None and idx is not None and idx < len(analysis.plans):
+                nodes = {n.node_id for n in analysis.plans[idx].walk()}
+                infos = [(s, estimate_text(analysis, s)) for s in analysis.state if s.node_id in nodes]
+            for op in snap.operators:
                 lines.append(f"{op.name}: {op.rows} rows, {human_bytes(op.bytes)}")
             for info, est in infos:
                 lines.append(f"{info.operator}: {info.verdict.value}, est. {est}")

@@ -60,6 +60,9 @@ class Measured:
     detail: str = ""
     spark_verdicts: list[str] = field(default_factory=list)  # per Spark operator
     families: list[str | None] = field(default_factory=list)  # per planned operator
+    peak_bytes: dict[int, list[int]] = field(default_factory=dict)  # events -> peak memoryUsedBytes per operator
+    estimates: list[tuple[float | None, float | None]] = field(default_factory=list)  # per planned: (entries, bytes)
+    matched: list[int | None] = field(default_factory=list)  # per planned operator: its Spark operator
 
     @property
     def no_evidence(self) -> list[str]:
@@ -67,11 +70,14 @@ class Measured:
         return [op for op, v in zip(self.spark_ops, self.spark_verdicts, strict=True) if v == NO_EVIDENCE]
 
 
-def nexmark_ddl(path: Path) -> str:
+def nexmark_ddl(path: Path, rate: int | None = None) -> str:
+    """The Nexmark table over the written events, and the Nexmark views; ``rate``, events per
+    second of event time, is declared for the state estimates."""
+    stats = f"'stats.rows-per-second' = '{rate}', " if rate else ""
     return (
         f"CREATE TABLE datagen ({NEXMARK_COLUMNS}, {DATETIME}) WITH ("
         f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json', "
-        "'source.max-files-per-trigger' = '1', "
+        f"'source.max-files-per-trigger' = '1', {stats}"
         # the generator's fixed domains, declared as statistics (as a user would for a file)
         "'stats.distinct.event_type' = '3', 'stats.distinct.auction.category' = '5', "
         "'stats.distinct.person.state' = '6', 'stats.distinct.person.city' = '10');\n"
@@ -186,7 +192,7 @@ def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int,
         home = workdir / f"home-{case.name}-{events}"
         shutil.rmtree(home, ignore_errors=True)
         engine = engine_factory(home)
-        for stmt in parse_script(nexmark_ddl(data)).statements:
+        for stmt in parse_script(nexmark_ddl(data, rate)).statements:
             engine.plan(stmt)
         statements = parse_script(case.sql).statements
         for stmt in statements[:-1]:  # the case's own DDL (a Nexmark file's sink table)
@@ -196,21 +202,25 @@ def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int,
         if measured is None:
             stateful = [(s.node, s) for s in analysis.state]
             planned = [(s.operator, s.verdict.value) for _, s in stateful]
-            measured = Measured(case, planned, families=[plan_family(n, analysis) for n, _ in stateful])
+            measured = Measured(case, planned, families=[plan_family(n, analysis) for n, _ in stateful],
+                                estimates=[_estimate(analysis, s) for _, s in stateful])
         job = engine.start(outcome)
         job.wait()
         if job.status != Status.FINISHED:
             raise RuntimeError(f"{case.name} at {events} events: {job.status} {job.error_detail}")
         peaks: dict[int, int] = {}
+        peak_bytes: dict[int, int] = {}
         names: dict[int, str] = {}
         for snap in job.history:
             if snap.watermark and snap.watermark.startswith("9999"):
                 continue  # the end-of-input flush
             for i, op in enumerate(snap.operators):
                 peaks[i] = max(peaks.get(i, 0), op.rows)
+                peak_bytes[i] = max(peak_bytes.get(i, 0), op.bytes)
                 names[i] = op.name
         measured.spark_ops = [names[i] for i in sorted(names)]
         measured.peaks[events] = [peaks[i] for i in sorted(peaks)]
+        measured.peak_bytes[events] = [peak_bytes[i] for i in sorted(peak_bytes)]
     assert measured is not None
     judge(measured, sizes)
     return measured
@@ -235,9 +245,15 @@ def judge(m: Measured, sizes: tuple[int, ...]) -> None:
     # match by family, in order of appearance
     used = [False] * len(spark_fams)
     pairs = []
-    for fam, verdict in zip(planned_fams, planned, strict=True):
+    m.matched = []
+    for fam in m.families:
+        if fam is None:
+            m.matched.append(None)
+            continue
         j = next(i for i, f in enumerate(spark_fams) if f == fam and not used[i])
         used[j] = True
+        m.matched.append(j)
+    for verdict, j in zip(planned, [j for j in m.matched if j is not None], strict=True):
         pairs.append((verdict, m.spark_verdicts[j]))
     evidence = [(p, s) for p, s in pairs if s != NO_EVIDENCE]
     m.agree = bool(evidence) and all(p == s for p, s in evidence)
@@ -246,10 +262,37 @@ def judge(m: Measured, sizes: tuple[int, ...]) -> None:
         m.detail = "no operator kept any state: no evidence; " + m.detail
 
 
+def _estimate(analysis: Analysis, info) -> tuple[float | None, float | None]:
+    """The planned operator's plateau, in entries and bytes (None: unbounded, or no statistics)."""
+    per_part = analysis.estimates.get(info.node_id, ())
+    if not per_part or any(e.plateau_entries is None for e in per_part):
+        return None, None
+    return sum(e.plateau_entries or 0 for e in per_part), sum(e.plateau_bytes or 0 for e in per_part)
+
+
+def estimate_cells(m: Measured, size: int) -> str:
+    """Per bounded operator: estimated entries / Spark's peak entries at ``size`` (the ratio), and
+    the same for bytes."""
+    cells = []
+    for (entries, nbytes), j in zip(m.estimates, m.matched, strict=False):
+        if entries is None or j is None or size not in m.peaks:
+            continue
+        rows, spark_bytes = m.peaks[size][j], m.peak_bytes.get(size, [0] * (j + 1))[j]
+        ratio = f"{entries / rows:.2f}" if rows else "-"
+        bratio = f"{nbytes / spark_bytes:.2f}" if spark_bytes and nbytes else "-"
+        cells.append(f"{entries:,.0f} / {rows:,} ({ratio}×); {_kb(nbytes)} / {_kb(spark_bytes)} ({bratio}×)")
+    return "; ".join(cells) or "-"
+
+
+def _kb(n: float | None) -> str:
+    return f"{(n or 0) / 1000:,.1f} KB"
+
+
 def table(results: list[Measured], sizes: tuple[int, ...]) -> str:
     lines = [
-        "| case | operators (planned verdict) | Spark operators | peak state rows " + " / ".join(f"{s:,}" for s in sizes) + " events | agree |",
-        "|---|---|---|---|---|",
+        "| case | operators (planned verdict) | Spark operators | peak state rows " + " / ".join(f"{s:,}" for s in sizes)
+        + f" events | agree | bounded state at {sizes[-1]:,} events: estimated / Spark's peak entries; bytes |",
+        "|---|---|---|---|---|---|",
     ]
     for m in results:
         ops = ", ".join(f"{k}: {v}" for k, v in m.planned) or "none"
@@ -258,7 +301,7 @@ def table(results: list[Measured], sizes: tuple[int, ...]) -> str:
         agree = "yes" if m.agree else "NO: " + m.detail
         if m.agree and m.no_evidence:
             agree += f" ({len(m.no_evidence)} operator{'s' if len(m.no_evidence) > 1 else ''} kept no state: no evidence)"
-        lines.append(f"| {name} | {ops} | {', '.join(m.spark_ops) or '-'} | {peaks} | {agree} |")
+        lines.append(f"| {name} | {ops} | {', '.join(m.spark_ops) or '-'} | {peaks} | {agree} | {estimate_cells(m, sizes[-1])} |")
     return "\n".join(lines) + "\n"
 
 
