@@ -36,6 +36,8 @@ DAY = 86_400
 STORE_OVERHEAD = {"hashmap": 200, "rocksdb": 0}
 PROVIDERS = tuple(STORE_OVERHEAD)
 WINDOW_BOUNDS = ("window_start", "window_end", "window_time")
+ROW_KINDS = frozenset({StoredKind.ROWS, StoredKind.WAITING_ROWS, StoredKind.OVER_ROWS, StoredKind.OVER_RANGE,
+                       StoredKind.WINDOW_RANKED, StoredKind.PARTITION_ROWS, StoredKind.PARTIAL_MATCHES})
 WINDOW_KEY_BYTES = 8 + 8 + 2 * 8  # Spark's window key: a struct of start and end in the key row
 
 
@@ -231,7 +233,9 @@ class Estimator:
             formula = f"rows/s({src}) × {format_duration(part.retention_ms)}{times} × {row} B"
             if rate is None:
                 return Estimate(formula, None, row, assumptions=tuple(assumptions))
-            kept = rate * seconds if domain is None else expected_distinct(domain, rate * seconds)
+            # one entry per key (a TTL'd group, a session, a window's kept row) is capped by the key
+            # domain; a part keeping rows (a join side, rows waiting) keeps as many as arrive
+            kept = rate * seconds if domain is None or part.stored.kind in ROW_KINDS else expected_distinct(domain, rate * seconds)
             return self._plateau(formula, rate, row, kept * per_key, assumptions)
         # unbounded: entries accumulate with time
         horizon = self.horizon_days * DAY

@@ -4,7 +4,7 @@ fixes, each found by the function suite (tests/functions, against Flink 2.3's va
 - GREATEST / LEAST are NULL when an argument is (Spark skips NULLs);
 - IS_DIGIT / IS_ALPHA / IS_DECIMAL have no Spark counterpart: a regex, false for NULL;
 - CAST to STRING writes booleans in upper case and timestamps with their type's fraction digits
-  (Spark drops trailing zeros); CAST to TIMESTAMP(p) truncates to p digits; CAST to CHAR(n) /
+  (Spark drops trailing zeros); CAST to TIMESTAMP(p) truncates to p digits (any p below 6); CAST to CHAR(n) /
   VARCHAR(n) cuts (and CHAR pads) to n characters; TRY_CAST between integers wraps as CAST does.
 """
 
@@ -173,8 +173,20 @@ def cast(n: exp.Cast, source: exp.DataType) -> exp.Expr:
     if T.is_type(to, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPLTZ):
         p = _length(to)
         if p is not None and p < 6 and T.is_type(source, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPLTZ, *T.STRINGS):
-            return _call("date_trunc", _lit("SECOND" if p == 0 else "MILLISECOND"), n)
+            if p in (0, 3):
+                return _call("date_trunc", _lit("SECOND" if p == 0 else "MILLISECOND"), n)
+            return _truncate_fraction(n, p)
     return n
+
+
+def _truncate_fraction(ts: exp.Expr, p: int) -> exp.Expr:
+    """``ts`` cut to ``p`` fraction digits (Spark's date_trunc has no unit for 1, 2, 4 or 5): the
+    microseconds of its second beyond them are subtracted (an earlier instant, as Flink cuts)."""
+    micros = exp.Cast(this=_call("date_format", ts, _lit("SSSSSS")), to=exp.DataType.build("INT"))
+    drop = _call("pmod", micros, exp.Literal.number(10 ** (6 - p)))
+    seconds = exp.Cast(this=exp.Div(this=drop, expression=exp.Literal.number(1_000_000)), to=exp.DataType.build("DECIMAL(8, 6)"))
+    interval = _call("make_dt_interval", *(exp.Literal.number(0) for _ in range(3)), seconds)
+    return exp.Sub(this=ts.copy(), expression=interval)
 
 
 def _to_string(n: exp.Cast, to: exp.DataType, source: exp.DataType) -> exp.Expr:

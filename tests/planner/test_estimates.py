@@ -83,3 +83,14 @@ def test_the_rocksdb_provider_changes_the_per_entry_cost() -> None:
     (heap,) = estimates("SELECT k, COUNT(*) FROM g2 GROUP BY k;")
     (rocks,) = estimates("SELECT k, COUNT(*) FROM g2 GROUP BY k;", DDL + "SET 'state.backend.type' = 'rocksdb';\n")
     assert heap.row_bytes - rocks.row_bytes == STORE_OVERHEAD["hashmap"] - STORE_OVERHEAD["rocksdb"]
+
+
+def test_a_join_side_keeps_every_row_of_its_span_whatever_the_key_domain() -> None:
+    ddl = DDL + """
+CREATE TABLE h (k INT, w BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'datagen', 'rows-per-second' = '10', 'fields.k.min' = '1', 'fields.k.max' = '5');
+"""
+    sql = "SELECT g.k, h.w FROM g JOIN h ON g.k = h.k AND g.ts BETWEEN h.ts - INTERVAL '5' SECOND AND h.ts;"
+    sides = estimates(sql, ddl)
+    # g's rows wait 5 s + 1 s for h's, h's rows 0 s + 1 s for g's: rows, not 100 or 5 keys
+    assert [round(e.plateau_entries) for e in sides] == [2000 * 6, 10 * 1]
