@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures as cf
 import sys
 import tempfile
 import time
@@ -19,7 +20,7 @@ from sqlengine.engine import Engine  # noqa: E402
 from sqlengine.session import create_session  # noqa: E402
 from tests.integration import harness  # noqa: E402
 from tests.integration.cases import KNOWN_DISAGREEMENTS, NO_EVIDENCE, all_cases  # noqa: E402
-from tests.integration.test_state_verdicts import PER_FILE, RATE  # noqa: E402
+from tests.integration.test_state_verdicts import PARALLEL, PER_FILE, RATE  # noqa: E402
 
 SIZES = (4000, 8000, 16000)  # the test's N and 4N, and 2N between them for the reader
 
@@ -30,14 +31,18 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="sqlengine-verdicts-"))
     spark = create_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"}, log_dir=work / "logs")
-    results = []
-    for case in all_cases():
-        if args.cases and case.name not in args.cases:
-            continue
+    cases = [c for c in all_cases() if not args.cases or c.name in args.cases]
+    harness.write_inputs(spark, work, cases, SIZES, PER_FILE, RATE)
+
+    def run(case):
         t0 = time.time()
         m = harness.run_case(lambda home: Engine(home=home, spark=spark), spark, work, case, SIZES, PER_FILE, RATE)
-        results.append(m)
         print(f"{case.name}: {'agree' if m.agree else 'DISAGREE ' + m.detail} ({time.time() - t0:.0f} s)", flush=True)
+        return m
+
+    # side by side, as the test runs them (peaks are per micro-batch of one file each)
+    with cf.ThreadPoolExecutor(PARALLEL) as pool:
+        results = list(pool.map(run, cases))
     agree = sum(1 for m in results if m.agree)
     without = sum(len(m.no_evidence) for m in results)
     if args.cases:

@@ -84,6 +84,10 @@ class SparkExpressions:
         def fix(n: exp.Expr) -> exp.Expr:
             if isinstance(n, exp.Div) and self.integral(n.this) and self.integral(n.expression):
                 return exp.IntDiv(this=n.this, expression=n.expression)
+            if isinstance(n, exp.Div) and T.is_type(self.type(n), *T.FLOATS):
+                return functions.java_divide(self._fixed_children(n))
+            if isinstance(n, exp.Replace):
+                return functions.java_replace(self._fixed_children(n))
             if isinstance(n, exp.RegexpExtract):
                 group = n.args.get("group") or exp.Literal.number(0)
                 extract = exp.Anonymous(this="regexp_extract", expressions=[n.this.copy(), n.expression.copy(), group])

@@ -124,6 +124,34 @@ def literal_replacement(n: exp.RegexpReplace) -> exp.Expr:
     return _call("regexp_replace", n.this, n.expression, quoted)
 
 
+def java_divide(n: exp.Div) -> exp.Expr:
+    """A DOUBLE or FLOAT divided by zero is Java's: Infinity, -Infinity, or NaN for 0 / 0 and NaN
+    / 0 (Spark gives NULL). A divisor of -0.0 counts as 0.0 here (Java would flip the sign)."""
+    a, b = n.this, n.expression
+    zero = exp.Literal.number(0)
+    by_zero = exp.Case(ifs=[
+        exp.If(this=_call("isnan", a.copy()), true=_double("NaN")),
+        exp.If(this=exp.GT(this=a.copy(), expression=zero.copy()), true=_double("Infinity")),
+        exp.If(this=exp.LT(this=a.copy(), expression=zero.copy()), true=_double("-Infinity")),
+        exp.If(this=exp.EQ(this=a.copy(), expression=zero.copy()), true=_double("NaN")),
+    ])
+    return exp.Case(ifs=[exp.If(this=exp.EQ(this=b.copy(), expression=zero), true=by_zero)], default=n)
+
+
+def java_replace(n: exp.Replace) -> exp.Expr:
+    """Flink's REPLACE is Java's String.replace: an empty search string puts the replacement
+    before every character and at the end ('ab' -> 'xaxbx'); Spark's replace returns the string.
+    That case is a regex replace of the empty pattern, the replacement taken literally."""
+    s, search, r = n.this, n.expression, n.args["replacement"]
+    quoted = exp.Replace(this=exp.Replace(this=r.copy(), expression=_lit("\\"), replacement=_lit("\\\\")),
+                         expression=_lit("$"), replacement=_lit("\\$"))
+    everywhere = _call("regexp_replace", s.copy(), _lit(""), quoted)
+    plain = exp.Anonymous(this="replace", expressions=[s, search, r])
+    if isinstance(search, exp.Literal):
+        return everywhere if search.name == "" else plain
+    return exp.Case(ifs=[exp.If(this=exp.EQ(this=search.copy(), expression=_lit("")), true=everywhere)], default=plain)
+
+
 def extract(n: exp.Extract) -> exp.Expr:
     """EXTRACT(MILLISECOND | EPOCH FROM t): Spark's MILLISECOND counts the seconds too, and it
     has no EPOCH field; Flink's are the milliseconds of the second and whole seconds."""
@@ -173,20 +201,33 @@ def cast(n: exp.Cast, source: exp.DataType) -> exp.Expr:
     if T.is_type(to, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPLTZ):
         p = _length(to)
         if p is not None and p < 6 and T.is_type(source, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPLTZ, *T.STRINGS):
+            if T.is_type(to, exp.DType.TIMESTAMPLTZ):
+                return _truncate_fraction(n, p, toward_epoch=True)
             if p in (0, 3):
                 return _call("date_trunc", _lit("SECOND" if p == 0 else "MILLISECOND"), n)
             return _truncate_fraction(n, p)
     return n
 
 
-def _truncate_fraction(ts: exp.Expr, p: int) -> exp.Expr:
-    """``ts`` cut to ``p`` fraction digits (Spark's date_trunc has no unit for 1, 2, 4 or 5): the
-    microseconds of its second beyond them are subtracted (an earlier instant, as Flink cuts)."""
+def _seconds(micros: exp.Expr) -> exp.Expr:
+    interval = exp.Cast(this=exp.Div(this=micros, expression=exp.Literal.number(1_000_000)), to=exp.DataType.build("DECIMAL(8, 6)"))
+    return _call("make_dt_interval", *(exp.Literal.number(0) for _ in range(3)), interval)
+
+
+def _truncate_fraction(ts: exp.Expr, p: int, *, toward_epoch: bool = False) -> exp.Expr:
+    """``ts`` cut to ``p`` fraction digits (Spark's date_trunc has no unit for 1, 2, 4 or 5). A
+    TIMESTAMP is cut as its fields are, to the earlier instant; a TIMESTAMP_LTZ as Flink cuts its
+    epoch milliseconds, toward the epoch (1969-12-31 23:59:59.987 to LTZ(1) is 1970-01-01 00:00:00)."""
+    unit = 10 ** (6 - p)
     micros = exp.Cast(this=_call("date_format", ts, _lit("SSSSSS")), to=exp.DataType.build("INT"))
-    drop = _call("pmod", micros, exp.Literal.number(10 ** (6 - p)))
-    seconds = exp.Cast(this=exp.Div(this=drop, expression=exp.Literal.number(1_000_000)), to=exp.DataType.build("DECIMAL(8, 6)"))
-    interval = _call("make_dt_interval", *(exp.Literal.number(0) for _ in range(3)), seconds)
-    return exp.Sub(this=ts.copy(), expression=interval)
+    drop = _call("pmod", micros, exp.Literal.number(unit))
+    earlier = exp.Sub(this=ts.copy(), expression=_seconds(drop.copy()))
+    if not toward_epoch:
+        return earlier
+    before_epoch = exp.and_(exp.LT(this=_call("unix_micros", ts.copy()), expression=exp.Literal.number(0)),
+                            exp.GT(this=drop.copy(), expression=exp.Literal.number(0)))
+    later = exp.Add(this=ts.copy(), expression=_seconds(exp.Paren(this=exp.Sub(this=exp.Literal.number(unit), expression=drop.copy()))))
+    return exp.If(this=before_epoch, true=later, false=earlier)
 
 
 def _to_string(n: exp.Cast, to: exp.DataType, source: exp.DataType) -> exp.Expr:
