@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from planner.analysis.analyze import Analysis
-from planner.analysis.estimate import human_bytes, human_count
+from planner.analysis.estimate import human_bytes, human_count, plateau
 from planner.analysis.state import StateInfo, Verdict
 
 if TYPE_CHECKING:
@@ -40,11 +40,9 @@ def estimate_text(analysis: Analysis, info: StateInfo) -> str:
     ests = analysis.estimates.get(info.node_id, ())
     if not ests:
         return "no estimate"
-    plateaus = [e.plateau_bytes for e in ests if e.plateau_bytes is not None]
-    if len(plateaus) == len(ests):
-        entries = planned_entries(analysis, info)
-        count = f"{human_count(entries)} entries, " if entries is not None else ""
-        return f"plateaus at ≈ {count}{human_bytes(sum(plateaus))}"
+    both = plateau(ests)
+    if both is not None:
+        return f"plateaus at ≈ {human_count(both[0])} entries, {human_bytes(both[1])}"
     if len(ests) == 1:
         return str(ests[0])
     return "; ".join(f"{p.label}: {e}" for p, e in zip(info.parts, ests, strict=True))
@@ -111,10 +109,8 @@ def _query_index(query_name: str) -> int | None:
 
 def planned_entries(analysis: Analysis, info: StateInfo) -> float | None:
     """The operator's estimated plateau in entries (None: it grows, or no statistics)."""
-    ests = analysis.estimates.get(info.node_id, ())
-    if not ests or any(e.plateau_entries is None for e in ests):
-        return None
-    return sum(e.plateau_entries or 0 for e in ests)
+    both = plateau(analysis.estimates.get(info.node_id, ()))
+    return both[0] if both is not None else None
 
 
 def over_estimate(op: OperatorState, analysis: Analysis, info: StateInfo) -> float | None:
@@ -126,15 +122,19 @@ def over_estimate(op: OperatorState, analysis: Analysis, info: StateInfo) -> flo
     return op.rows / entries
 
 
+def _infos(query: str, analysis: Analysis | None) -> list[StateInfo]:
+    """The analysis's stateful operators of one query (named ``...-<index of its plan>``)."""
+    idx = _query_index(query)
+    if analysis is None or idx is None or idx >= len(analysis.plans):
+        return []
+    nodes = {n.node_id for n in analysis.plans[idx].walk()}
+    return [s for s in analysis.state if s.node_id in nodes]
+
+
 def _paired(query: str, snap: Snapshot, analysis: Analysis | None) -> list[tuple[OperatorState, StateInfo]] | None:
     """Spark's state operators of one query with the analysis's, in order; None when the counts
     differ (Spark lists a query's operators top-down, as the analysis walks its plan)."""
-    idx = _query_index(query)
-    if analysis is None or idx is None or idx >= len(analysis.plans):
-        return None
-    nodes = {n.node_id for n in analysis.plans[idx].walk()}
-    infos = [s for s in analysis.state if s.node_id in nodes]
-    ops = list(snap.operators)
+    infos, ops = _infos(query, analysis), list(snap.operators)
     return list(zip(ops, infos, strict=True)) if ops and len(ops) == len(infos) else None
 
 
@@ -175,13 +175,9 @@ def measured_vs_estimate(snapshots: Mapping[str, Snapshot], analysis: Analysis |
                     f"{info.verdict.value}, est. {estimate_text(analysis, info)}{over}"
                 )
         else:
-            infos: list[tuple[StateInfo, str]] = []
-            idx = _query_index(query)
-            if analysis is not None and idx is not None and idx < len(analysis.plans):
-                nodes = {n.node_id for n in analysis.plans[idx].walk()}
-                infos = [(s, estimate_text(analysis, s)) for s in analysis.state if s.node_id in nodes]
             for op in snap.operators:
                 lines.append(f"{op.name}: {op.rows} rows, {human_bytes(op.bytes)}")
-            for info, est in infos:
-                lines.append(f"{info.operator}: {info.verdict.value}, est. {est}")
+            for info in _infos(query, analysis):
+                assert analysis is not None
+                lines.append(f"{info.operator}: {info.verdict.value}, est. {estimate_text(analysis, info)}")
     return lines

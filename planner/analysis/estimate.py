@@ -41,6 +41,13 @@ ROW_KINDS = frozenset({StoredKind.ROWS, StoredKind.WAITING_ROWS, StoredKind.OVER
 WINDOW_KEY_BYTES = 8 + 8 + 2 * 8  # Spark's window key: a struct of start and end in the key row
 
 
+def plateau(estimates: tuple[Estimate, ...] | list[Estimate]) -> tuple[float, float] | None:
+    """Entries and bytes of an operator whose every part plateaus with known entries; else None."""
+    if not estimates or any(e.plateau_entries is None or e.plateau_bytes is None for e in estimates):
+        return None
+    return sum(e.plateau_entries or 0 for e in estimates), sum(e.plateau_bytes or 0 for e in estimates)
+
+
 def expected_distinct(domain: int, rows: float) -> float:
     """Distinct keys among ``rows`` drawn uniformly from ``domain`` keys."""
     if domain <= 0:
@@ -79,9 +86,14 @@ def type_bytes(t: exp.DataType, avg_len: int = DEFAULT_STRING) -> int:
 
 
 def unsafe_row_bytes(types: list[exp.DataType], avg_lengths: list[int] | None = None) -> int:
-    """An UnsafeRow of these field types: the null bits (8 bytes per 64 fields), then the fields."""
+    """An UnsafeRow of these field types: the null bits, then the fields."""
     lengths = avg_lengths or [DEFAULT_STRING] * len(types)
-    return 8 * (-(-len(types) // 64)) + sum(type_bytes(t, n) for t, n in zip(types, lengths, strict=True))
+    return null_bits(len(types)) + sum(type_bytes(t, n) for t, n in zip(types, lengths, strict=True))
+
+
+def null_bits(fields: int) -> int:
+    """An UnsafeRow's null bits: 8 bytes per 64 fields."""
+    return 8 * -(-fields // 64)
 
 
 def _words(n: int) -> int:
@@ -198,9 +210,9 @@ class Estimator:
         windowed = part.grouping in (Grouping.WINDOW_AND_KEY, Grouping.WINDOW, Grouping.KEY_AND_WINDOW)
         key_names = [k for k in part.keys if k not in WINDOW_BOUNDS]
         value_names = [n for n in part.row_fields if n not in part.keys and n not in WINDOW_BOUNDS]
-        key = 8 * (-(-(len(key_names) + windowed) // 64)) + sum(self._field_bytes(node, n) for n in key_names)
+        key = null_bits(len(key_names) + windowed) + sum(self._field_bytes(node, n) for n in key_names)
         key += WINDOW_KEY_BYTES if windowed else 0
-        value = 8 * (-(-len(value_names) // 64)) + sum(self._field_bytes(node, n) for n in value_names) if value_names else 8
+        value = null_bits(len(value_names)) + sum(self._field_bytes(node, n) for n in value_names) if value_names else 8
         return key + value + STORE_OVERHEAD.get(provider, STORE_OVERHEAD["hashmap"])
 
     def part(self, info: StateInfo, part: StatePart) -> Estimate:
@@ -298,19 +310,18 @@ class Estimator:
     def total(self, estimates: list[Estimate]) -> Estimate | None:
         if not estimates:
             return None
-        plateau = [e.plateau_bytes for e in estimates if e.plateau_bytes is not None]
+        plateaus = [e.plateau_bytes for e in estimates if e.plateau_bytes is not None]
         growing = [e for e in estimates if e.growth_per_day is not None]
         unknown = [e for e in estimates if e.plateau_bytes is None and e.growth_per_day is None]
         if unknown:
             return Estimate(" + ".join(e.formula for e in estimates), assumptions=("some inputs have no rate statistics",))
         if not growing:
-            entries = [e.plateau_entries for e in estimates]
-            known = sum(e for e in entries if e is not None) if all(e is not None for e in entries) else None
-            return Estimate("sum of plateaus", plateau_entries=known, plateau_bytes=sum(plateau))
+            both = plateau(estimates)
+            return Estimate("sum of plateaus", plateau_entries=both[0] if both else None, plateau_bytes=sum(plateaus))
         per_day = sum(e.growth_per_day or 0 for e in growing)
         return Estimate(
             "sum",
-            bytes_at_horizon=sum(plateau) + per_day * self.horizon_days,
+            bytes_at_horizon=sum(plateaus) + per_day * self.horizon_days,
             growth_per_day=per_day,
             horizon_days=self.horizon_days,
             upper_bound=any(e.upper_bound for e in growing),

@@ -117,11 +117,14 @@ def null_below_zero(n: exp.Expr, length: exp.Expr, *more: exp.Expr) -> exp.Expr:
 
 def literal_replacement(n: exp.RegexpReplace) -> exp.Expr:
     """Flink's REGEXP_REPLACE takes the replacement literally ('$1' is '$1'); Spark's reads
-    group references, so '\\' and '$' are escaped as Java's Matcher.quoteReplacement does."""
-    r = n.args["replacement"]
-    quoted = exp.Replace(this=exp.Replace(this=r, expression=_lit("\\"), replacement=_lit("\\\\")),
-                         expression=_lit("$"), replacement=_lit("\\$"))
-    return _call("regexp_replace", n.this, n.expression, quoted)
+    group references (``_quote_replacement``)."""
+    return _call("regexp_replace", n.this, n.expression, _quote_replacement(n.args["replacement"]))
+
+
+def _quote_replacement(r: exp.Expr) -> exp.Expr:
+    """A regex replacement taken literally: '\\' and '$' escaped as Java's Matcher.quoteReplacement does."""
+    return exp.Replace(this=exp.Replace(this=r, expression=_lit("\\"), replacement=_lit("\\\\")),
+                       expression=_lit("$"), replacement=_lit("\\$"))
 
 
 def java_divide(n: exp.Div) -> exp.Expr:
@@ -143,9 +146,7 @@ def java_replace(n: exp.Replace) -> exp.Expr:
     before every character and at the end ('ab' -> 'xaxbx'); Spark's replace returns the string.
     That case is a regex replace of the empty pattern, the replacement taken literally."""
     s, search, r = n.this, n.expression, n.args["replacement"]
-    quoted = exp.Replace(this=exp.Replace(this=r.copy(), expression=_lit("\\"), replacement=_lit("\\\\")),
-                         expression=_lit("$"), replacement=_lit("\\$"))
-    everywhere = _call("regexp_replace", s.copy(), _lit(""), quoted)
+    everywhere = _call("regexp_replace", s.copy(), _lit(""), _quote_replacement(r.copy()))
     plain = exp.Anonymous(this="replace", expressions=[s, search, r])
     if isinstance(search, exp.Literal):
         return everywhere if search.name == "" else plain

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.analysis.analyze import Analysis
+from planner.analysis.estimate import plateau
 from planner.logical.joins import Join
 from planner.logical.operators import Deduplicate, GroupAggregate, Node, TopN, WindowAggregate
 from planner.statements.script import parse_script
@@ -264,10 +265,7 @@ def judge(m: Measured, sizes: tuple[int, ...]) -> None:
 
 def _estimate(analysis: Analysis, info) -> tuple[float | None, float | None]:
     """The planned operator's plateau, in entries and bytes (None: unbounded, or no statistics)."""
-    per_part = analysis.estimates.get(info.node_id, ())
-    if not per_part or any(e.plateau_entries is None for e in per_part):
-        return None, None
-    return sum(e.plateau_entries or 0 for e in per_part), sum(e.plateau_bytes or 0 for e in per_part)
+    return plateau(analysis.estimates.get(info.node_id, ())) or (None, None)
 
 
 def estimate_cells(m: Measured, size: int) -> str:
