@@ -27,11 +27,11 @@ class Line:
 def answer(
     engine: Engine,
     outcome: Outcome,
-    stop: Callable[[Job], bool],
+    stop: Callable[[Job, bool], bool],
     analyses: dict[str, Analysis | None] | None = None,
 ) -> list[Line]:
-    """What a job statement prints. ``stop(job)`` stops a job and waits for it a while (False: the
-    wait was given up, the job stops in the background). Raises ClientError for what cannot be done."""
+    """What a job statement prints. ``stop(job, whole_batches)`` stops a job (``Job.stop``) and
+    waits for it a while (False: the wait was given up, the job stops in the background). Raises ClientError for what cannot be done."""
     tree = outcome.tree
     jobs = engine.job_list()
     if isinstance(tree, nodes.ShowStatement) and tree.name.upper() == "STATE":
@@ -49,7 +49,7 @@ def answer(
             check_can_take(job)  # before it is stopped: a SELECT or a batch job has no savepoint
         if job.done:
             return [Line(f"Job {job.id} has already ended ({job.status.value}).", info=True)]
-        if not stop(job):
+        if not stop(job, with_savepoint):
             return []
         if not with_savepoint:
             kept = "" if job.kind == "select" else "; its checkpoint is kept: running the same statement again resumes it"

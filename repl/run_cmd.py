@@ -253,8 +253,8 @@ class Runner:
             self.print_jobs()
             return EXIT_OK
 
-        def stop(job: Job) -> bool:
-            job.stop()
+        def stop(job: Job, whole_batches: bool) -> bool:
+            job.stop(whole_batches=whole_batches)
             job.wait(60)
             return True  # waited: whether it has stopped is the job's status
 

@@ -307,8 +307,8 @@ class Shell:
     def job_statement(self, outcome: Outcome) -> bool:
         from repl.job_statements import answer
 
-        def stop(job: Job) -> bool:
-            job.stop()
+        def stop(job: Job, whole_batches: bool) -> bool:
+            job.stop(whole_batches=whole_batches)
             if not self.term.wait(lambda: job.wait(60), f"Stopping job {job.id}…").done:
                 return False
             self._announced[job.id] = job.status.value

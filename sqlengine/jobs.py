@@ -21,6 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlengine.connectors.file_sink_owner import batch_ids
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.progress import ChangelogKeys, Snapshot, from_progress
 
@@ -103,6 +104,7 @@ class Job:
     _queries: list[StreamingQuery] = field(default_factory=list, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
+    _whole_batches: bool = field(default=False, repr=False)  # a savepoint's stop: no batch left half run
     _seen_batches: set[tuple[str, int, str]] = field(default_factory=set, repr=False)
     _changelog_keys: ChangelogKeys = field(default_factory=ChangelogKeys, repr=False)
 
@@ -135,8 +137,12 @@ class Job:
             self._thread.join(timeout)
         return self.done
 
-    def stop(self) -> None:
-        """Stop cleanly: Spark finishes the batch in flight; the checkpoint stays for a resume."""
+    def stop(self, *, whole_batches: bool = False) -> None:
+        """Stop; the checkpoint stays for a resume. Spark interrupts the batch in flight, which a
+        resume runs again (a file sink commits it once). ``whole_batches`` (a savepoint's stop):
+        the job then runs the interrupted batch to its end first (``JobManager._finish_batches``),
+        so that no output of the job is ahead of its checkpoint."""
+        self._whole_batches = whole_batches
         self._stop.set()
         for q in list(self._queries):
             try:
@@ -187,7 +193,21 @@ class JobManager:
             for j, side in enumerate(p.translated.side_queries):  # they run as their source: bounded or not
                 job._queries.append(side(spark, job.checkpoint / f"q{i}-side{j}"))
 
-    def _monitor(self, job: Job) -> None:
+    def _finish_batches(self, job: Job) -> None:
+        """After a savepoint's stop: Spark has no stop between micro-batches, and a batch it
+        interrupted may have written its output (a window closed, a file committed) without its
+        commit in the checkpoint. A savepoint of that checkpoint would run the batch again and
+        emit the output twice. So the job's queries run once more, with the availableNow trigger:
+        the interrupted batch first, then whatever input has come, and they stop at a batch's end."""
+        while any(q.isActive for q in job._queries):  # stop() is still stopping them
+            time.sleep(0.05)
+        if not any(interrupted_batch(q) is not None for q in job.checkpoint.glob("q*")):
+            return
+        log.info("job %s: running the batch its stop interrupted to its end", job.id)
+        self._start_all(job, Trigger(available_now=True))
+        self._monitor(job, stoppable=False)
+
+    def _monitor(self, job: Job, *, stoppable: bool = True) -> None:
         """Record progress until every query of the job has terminated (or the job is stopped)."""
         while True:
             for q in job._queries:
@@ -200,7 +220,7 @@ class JobManager:
                     if exc is not None:
                         raise exc
                 return
-            if job._stop.is_set():
+            if stoppable and job._stop.is_set():
                 return
             # progress is read twice a second; the end of a query is noticed at once (a bounded
             # job's next phase, or its caller, waits on it); stop() ends the wait too
@@ -247,6 +267,8 @@ class JobManager:
             if job.bounded and not eoi.one_phase and not job._stop.is_set() and eoi.write():
                 self._start_all(job, trigger)
                 self._monitor(job)
+            if job._stop.is_set() and job._whole_batches:
+                self._finish_batches(job)
             if job.bounded and not job._stop.is_set():
                 finished_marker.write_text(time.strftime("%Y-%m-%dT%H:%M:%S"))
             job.status = Status.CANCELED if job._stop.is_set() else Status.FINISHED
@@ -261,6 +283,13 @@ class JobManager:
                     pass
         finally:
             job.ended_at = time.time()
+
+
+def interrupted_batch(query: Path) -> int | None:
+    """The micro-batch a query's checkpoint has planned (its offsets) and not committed."""
+    last = max(batch_ids(query / "offsets"), default=-1)
+    return last if last > max(batch_ids(query / "commits"), default=-1) else None
+
 
 def _interval(job: Job) -> str:
     """The trigger of an unbounded job. When every unbounded source is a file source with a

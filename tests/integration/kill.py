@@ -30,7 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import urlparse
+
+from tests.sink_log import committed_files
 
 REPO = Path(__file__).resolve().parents[2]
 BASE = dt.datetime(2024, 1, 1)
@@ -231,21 +232,6 @@ def script(cases: Iterable[Case], *, sinks: Path, source_dir: Path | None = None
 
 
 # -- reading the sinks -----------------------------------------------------------------------------
-
-
-def committed_files(sink: Path) -> set[Path]:
-    """The files the filesystem sink committed: those its ``_spark_metadata`` log adds (batch
-    files and compactions, which repeat what the batches before them added)."""
-    names: set[Path] = set()
-    log = sink / "_spark_metadata"
-    for entry in sorted(log.iterdir()) if log.exists() else ():
-        if not entry.name.split(".")[0].isdigit():  # a temporary file of a log write in progress
-            continue
-        for line in entry.read_text().splitlines()[1:]:  # the first line is the log's version
-            item = json.loads(line)
-            if item.get("action", "add") == "add":
-                names.add(Path(urlparse(item["path"]).path))
-    return names
 
 
 def read_sink(sink: Path) -> tuple[Counter[Row], int]:

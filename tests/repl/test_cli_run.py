@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.sink_log import committed_lines
 from tests.sqlengine.helpers import in_read_order
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,9 +40,7 @@ def cli(home: Path, *args: str) -> list[str]:
 
 
 def run(home: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        cli(home, *args), cwd=REPO, env=env or os.environ.copy(), capture_output=True, text=True, timeout=WAIT
-    )
+    return subprocess.run(cli(home, *args), cwd=REPO, env=env or os.environ.copy(), capture_output=True, text=True, timeout=WAIT)
 
 
 def describe(proc: subprocess.CompletedProcess) -> str:
@@ -122,23 +121,9 @@ def sink_files(sink: Path) -> set[str]:
 
 
 def committed_rows(sink: Path) -> Counter:
-    """The rows of the files Spark's file sink committed (its _spark_metadata log), read without
-    Spark: a file written by an interrupted batch and never committed does not count."""
-    names = set()
-    for log in sorted((sink / "_spark_metadata").iterdir()):
-        if not log.name.split(".")[0].isdigit():
-            continue
-        for line in log.read_text().splitlines()[1:]:  # the first line is the log version
-            entry = json.loads(line)
-            if entry.get("action", "add") == "add":
-                names.add(Path(entry["path"].replace("file:", "")).name)
-    out: Counter = Counter()
-    for name in names:
-        for line in (sink / name).read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                out[(r.get("usr"), r["n"])] += 1
-    return out
+    """The (usr, n) rows of the files Spark's file sink committed: a file written by an
+    interrupted batch and never committed does not count."""
+    return Counter((r.get("usr"), r["n"]) for r in committed_lines(sink))
 
 
 # -- the Spark-backed scenarios, started together --------------------------------------------------
@@ -216,7 +201,11 @@ def _interrupt_and_resume(root: Path) -> tuple:
     sql = root / "long.sql"
     sql.write_text(long_script(source, sink))
     proc = subprocess.Popen(
-        cli(home, "run", str(sql)), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cli(home, "run", str(sql)),
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         start_new_session=True,  # Ctrl-C signals the whole process group, the JVM included
     )
     batches = 0

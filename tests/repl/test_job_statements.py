@@ -31,7 +31,9 @@ class Engine:
 
 
 def job(kind: JobKind = JobKind.INSERT, status: Status = Status.RUNNING) -> Job:
-    return Job(id="0123456789ab", name="totals", sql="INSERT ...", kind=kind, checkpoint=Path("/ck"), pipelines=[], bounded=False, status=status)
+    return Job(
+        id="0123456789ab", name="totals", sql="INSERT ...", kind=kind, checkpoint=Path("/ck"), pipelines=[], bounded=False, status=status
+    )
 
 
 def stop_statement(text: str) -> Outcome:
@@ -40,10 +42,10 @@ def stop_statement(text: str) -> Outcome:
 
 
 def stopper(stops: bool = True):
-    stopped: list[str] = []
+    stopped: list[tuple[str, bool]] = []
 
-    def stop(j: Job) -> bool:
-        stopped.append(j.id)
+    def stop(j: Job, whole_batches: bool) -> bool:
+        stopped.append((j.id, whole_batches))
         if stops:
             j.status = Status.CANCELED
         return True
@@ -56,7 +58,8 @@ def test_a_savepoint_of_a_running_insert_stops_it_and_answers_with_the_path():
     engine = Engine(running)
     stop, stopped = stopper()
     lines = answer(engine, stop_statement("STOP JOB '0123' WITH SAVEPOINT;"), stop)
-    assert stopped == [running.id] and engine.savepoints == [running.id]
+    # a savepoint's stop runs an interrupted micro-batch to its end (Job.stop)
+    assert stopped == [(running.id, True)] and engine.savepoints == [running.id]
     assert lines[0].info and lines[0].text == "Job 0123456789ab stopped with a savepoint."
     assert lines[1].text.splitlines()[1].startswith("| savepoint path ")
     assert "| /home/me/.sqlengine/savepoints/savepoint-0123456789ab-abc123 |" in lines[1].text
@@ -85,4 +88,4 @@ def test_a_plain_stop_is_as_it_was():
     stop, stopped = stopper()
     (line,) = answer(engine, stop_statement(f"STOP JOB '{running.id}';"), stop)
     assert line.text == "Job 0123456789ab stopped; its checkpoint is kept: running the same statement again resumes it."
-    assert stopped == [running.id] and engine.savepoints == []
+    assert stopped == [(running.id, False)] and engine.savepoints == []
