@@ -88,6 +88,8 @@ class SparkExpressions:
                 return functions.java_divide(self._fixed_children(n))
             if isinstance(n, exp.Replace):
                 return functions.java_replace(self._fixed_children(n))
+            if isinstance(n, exp.Overlay):
+                return functions.overlay(self._fixed_children(n))
             if isinstance(n, exp.RegexpExtract):
                 group = n.args.get("group") or exp.Literal.number(0)
                 extract = exp.Anonymous(this="regexp_extract", expressions=[n.this.copy(), n.expression.copy(), group])

@@ -5,13 +5,16 @@ fixes, each found by the function suite (tests/functions, against Flink 2.3's va
 - IS_DIGIT / IS_ALPHA / IS_DECIMAL have no Spark counterpart: a regex, false for NULL;
 - CAST to STRING writes booleans in upper case and timestamps with their type's fraction digits
   (Spark drops trailing zeros); CAST to TIMESTAMP(p) truncates to p digits (any p below 6); CAST to CHAR(n) /
-  VARCHAR(n) cuts (and CHAR pads) to n characters; TRY_CAST between integers wraps as CAST does.
+  VARCHAR(n) cuts (and CHAR pads) to n characters; TRY_CAST between integers wraps as CAST does;
+- INITCAP starts a word after any character but an ASCII letter or digit (Spark's after a space);
+- OVERLAY leaves the string as it is when FROM is outside it, and drops the rest after a FOR of 0.
 """
 
 from __future__ import annotations
 
 import re
 
+import sqlglot
 from sqlglot import exp
 
 from planner.logical import typing as T
@@ -54,6 +57,8 @@ def named(name: str, args: list[exp.Expr]) -> exp.Expr | None:
     """A Flink built-in that is a Spark built-in of another name or arity, else None."""
     if name in _SHA:
         return _call("sha2", *args, exp.Literal.number(_SHA[name]))
+    if name == "INITCAP" and len(args) == 1:
+        return initcap(args[0])
     if name == "TO_TIMESTAMP" and len(args) == 1:
         return _call("to_timestamp", args[0], _lit(_PARSED))
     if name == "UNIX_TIMESTAMP" and args:
@@ -151,6 +156,36 @@ def java_replace(n: exp.Replace) -> exp.Expr:
     if isinstance(search, exp.Literal):
         return everywhere if search.name == "" else plain
     return exp.Case(ifs=[exp.If(this=exp.EQ(this=search.copy(), expression=_lit("")), true=everywhere)], default=plain)
+
+
+# Flink's INITCAP (Calcite's): a word is a run of ASCII letters and digits; its first letter is
+# upper-cased, the rest lower-cased; every other character, accented letters too, is left alone
+# and starts a new word ('élan' is 'éLan'). Spark's initcap splits at spaces only. One character
+# at a time, as an array of them.
+_INITCAP = (
+    "CASE WHEN char_length(__s) = 0 THEN __s ELSE array_join(transform(sequence(1, char_length(__s)), __i -> "
+    "CASE WHEN substr(__s, __i, 1) RLIKE '^[a-zA-Z0-9]$' THEN IF(__i = 1 OR NOT substr(__s, __i - 1, 1) RLIKE '^[a-zA-Z0-9]$', "
+    "upper(substr(__s, __i, 1)), lower(substr(__s, __i, 1))) ELSE substr(__s, __i, 1) END), '') END"
+)
+
+
+def initcap(s: exp.Expr) -> exp.Expr:
+    template = sqlglot.parse_one(_INITCAP, read="spark")
+    return template.transform(lambda n: s.copy() if isinstance(n, exp.Column) and n.name == "__s" else n)
+
+
+def overlay(n: exp.Overlay) -> exp.Expr:
+    """Flink's OVERLAY(s PLACING r FROM start [FOR len]) (checked against Flink 2.3): s itself
+    when start is before its first or after its last character (an empty s too); with len 0 or
+    less, nothing of s after the placed text (Spark keeps all of it)."""
+    s, r, start = n.this, n.expression, n.args["from_"]
+    length = n.args.get("for_") or _call("char_length", r.copy())
+    outside = exp.or_(exp.LT(this=start.copy(), expression=exp.Literal.number(1)),
+                      exp.GT(this=start.copy(), expression=_call("char_length", s.copy())))
+    head = _call("concat", _call("substr", s.copy(), exp.Literal.number(1), exp.Sub(this=start.copy(), expression=exp.Literal.number(1))), r.copy())
+    placed = _call("overlay", s.copy(), r.copy(), start.copy(), length.copy())
+    return exp.Case(ifs=[exp.If(this=outside, true=s.copy()),
+                         exp.If(this=exp.LTE(this=length.copy(), expression=exp.Literal.number(0)), true=head)], default=placed)
 
 
 def extract(n: exp.Extract) -> exp.Expr:
