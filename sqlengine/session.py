@@ -69,6 +69,10 @@ def local_conf(
         "spark.executorEnv.PYTHONPATH": source_root(),
         # integer columns reach the changelog operators as integers, NULLs included (not floats)
         "spark.sql.execution.pythonUDF.pandas.preferIntExtensionDtype": "true",
+        # an integer literal in DECIMAL arithmetic is typed as its type's DECIMAL (INT: DECIMAL(10,
+        # 0)), as Flink types it, not with the fewest digits it needs: m / 3 of a DECIMAL(10, 3)
+        # is then Flink's DECIMAL(21, 14), not DECIMAL(15, 6)
+        "spark.sql.legacy.literal.pickMinimumPrecision": "false",
     }
     if master.startswith("local"):
         out.update(

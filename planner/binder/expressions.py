@@ -383,6 +383,9 @@ def type_of(node: exp.Expr, fields: dict[str, Field]) -> exp.DataType:
         return exp.DataType(this=exp.DType.INTERVAL)
     if isinstance(node, exp.Div):
         a, b = type_of(node.this, fields), type_of(node.expression, fields)
+        decimals = T.is_type(a, exp.DType.DECIMAL) or T.is_type(b, exp.DType.DECIMAL)
+        if decimals and not (T.is_type(a, *T.FLOATS) or T.is_type(b, *T.FLOATS)):
+            return T.decimal_quotient(a, b)
         return T.wider(a, b)
     if isinstance(node, (exp.Add, exp.Sub)):
         a, b = type_of(node.this, fields), type_of(node.expression, fields)

@@ -68,6 +68,18 @@ def decimal(p: int, s: int) -> exp.DataType:
     return parse_type(f"DECIMAL({min(p, 38)}, {min(s, 38)})")
 
 
+def decimal_quotient(a: exp.DataType, b: exp.DataType) -> exp.DataType:
+    """The type of a DECIMAL division, Flink's (and Spark's): scale max(6, s1 + p2 + 1),
+    precision p1 - s1 + s2 + scale; above 38 digits the scale gives way, down to 6 digits."""
+    (p1, s1), (p2, s2) = decimal_ps(a), decimal_ps(b)
+    scale = max(6, s1 + p2 + 1)
+    precision = p1 - s1 + s2 + scale
+    if precision > 38:
+        scale = max(38 - (precision - scale), min(scale, 6))
+        precision = 38
+    return decimal(precision, scale)
+
+
 def decimal_ps(t: exp.DataType) -> tuple[int, int]:
     if is_type(t, D.DECIMAL):
         ps = _params(t)

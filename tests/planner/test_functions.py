@@ -42,3 +42,16 @@ def test_flink_builtins_bind(call):
 def test_a_catalog_function_binds_whatever_its_name():
     outcome = plan("CREATE FUNCTION my_fn AS 'com.example.MyFn';\nSELECT my_fn(s) FROM t;")
     assert outcome.plans
+
+
+@pytest.mark.parametrize(
+    "expr, typed",
+    [
+        ("CAST(n AS DECIMAL(10, 3)) / 3", "DECIMAL(21, 14)"),  # Flink 2.3's type (tests/functions: m / 3)
+        ("CAST(n AS DECIMAL(38, 18)) / CAST(n AS DECIMAL(38, 18))", "DECIMAL(38, 6)"),  # cut to 38 digits, scale 6 kept
+        ("CAST(n AS DECIMAL(5, 2)) / CAST(n AS DECIMAL(5, 2))", "DECIMAL(13, 8)"),
+    ],
+)
+def test_a_decimal_quotient_is_typed_as_flink_types_it(expr, typed):
+    (field,) = plan(f"SELECT {expr} AS q FROM t;").plans[0].fields
+    assert field.type.sql() == typed
