@@ -16,7 +16,7 @@ nexmark ``first-event.rate``), or from the lint configuration. Every figure stat
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
@@ -26,7 +26,7 @@ from planner.analysis.lineage import Lineage
 from planner.analysis.state import Grouping, Growth, StateInfo, StatePart, StoredKind
 from planner.durations import format_duration
 from planner.logical import typing as T
-from planner.logical.operators import Node
+from planner.logical.operators import Node, Scan
 
 DEFAULT_STRING = 32
 DAY = 86_400
@@ -38,6 +38,37 @@ PROVIDERS = tuple(STORE_OVERHEAD)
 WINDOW_BOUNDS = ("window_start", "window_end", "window_time")
 ROW_KINDS = frozenset({StoredKind.ROWS, StoredKind.WAITING_ROWS, StoredKind.OVER_ROWS, StoredKind.OVER_RANGE,
                        StoredKind.WINDOW_RANKED, StoredKind.PARTITION_ROWS, StoredKind.PARTIAL_MATCHES})
+# the event time a micro-batch of a live stream covers: batches run back to back, about a second each
+LIVE_BATCH_MS = 1000
+
+
+def _held(retention_ms: int, batch_ms: int) -> str:
+    return f"{format_duration(retention_ms)} + {format_duration(batch_ms)} batch"
+
+
+def _share(declared: str | None, value: str) -> float | None:
+    """A value's share of the rows in 'stats.values.<column>' = 'v1: share, v2: share, ...'
+    (None: not declared, or not read as such)."""
+    if not declared:
+        return None
+    shares: dict[str, float] = {}
+    for item in declared.split(","):
+        key, _, share = item.partition(":")
+        try:
+            shares[key.strip().strip("'")] = float(share)
+        except ValueError:
+            return None
+    return shares.get(value)
+
+
+def _scans(node: Node) -> list[Scan]:
+    if isinstance(node, Scan):
+        return [node]
+    return [s for child in node.inputs for s in _scans(child)]
+
+
+# a window Top-N or deduplication: the rows of each window and key, in one list (translate/windows.py)
+WINDOW_LISTS = frozenset({StoredKind.WINDOW_RANKED, StoredKind.WINDOW_ROW})
 WINDOW_KEY_BYTES = 8 + 8 + 2 * 8  # Spark's window key: a struct of start and end in the key row
 
 
@@ -110,13 +141,13 @@ class Estimate:
     bytes_at_horizon: float | None = None  # unbounded state after the horizon
     growth_per_day: float | None = None
     horizon_days: int = 30
-    upper_bound: bool = False  # keys assumed new on every row (no distinct-count statistic)
+    upper_bound: bool = False  # keys assumed new on every row (no distinct-count statistic): at most this
     assumptions: tuple[str, ...] = field(default=())
 
     def __str__(self) -> str:
         if self.plateau_bytes is not None:
             rows = f"{human_count(self.plateau_entries)} entries, " if self.plateau_entries is not None else ""
-            return f"plateaus at ≈ {rows}{human_bytes(self.plateau_bytes)}"
+            return f"plateaus at {'up to ' if self.upper_bound else '≈ '}{rows}{human_bytes(self.plateau_bytes)}"
         if self.bytes_at_horizon is not None:
             up = "up to " if self.upper_bound else "≈ "
             return (
@@ -124,6 +155,17 @@ class Estimate:
                 f"growing ~{human_bytes(self.growth_per_day or 0)}/day"
             )
         return self.formula
+
+
+@dataclass(frozen=True)
+class Flow:
+    """The rows per second reaching an operator (None: unknown), the assumptions behind the
+    figure, and whether a filter on the way has no statistic for what it keeps (the figure is
+    then an upper bound)."""
+
+    rate: float | None
+    notes: tuple[str, ...] = ()
+    unknown_filter: bool = False
 
 
 class Estimator:
@@ -155,39 +197,83 @@ class Estimator:
             return None, f"no rate for `{table.name}` (set 'stats.rows-per-second')"
         return rate.rows_per_second, rate.source
 
-    def flow(self, node: Node) -> tuple[float | None, list[str]]:
+    def batch_span(self, node: Node) -> tuple[int, str]:
+        """The event time one micro-batch of the sources under ``node`` covers (ms), and why.
+        Spark releases state once per batch, with the watermark of the batch before, so state
+        released by time lives that much longer than its retention. A file source read
+        'source.max-files-per-trigger' files at a time, with 'stats.rows-per-file' declared, covers
+        files × rows / rate; one polled every 'source.monitor-interval', that interval; a live
+        stream's back-to-back batches, about a second."""
+        spans: list[tuple[int, str]] = []
+        for scan in _scans(node):
+            table = scan.source_table
+            rate, _ = self.rate(table)
+            files, per_file = self._option(table, "source.max-files-per-trigger"), self._option(table, "stats.rows-per-file")
+            if rate and files and per_file and files.isdigit() and per_file.isdigit():
+                ms = round(int(files) * int(per_file) / rate * 1000)
+                spans.append((ms, f"a micro-batch reads {files} file{'' if files == '1' else 's'} of {int(per_file):,} rows of "
+                                  f"`{table.name}`: {format_duration(ms)} of event time, state released once per batch"))
+                continue
+            spec = spec_of(table)
+            poll = spec.poll_seconds(table) if spec is not None else None
+            if poll:
+                ms = round(poll * 1000)
+                spans.append((ms, f"a micro-batch every {format_duration(ms)} ('source.monitor-interval' of `{table.name}`), "
+                                  "state released once per batch"))
+        if not spans:
+            return LIVE_BATCH_MS, "a micro-batch covers about 1 s of event time (a live stream's batches), state released once per batch"
+        return max(spans)
+
+    def flow(self, node: Node) -> Flow:
         """Rows per second reaching the output of ``node``, with the assumptions made."""
         from planner.logical.joins import Join
-        from planner.logical.operators import Calc, Scan, Union, Values
+        from planner.logical.operators import Calc, Union, Values
 
         if isinstance(node, Scan):
             rate, source = self.rate(node.source_table)
-            return rate, [source]
+            return Flow(rate, (source,))
         if isinstance(node, Values):
-            return 0.0, []
+            return Flow(0.0)
         if isinstance(node, Calc):
-            rate, why = self.flow(node.input)
-            if rate is not None and node.condition is not None:
-                from planner.binder.joins import conjuncts
+            below = self.flow(node.input)
+            if below.rate is None or node.condition is None:
+                return below
+            from planner.binder.joins import conjuncts
 
-                for c in conjuncts(node.condition):
-                    if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Literal):
-                        origin = self.lineage.origin(node.input, c.this.name)
-                        spec = spec_of(origin.table) if origin.table is not None else None
-                        if spec is not None and origin.table is not None and origin.path is not None:
-                            sel = spec.selectivity(origin.table, origin.path, c.expression.name)
-                            if sel is not None:
-                                rate *= sel
-                                why = why + [f"`{origin.path} = {c.expression.name}` keeps {sel:.0%} of `{origin.table.name}`"]
-            return rate, why
+            rate, why, unknown = below.rate, list(below.notes), below.unknown_filter
+            for c in conjuncts(node.condition):
+                sel = self._selectivity(node, c)
+                if sel is None:
+                    unknown = True
+                    continue
+                rate *= sel[0]
+                why.append(sel[1])
+            return Flow(rate, tuple(why), unknown)
         if isinstance(node, (Join, Union)):
             parts = [self.flow(c) for c in node.inputs]
-            notes = [w for _, ws in parts for w in ws]
-            rates = [r for r, _ in parts if r is not None]
-            return (sum(rates) if len(rates) == len(parts) else None), notes
+            rates = [f.rate for f in parts if f.rate is not None]
+            return Flow(sum(rates) if len(rates) == len(parts) else None, tuple(w for f in parts for w in f.notes),
+                        any(f.unknown_filter for f in parts))
         if node.inputs:
             return self.flow(node.inputs[0])
-        return None, []
+        return Flow(None)
+
+    def _selectivity(self, node: Node, c: exp.Expr) -> tuple[float, str] | None:
+        """The share of rows a filter's conjunct ``column = literal`` keeps, where a statistic says:
+        'stats.values.<column>' ('0: 0.02, 1: 0.06, 2: 0.92'), or the connector (Nexmark's event mix)."""
+        if not (isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Literal)):
+            return None
+        origin = self.lineage.origin(node.inputs[0], c.this.name)
+        if origin.table is None or origin.path is None:
+            return None
+        value = c.expression.name
+        sel = _share(self._option(origin.table, f"stats.values.{origin.path}"), value)
+        if sel is None:
+            spec = spec_of(origin.table)
+            sel = spec.selectivity(origin.table, origin.path, value) if spec is not None else None
+        if sel is None:
+            return None
+        return sel, f"`{origin.path} = {value}` keeps {sel:.0%} of `{origin.table.name}`"
 
     def _field_bytes(self, node: Node, name: str) -> int:
         f = node.field(name)
@@ -218,9 +304,18 @@ class Estimator:
     def part(self, info: StateInfo, part: StatePart) -> Estimate:
         node = info.node
         feeding = node.inputs[part.input_index] if len(node.inputs) > part.input_index else node
-        rate, flow_notes = self.flow(feeding)
-        assumptions = list(dict.fromkeys(flow_notes))
-        assumptions.append("other filters keep every row (no selectivity statistics)")
+        flow = self.flow(feeding)
+        estimate = self._part(info, part, feeding, flow)
+        if flow.unknown_filter and estimate.plateau_bytes is not None:
+            return replace(estimate, upper_bound=True)
+        return estimate
+
+    def _part(self, info: StateInfo, part: StatePart, feeding: Node, flow: Flow) -> Estimate:
+        node = info.node
+        rate = flow.rate
+        assumptions = list(dict.fromkeys(flow.notes))
+        if flow.unknown_filter:
+            assumptions.append("a filter with no selectivity statistic keeps every row (an upper bound)")
         src = "+".join(self.lineage.tables(feeding)) or "input"
         row = self.row_bytes(node, part, self.provider_of(node))
         per_key = part.rows_per_key or 1
@@ -233,22 +328,29 @@ class Estimator:
             domain = self.lineage.key_domain(node.inputs[0] if node.inputs else node, part.keys) if part.keys else 1
             if domain is not None and part.keys:
                 assumptions.append(f"{domain:,} distinct key{'' if domain == 1 else 's'} at most")
-            window = getattr(node, "window", None) if part.stored.kind == StoredKind.WINDOW_ACCUMULATOR else None
+            batch_ms, batch_note = self.batch_span(feeding)
+            if part.retention_ms:
+                assumptions.append(batch_note)
+            window = getattr(node, "window", None)
             if window is not None and window.size_ms and part.retention_ms:
-                return self._windows(part, window.size_ms, rate, domain, row, keys, tuple(assumptions))
+                if part.stored.kind == StoredKind.WINDOW_ACCUMULATOR:
+                    return self._windows(part, window.size_ms, batch_ms, rate, domain, row, keys, tuple(assumptions))
+                if part.stored.kind in WINDOW_LISTS:
+                    return self._window_lists(node, part, window.size_ms, batch_ms, rate, tuple(assumptions))
             if part.retention_ms is None:
                 formula = f"distinct({keys}){times} × {row} B" if part.keys else f"{per_key} × {row} B"
                 if domain is None:
                     return Estimate(formula, rate, row, assumptions=tuple(assumptions))
                 return self._plateau(formula, rate, row, domain * per_key, assumptions)
-            seconds = part.retention_ms / 1000
-            formula = f"rows/s({src}) × {format_duration(part.retention_ms)}{times} × {row} B"
+            seconds = (part.retention_ms + batch_ms) / 1000
+            formula = f"rows/s({src}) × ({_held(part.retention_ms, batch_ms)}){times} × {row} B"
             if rate is None:
                 return Estimate(formula, None, row, assumptions=tuple(assumptions))
             # one entry per key (a TTL'd group, a session, a window's kept row) is capped by the key
             # domain; a part keeping rows (a join side, rows waiting) keeps as many as arrive
             kept = rate * seconds if domain is None or part.stored.kind in ROW_KINDS else expected_distinct(domain, rate * seconds)
-            return self._plateau(formula, rate, row, kept * per_key, assumptions)
+            upper = domain is None and bool(part.keys) and part.stored.kind not in ROW_KINDS  # every row a new key
+            return self._plateau(formula, rate, row, kept * per_key, assumptions, upper)
         # unbounded: entries accumulate with time
         horizon = self.horizon_days * DAY
         if part.growth == Growth.ROWS:
@@ -278,16 +380,18 @@ class Estimator:
             assumptions=tuple(assumptions),
         )
 
-    def _windows(self, part: StatePart, size_ms: int, rate: float | None, domain: int | None, row: int, keys: str,
+    def _windows(self, part: StatePart, size_ms: int, batch_ms: int, rate: float | None, domain: int | None, row: int, keys: str,
                  assumptions: tuple[str, ...]) -> Estimate:
         """A window aggregation keeps one accumulator per key and open window. A window is open
-        from its first row until the watermark passes its end: on average (size + delay) / slide
-        windows at a time, each with the keys that came in its span."""
+        from its first row until the watermark passes its end, and Spark drops it in the next
+        micro-batch: on average (size + delay + one batch) / slide windows at a time, each with
+        the keys that came in its span."""
         slide_ms = size_ms / (part.rows_per_key or 1)
-        open_windows = (part.retention_ms or size_ms) / slide_ms
+        retention = part.retention_ms or size_ms
+        open_windows = (retention + batch_ms) / slide_ms
         formula = (
             f"{'distinct(' + keys + ') per window' if part.keys else '1'} × "
-            f"{format_duration(part.retention_ms or size_ms)} / {format_duration(round(slide_ms))} open windows × {row} B"
+            f"({_held(retention, batch_ms)}) / {format_duration(round(slide_ms))} open windows × {row} B"
         )
         in_window = rate * size_ms / 1000 if rate is not None else None
         if not part.keys:
@@ -301,11 +405,51 @@ class Estimator:
         notes = assumptions + (f"{open_windows:.2g} windows open on average",)
         if domain is None and part.keys:
             notes += ("each row of a window may bring a new key (an upper bound; declare 'stats.distinct.<column>')",)
-        return self._plateau(formula, rate, row, per_window * open_windows, list(notes))
+        return self._plateau(formula, rate, row, per_window * open_windows, list(notes), domain is None and bool(part.keys))
+
+    def _window_lists(self, node: Node, part: StatePart, size_ms: int, batch_ms: int, rate: float | None,
+                      assumptions: tuple[str, ...]) -> Estimate:
+        """A window Top-N or deduplication on Spark keeps one entry per open window and partition
+        key, holding the list of every row of it until the window ends (the first N, or the first
+        or last, are picked then): entries as a window aggregation's, bytes those of every row in
+        the open windows."""
+        held = _held(part.retention_ms or size_ms, batch_ms)
+        span_s = ((part.retention_ms or size_ms) + batch_ms) / 1000  # how long a row is kept
+        open_windows = span_s * 1000 / size_ms
+        provider = self.provider_of(node)
+        key_names = [k for k in part.keys if k not in WINDOW_BOUNDS]
+        entry = null_bits(len(key_names) + 1) + WINDOW_KEY_BYTES + sum(self._field_bytes(node, n) for n in key_names)
+        entry += STORE_OVERHEAD.get(provider, STORE_OVERHEAD["hashmap"]) + 16  # the list's row: null bits, offset
+        values = [n for n in part.row_fields if n not in WINDOW_BOUNDS]
+        element = 8 + null_bits(len(values)) + sum(self._field_bytes(node, n) for n in values)  # an offset and a row
+        formula = (
+            f"{'distinct(' + ', '.join(key_names) + ') per window' if key_names else '1'} × ({held}) / "
+            f"{format_duration(size_ms)} open windows × {entry} B + rows/s × ({held}) × {element} B"
+        )
+        if rate is None:
+            return Estimate(formula, None, entry, assumptions=assumptions)
+        in_window = rate * size_ms / 1000
+        domain: int | None = None
+        if not key_names:
+            per_window = 1.0
+        else:
+            domain = self.lineage.key_domain(node.inputs[0], tuple(key_names)) if node.inputs else None
+            per_window = expected_distinct(domain, in_window) if domain is not None else in_window
+        entries = per_window * open_windows
+        notes = assumptions + (f"{open_windows:.2g} windows open on average, each keeping all its rows",)
+        if key_names and domain is None:
+            notes += ("each row of a window may bring a new key (an upper bound; declare 'stats.distinct.<column>')",)
+        elif key_names:
+            notes += (f"{domain:,} distinct key{'' if domain == 1 else 's'} at most",)
+        total = entries * entry + rate * span_s * element
+        return Estimate(formula, rate, entry, plateau_entries=entries, plateau_bytes=total, upper_bound=bool(key_names) and domain is None,
+                        assumptions=notes)
 
     @staticmethod
-    def _plateau(formula: str, rate: float | None, row: int, entries: float, assumptions: list[str] | tuple[str, ...]) -> Estimate:
-        return Estimate(formula, rate, row, plateau_entries=entries, plateau_bytes=entries * row, assumptions=tuple(assumptions))
+    def _plateau(formula: str, rate: float | None, row: int, entries: float, assumptions: list[str] | tuple[str, ...],
+                 upper: bool = False) -> Estimate:
+        return Estimate(formula, rate, row, plateau_entries=entries, plateau_bytes=entries * row, upper_bound=upper,
+                        assumptions=tuple(assumptions))
 
     def total(self, estimates: list[Estimate]) -> Estimate | None:
         if not estimates:
@@ -317,7 +461,8 @@ class Estimator:
             return Estimate(" + ".join(e.formula for e in estimates), assumptions=("some inputs have no rate statistics",))
         if not growing:
             both = plateau(estimates)
-            return Estimate("sum of plateaus", plateau_entries=both[0] if both else None, plateau_bytes=sum(plateaus))
+            return Estimate("sum of plateaus", plateau_entries=both[0] if both else None, plateau_bytes=sum(plateaus),
+                            upper_bound=any(e.upper_bound for e in estimates))
         per_day = sum(e.growth_per_day or 0 for e in growing)
         return Estimate(
             "sum",

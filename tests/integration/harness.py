@@ -62,7 +62,7 @@ class Measured:
     spark_verdicts: list[str] = field(default_factory=list)  # per Spark operator
     families: list[str | None] = field(default_factory=list)  # per planned operator
     peak_bytes: dict[int, list[int]] = field(default_factory=dict)  # events -> peak memoryUsedBytes per operator
-    estimates: list[tuple[float | None, float | None]] = field(default_factory=list)  # per planned: (entries, bytes)
+    estimates: list[tuple[float | None, float | None, bool]] = field(default_factory=list)  # per planned: (entries, bytes, upper bound)
     matched: list[int | None] = field(default_factory=list)  # per planned operator: its Spark operator
 
     @property
@@ -71,16 +71,19 @@ class Measured:
         return [op for op, v in zip(self.spark_ops, self.spark_verdicts, strict=True) if v == NO_EVIDENCE]
 
 
-def nexmark_ddl(path: Path, rate: int | None = None) -> str:
+def nexmark_ddl(path: Path, rate: int | None = None, per_file: int | None = None) -> str:
     """The Nexmark table over the written events, and the Nexmark views; ``rate``, events per
-    second of event time, is declared for the state estimates."""
+    second of event time, and ``per_file``, events per file (one file a micro-batch), are
+    declared for the state estimates."""
     stats = f"'stats.rows-per-second' = '{rate}', " if rate else ""
+    stats += f"'stats.rows-per-file' = '{per_file}', " if per_file else ""
     return (
         f"CREATE TABLE datagen ({NEXMARK_COLUMNS}, {DATETIME}) WITH ("
         f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json', "
         f"'source.max-files-per-trigger' = '1', {stats}"
         # the generator's fixed domains, declared as statistics (as a user would for a file)
-        "'stats.distinct.event_type' = '3', 'stats.distinct.auction.category' = '5', "
+        "'stats.distinct.event_type' = '3', 'stats.values.event_type' = '0: 0.02, 1: 0.06, 2: 0.92', "
+        "'stats.distinct.auction.category' = '5', "
         "'stats.distinct.person.state' = '6', 'stats.distinct.person.city' = '10');\n"
         + (FIXTURES / "ddl_views.sql").read_text().replace("${NEXMARK_TABLE}", "datagen")
         + ";\n"
@@ -193,7 +196,7 @@ def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int,
         home = workdir / f"home-{case.name}-{events}"
         shutil.rmtree(home, ignore_errors=True)
         engine = engine_factory(home)
-        for stmt in parse_script(nexmark_ddl(data, rate)).statements:
+        for stmt in parse_script(nexmark_ddl(data, rate, per_file)).statements:
             engine.plan(stmt)
         statements = parse_script(case.sql).statements
         for stmt in statements[:-1]:  # the case's own DDL (a Nexmark file's sink table)
@@ -263,22 +266,26 @@ def judge(m: Measured, sizes: tuple[int, ...]) -> None:
         m.detail = "no operator kept any state: no evidence; " + m.detail
 
 
-def _estimate(analysis: Analysis, info) -> tuple[float | None, float | None]:
-    """The planned operator's plateau, in entries and bytes (None: unbounded, or no statistics)."""
-    return plateau(analysis.estimates.get(info.node_id, ())) or (None, None)
+def _estimate(analysis: Analysis, info) -> tuple[float | None, float | None, bool]:
+    """The planned operator's plateau, in entries and bytes (None: unbounded, or no statistics),
+    and whether it is an upper bound (a key or a filter without a statistic)."""
+    parts = analysis.estimates.get(info.node_id, ())
+    entries, nbytes = plateau(parts) or (None, None)
+    return entries, nbytes, any(e.upper_bound for e in parts)
 
 
 def estimate_cells(m: Measured, size: int) -> str:
     """Per bounded operator: estimated entries / Spark's peak entries at ``size`` (the ratio), and
-    the same for bytes."""
+    the same for bytes; "at most" marks an upper bound (a key or a filter without a statistic)."""
     cells = []
-    for (entries, nbytes), j in zip(m.estimates, m.matched, strict=False):
+    for (entries, nbytes, upper), j in zip(m.estimates, m.matched, strict=False):
         if entries is None or j is None or size not in m.peaks:
             continue
         rows, spark_bytes = m.peaks[size][j], m.peak_bytes.get(size, [0] * (j + 1))[j]
         ratio = f"{entries / rows:.2f}" if rows else "-"
         bratio = f"{nbytes / spark_bytes:.2f}" if spark_bytes and nbytes else "-"
-        cells.append(f"{entries:,.0f} / {rows:,} ({ratio}×); {_kb(nbytes)} / {_kb(spark_bytes)} ({bratio}×)")
+        at_most = "at most " if upper else ""
+        cells.append(f"{at_most}{entries:,.0f} / {rows:,} ({ratio}×); {_kb(nbytes)} / {_kb(spark_bytes)} ({bratio}×)")
     return "; ".join(cells) or "-"
 
 

@@ -25,19 +25,19 @@ def test_the_estimate_is_in_entries_and_bytes_beside_what_spark_kept() -> None:
     analysis = outcome(DDL, TUMBLE).analysis
     assert analysis is not None
     (info,) = analysis.state
-    assert estimate_text(analysis, info) == "plateaus at ≈ 110 entries, 29.9 KB"
+    assert estimate_text(analysis, info) == "plateaus at ≈ 120 entries, 32.6 KB"
     (line,) = measured_vs_estimate(snapshot(100, 41_000), analysis)
-    assert line == "WindowAggregate (stateStoreSave): 100 rows, 41.0 KB — bounded, est. plateaus at ≈ 110 entries, 29.9 KB"
+    assert line == "WindowAggregate (stateStoreSave): 100 rows, 41.0 KB — bounded, est. plateaus at ≈ 120 entries, 32.6 KB"
     assert estimate_warnings(snapshot(100, 41_000), analysis) == []
 
 
 def test_state_past_twice_its_estimate_is_flagged() -> None:
     analysis = outcome(DDL, TUMBLE).analysis
     (line,) = measured_vs_estimate(snapshot(500, 200_000), analysis)
-    assert line.endswith("— 4.5× the estimate: check the statistics behind it")
+    assert line.endswith("— 4.2× the estimate: check the statistics behind it")
     ((key, warning),) = estimate_warnings(snapshot(500, 200_000), analysis)
     assert key == "select-abc-0#0"
-    assert warning.startswith("WindowAggregate keeps 500 state entries, 4.5× the estimate of 110: ")
+    assert warning.startswith("WindowAggregate keeps 500 state entries, 4.2× the estimate of 120: ")
 
 
 class _Job:
@@ -63,5 +63,5 @@ def test_the_shell_warns_once_per_job_and_operator() -> None:
     shell = Shell.__new__(Shell)  # only what job_notes reads
     shell.engine, shell.analyses, shell._announced, shell._warned = _Engine([job]), {"j1": analysis}, {}, set()
     (note,) = shell.job_notes()
-    assert note[0] == "warning" and note[1].startswith("[WARNING] Job j1: WindowAggregate keeps 500 state entries, 4.5× the estimate")
+    assert note[0] == "warning" and note[1].startswith("[WARNING] Job j1: WindowAggregate keeps 500 state entries, 4.2× the estimate")
     assert shell.job_notes() == []  # once

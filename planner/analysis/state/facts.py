@@ -55,7 +55,7 @@ class StoredKind(StrEnum):
     VERSIONS = "versions"  # a versioned table's versions (temporal join)
     LAST_ROW = "last row"  # keep-last deduplication
     FIRST_MARKER = "first marker"  # keep-first deduplication: the key was seen
-    WINDOW_ROW = "window row"  # window deduplication: one row per key and window
+    WINDOW_ROW = "window row"  # window deduplication: the rows of a key and window, one emitted at its end
     TOP_ROWS = "top rows"  # Top-N: the top ``count`` rows
     WINDOW_RANKED = "window ranked"  # window Top-N: the window's rows, top ``count`` emitted
     DISTINCT_VALUES = "distinct values"  # COUNT(DISTINCT ``columns``): every value seen

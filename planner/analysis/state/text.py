@@ -61,7 +61,7 @@ def stored_text(part: StatePart, extras: bool = True) -> str:
         StoredKind.VERSIONS: f"the versions of {tables or 'the versioned table'} (the latest, and any newer than the watermark)",
         StoredKind.LAST_ROW: "the last row",
         StoredKind.FIRST_MARKER: "a marker (the key was seen)",
-        StoredKind.WINDOW_ROW: "one row per key and window",
+        StoredKind.WINDOW_ROW: "the rows of each key and window (one emitted at window end)",
         StoredKind.TOP_ROWS: f"the top {s.count} rows",
         StoredKind.WINDOW_RANKED: f"the rows of each window and partition (top {s.count} emitted at window end)",
         StoredKind.DISTINCT_VALUES: f"every distinct value of {', '.join(s.columns)} seen",
