@@ -199,8 +199,11 @@ class JobManager:
         commit in the checkpoint. A savepoint of that checkpoint would run the batch again and
         emit the output twice. So the job's queries run once more, with the availableNow trigger:
         the interrupted batch first, then whatever input has come, and they stop at a batch's end."""
-        while any(q.isActive for q in job._queries):  # stop() is still stopping them
-            time.sleep(0.05)
+        for q in job._queries:  # Job.stop may still be stopping them: this waits for each
+            try:
+                q.stop()
+            except Exception:
+                log.debug("stopping %s", job.id, exc_info=True)
         if not any(interrupted_batch(q) is not None for q in job.checkpoint.glob("q*")):
             return
         log.info("job %s: running the batch its stop interrupted to its end", job.id)

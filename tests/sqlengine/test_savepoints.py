@@ -29,6 +29,8 @@ def checkpoint_of(directory: Path, printed: JobPrint, *, progress: bool = True) 
     (directory / "q0" / "metadata").write_text('{"id":"7d2c1e0a-0000-0000-0000-000000000000"}\n')
     if progress:
         (directory / "q0" / "offsets" / "0").write_text("v1\n")
+        (directory / "q0" / "commits").mkdir()
+        (directory / "q0" / "commits" / "0").write_text("v1\n")
     savepoints.write_print(directory, printed)
     return directory
 
@@ -53,6 +55,16 @@ def test_a_savepoint_copies_the_whole_checkpoint_and_says_what_it_was_taken_of(t
     assert (path / "q0" / "offsets" / "0").exists()
     about = json.loads((path / savepoints.SAVEPOINT_FILE).read_text())
     assert (about["job"], about["statement"], about["checkpoint"]) == (stopped.id, TOTALS, str(stopped.checkpoint))
+
+
+def test_no_savepoint_is_taken_of_a_checkpoint_whose_last_batch_has_no_commit(tmp_path):
+    # a batch cut in two may have written its output: a savepoint would emit it a second time
+    stopped = job(tmp_path, status=Status.CANCELED)
+    checkpoint_of(stopped.checkpoint, fingerprint(TOTALS))
+    (stopped.checkpoint / "q0" / "offsets" / "1").write_text("v1\n")
+    with pytest.raises(savepoints.SavepointError, match="stopped in the middle of micro-batch 1 \\(q0\\); no savepoint taken"):
+        savepoints.take(stopped, tmp_path / "home")
+    assert not (tmp_path / "home" / "savepoints").exists() or not any((tmp_path / "home" / "savepoints").iterdir())
 
 
 def test_the_savepoint_path_must_name_a_savepoint(tmp_path):
