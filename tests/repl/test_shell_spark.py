@@ -68,7 +68,7 @@ def test_table_view_updates_in_place_and_q_returns_to_the_prompt(spark_engine, s
     assert "| apple | 2024-01-01 00:00:20.000 | 2024-01-01 00:00:30.000 |                    5 |                  120 |" in later
     status = sh.wait_until(lambda: "watermark 2024-01-01T00:01:28.000Z" in view.snapshot_text() and view.snapshot_text(), what="the new watermark")
     assert " RUNNING · 10 rows · " in status and " rows/s · " in status  # minute 0: 3 windows × 2 items; minute 1: 2 closed
-    assert "state: WindowAggregate (stateStoreSave): " in status and "bounded, est. distinct(item) per window × 11 s / 10 s open windows × " in status
+    assert "state: WindowAggregate (stateStoreSave): " in status and "bounded, est. distinct(item) per window × (11 s + 1 s batch) / 10 s open windows × " in status
     job = view.job
     mark = sh.mark()
     prompts = sh.shell.prompts
