@@ -40,9 +40,9 @@ def estimate_text(analysis: Analysis, info: StateInfo) -> str:
     ests = analysis.estimates.get(info.node_id, ())
     if not ests:
         return "no estimate"
-    both = plateau(ests)
-    if both is not None:
-        return f"plateaus at ≈ {human_count(both[0])} entries, {human_bytes(both[1])}"
+    total = plateau(ests)
+    if total is not None:
+        return str(total)
     if len(ests) == 1:
         return str(ests[0])
     return "; ".join(f"{p.label}: {e}" for p, e in zip(info.parts, ests, strict=True))
@@ -109,8 +109,8 @@ def _query_index(query_name: str) -> int | None:
 
 def planned_entries(analysis: Analysis, info: StateInfo) -> float | None:
     """The operator's estimated plateau in entries (None: it grows, or no statistics)."""
-    both = plateau(analysis.estimates.get(info.node_id, ()))
-    return both[0] if both is not None else None
+    total = plateau(analysis.estimates.get(info.node_id, ()))
+    return total.plateau_entries if total is not None else None
 
 
 def over_estimate(op: OperatorState, analysis: Analysis, info: StateInfo) -> float | None:

@@ -204,7 +204,7 @@ class JobManager:
                 q.stop()
             except Exception:
                 log.debug("stopping %s", job.id, exc_info=True)
-        if not any(interrupted_batch(q) is not None for q in job.checkpoint.glob("q*")):
+        if not interrupted_batches(job.checkpoint):
             return
         log.info("job %s: running the batch its stop interrupted to its end", job.id)
         self._start_all(job, Trigger(available_now=True))
@@ -288,10 +288,15 @@ class JobManager:
             job.ended_at = time.time()
 
 
-def interrupted_batch(query: Path) -> int | None:
-    """The micro-batch a query's checkpoint has planned (its offsets) and not committed."""
-    last = max(batch_ids(query / "offsets"), default=-1)
-    return last if last > max(batch_ids(query / "commits"), default=-1) else None
+def interrupted_batches(checkpoint: Path) -> dict[str, int]:
+    """Per query of a job's checkpoint (``q0``, ``q0-side0``, ...): the micro-batch it has planned
+    (its offsets) and not committed, if any."""
+    out: dict[str, int] = {}
+    for query in sorted(checkpoint.glob("q*")):
+        last = max(batch_ids(query / "offsets"), default=-1)
+        if last > max(batch_ids(query / "commits"), default=-1):
+            out[query.name] = last
+    return out
 
 
 def _interval(job: Job) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from planner.resume import JobPrint, Verdict, compare
 from sqlengine.connectors.file_sink_owner import LOG, batch_ids, local_path
-from sqlengine.jobs import Job, JobKind, Status, interrupted_batch
+from sqlengine.jobs import Job, JobKind, Status, interrupted_batches
 
 PLAN_FILE = "sqlengine-plan.json"
 SAVEPOINT_FILE = "savepoint.json"  # in a savepoint: which job it was taken of, and when
@@ -110,13 +110,12 @@ def take(job: Job, home: Path) -> Path:
         raise SavepointError(f"Job {job.id} failed as it stopped; no savepoint taken")
     if read_print(job.checkpoint) is None:
         raise SavepointError(f"the checkpoint {job.checkpoint} holds no plan fingerprint ({PLAN_FILE}); no savepoint taken")
-    for query in sorted(job.checkpoint.glob("q*")):
-        batch = interrupted_batch(query)
-        if batch is not None:  # the stop could not run it to its end (Job.stop): a savepoint would emit its output again
-            raise SavepointError(
-                f"Job {job.id} stopped in the middle of micro-batch {batch} ({query.name}); no savepoint taken. Its checkpoint "
-                "is kept: running the same statement again resumes it"
-            )
+    for query, batch in interrupted_batches(job.checkpoint).items():
+        # the stop could not run it to its end (Job.stop): a savepoint would emit its output again
+        raise SavepointError(
+            f"Job {job.id} stopped in the middle of micro-batch {batch} ({query}); no savepoint taken. Its checkpoint "
+            "is kept: running the same statement again resumes it"
+        )
     target = home / "savepoints" / f"savepoint-{job.id}-{uuid.uuid4().hex[:6]}"
     about = {"job": job.id, "name": job.name, "statement": job.sql, "checkpoint": str(job.checkpoint), "taken": time.strftime("%Y-%m-%dT%H:%M:%S")}
     try:

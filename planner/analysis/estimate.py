@@ -42,6 +42,13 @@ ROW_KINDS = frozenset({StoredKind.ROWS, StoredKind.WAITING_ROWS, StoredKind.OVER
 LIVE_BATCH_MS = 1000
 
 
+NEW_KEY_PER_ROW = "each row of a window may bring a new key (an upper bound; declare 'stats.distinct.<column>')"
+
+
+def _domain_note(domain: int) -> str:
+    return f"{domain:,} distinct key{'' if domain == 1 else 's'} at most"
+
+
 def _held(retention_ms: int, batch_ms: int) -> str:
     return f"{format_duration(retention_ms)} + {format_duration(batch_ms)} batch"
 
@@ -61,22 +68,18 @@ def _share(declared: str | None, value: str) -> float | None:
     return shares.get(value)
 
 
-def _scans(node: Node) -> list[Scan]:
-    if isinstance(node, Scan):
-        return [node]
-    return [s for child in node.inputs for s in _scans(child)]
-
-
 # a window Top-N or deduplication: the rows of each window and key, in one list (translate/windows.py)
 WINDOW_LISTS = frozenset({StoredKind.WINDOW_RANKED, StoredKind.WINDOW_ROW})
 WINDOW_KEY_BYTES = 8 + 8 + 2 * 8  # Spark's window key: a struct of start and end in the key row
 
 
-def plateau(estimates: tuple[Estimate, ...] | list[Estimate]) -> tuple[float, float] | None:
-    """Entries and bytes of an operator whose every part plateaus with known entries; else None."""
+def plateau(estimates: tuple[Estimate, ...] | list[Estimate]) -> Estimate | None:
+    """An operator whose every part plateaus with known entries: its parts summed (an upper bound
+    if any part is one); else None."""
     if not estimates or any(e.plateau_entries is None or e.plateau_bytes is None for e in estimates):
         return None
-    return sum(e.plateau_entries or 0 for e in estimates), sum(e.plateau_bytes or 0 for e in estimates)
+    return Estimate("sum of plateaus", plateau_entries=sum(e.plateau_entries or 0 for e in estimates),
+                    plateau_bytes=sum(e.plateau_bytes or 0 for e in estimates), upper_bound=any(e.upper_bound for e in estimates))
 
 
 def expected_distinct(domain: int, rows: float) -> float:
@@ -205,7 +208,7 @@ class Estimator:
         files × rows / rate; one polled every 'source.monitor-interval', that interval; a live
         stream's back-to-back batches, about a second."""
         spans: list[tuple[int, str]] = []
-        for scan in _scans(node):
+        for scan in self.lineage.scans(node):
             table = scan.source_table
             rate, _ = self.rate(table)
             files, per_file = self._option(table, "source.max-files-per-trigger"), self._option(table, "stats.rows-per-file")
@@ -327,9 +330,10 @@ class Estimator:
             keys = ", ".join(part.key_labels or part.keys)
             domain = self.lineage.key_domain(node.inputs[0] if node.inputs else node, part.keys) if part.keys else 1
             if domain is not None and part.keys:
-                assumptions.append(f"{domain:,} distinct key{'' if domain == 1 else 's'} at most")
-            batch_ms, batch_note = self.batch_span(feeding)
-            if part.retention_ms:
+                assumptions.append(_domain_note(domain))
+            batch_ms = 0
+            if part.retention_ms:  # released by time: one micro-batch later
+                batch_ms, batch_note = self.batch_span(feeding)
                 assumptions.append(batch_note)
             window = getattr(node, "window", None)
             if window is not None and window.size_ms and part.retention_ms:
@@ -404,7 +408,7 @@ class Estimator:
             return Estimate(formula, rate, row, assumptions=assumptions)
         notes = assumptions + (f"{open_windows:.2g} windows open on average",)
         if domain is None and part.keys:
-            notes += ("each row of a window may bring a new key (an upper bound; declare 'stats.distinct.<column>')",)
+            notes += (NEW_KEY_PER_ROW,)
         return self._plateau(formula, rate, row, per_window * open_windows, list(notes), domain is None and bool(part.keys))
 
     def _window_lists(self, node: Node, part: StatePart, size_ms: int, batch_ms: int, rate: float | None,
@@ -414,8 +418,8 @@ class Estimator:
         or last, are picked then): entries as a window aggregation's, bytes those of every row in
         the open windows."""
         held = _held(part.retention_ms or size_ms, batch_ms)
-        span_s = ((part.retention_ms or size_ms) + batch_ms) / 1000  # how long a row is kept
-        open_windows = span_s * 1000 / size_ms
+        span_ms = (part.retention_ms or size_ms) + batch_ms  # how long a row is kept
+        open_windows = span_ms / size_ms
         provider = self.provider_of(node)
         key_names = [k for k in part.keys if k not in WINDOW_BOUNDS]
         entry = null_bits(len(key_names) + 1) + WINDOW_KEY_BYTES + sum(self._field_bytes(node, n) for n in key_names)
@@ -437,11 +441,9 @@ class Estimator:
             per_window = expected_distinct(domain, in_window) if domain is not None else in_window
         entries = per_window * open_windows
         notes = assumptions + (f"{open_windows:.2g} windows open on average, each keeping all its rows",)
-        if key_names and domain is None:
-            notes += ("each row of a window may bring a new key (an upper bound; declare 'stats.distinct.<column>')",)
-        elif key_names:
-            notes += (f"{domain:,} distinct key{'' if domain == 1 else 's'} at most",)
-        total = entries * entry + rate * span_s * element
+        if key_names:
+            notes += (NEW_KEY_PER_ROW if domain is None else _domain_note(domain),)
+        total = entries * entry + rate * span_ms / 1000 * element
         return Estimate(formula, rate, entry, plateau_entries=entries, plateau_bytes=total, upper_bound=bool(key_names) and domain is None,
                         assumptions=notes)
 
@@ -460,9 +462,8 @@ class Estimator:
         if unknown:
             return Estimate(" + ".join(e.formula for e in estimates), assumptions=("some inputs have no rate statistics",))
         if not growing:
-            both = plateau(estimates)
-            return Estimate("sum of plateaus", plateau_entries=both[0] if both else None, plateau_bytes=sum(plateaus),
-                            upper_bound=any(e.upper_bound for e in estimates))
+            return plateau(estimates) or Estimate("sum of plateaus", plateau_bytes=sum(plateaus),
+                                                  upper_bound=any(e.upper_bound for e in estimates))
         per_day = sum(e.growth_per_day or 0 for e in growing)
         return Estimate(
             "sum",

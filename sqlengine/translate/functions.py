@@ -12,6 +12,7 @@ fixes, each found by the function suite (tests/functions, against Flink 2.3's va
 
 from __future__ import annotations
 
+import functools
 import re
 
 import sqlglot
@@ -169,9 +170,14 @@ _INITCAP = (
 )
 
 
+@functools.cache
+def _initcap_template() -> exp.Expr:
+    return sqlglot.parse_one(_INITCAP, read="spark")
+
+
 def initcap(s: exp.Expr) -> exp.Expr:
-    template = sqlglot.parse_one(_INITCAP, read="spark")
-    return template.transform(lambda n: s.copy() if isinstance(n, exp.Column) and n.name == "__s" else n)
+    # transform copies the template: the cached tree is never changed
+    return _initcap_template().transform(lambda n: s.copy() if isinstance(n, exp.Column) and n.name == "__s" else n)
 
 
 def overlay(n: exp.Overlay) -> exp.Expr:

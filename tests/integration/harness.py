@@ -269,9 +269,8 @@ def judge(m: Measured, sizes: tuple[int, ...]) -> None:
 def _estimate(analysis: Analysis, info) -> tuple[float | None, float | None, bool]:
     """The planned operator's plateau, in entries and bytes (None: unbounded, or no statistics),
     and whether it is an upper bound (a key or a filter without a statistic)."""
-    parts = analysis.estimates.get(info.node_id, ())
-    entries, nbytes = plateau(parts) or (None, None)
-    return entries, nbytes, any(e.upper_bound for e in parts)
+    total = plateau(analysis.estimates.get(info.node_id, ()))
+    return (total.plateau_entries, total.plateau_bytes, total.upper_bound) if total is not None else (None, None, False)
 
 
 def estimate_cells(m: Measured, size: int) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sqlengine.connectors.file_sink_owner import batch_ids
-from sqlengine.jobs import interrupted_batch
+from sqlengine.jobs import interrupted_batches
 from tests.repl.test_shell_spark import table_ddl, write_events
 from tests.sink_log import committed_lines
 
@@ -105,5 +105,5 @@ def test_a_savepoint_of_a_job_whose_batches_run_back_to_back_holds_no_half_batch
     planned, committed = batch_ids(savepoint / "q0" / "offsets"), batch_ids(savepoint / "q0" / "commits")
     assert max(planned) == max(committed), (planned, committed)
     assert max(batch_ids(out / "_spark_metadata")) == max(committed)
-    assert interrupted_batch(job.checkpoint / "q0") is None
+    assert interrupted_batches(job.checkpoint) == {}
     assert job.status.value == "CANCELED" and job.error_detail is None
