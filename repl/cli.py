@@ -15,6 +15,7 @@ standard output (``| head``) ends every command quietly with status 141 (``repl.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -218,8 +219,8 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     return status
 
 
-# -- run / shell: written elsewhere ----------------------------------------------------------------
-# ``repl.run_cmd`` and ``repl.shell`` each provide ``main(args: argparse.Namespace) -> int``. They
+# -- run / submit / shell: written elsewhere ----------------------------------------------------------------
+# ``repl.run_cmd``, ``repl.submit_cmd`` and ``repl.shell`` each provide ``main(args: argparse.Namespace) -> int``. They
 # are imported only here, so that lint/explain/fmt never import the engine.
 
 
@@ -240,6 +241,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _delegate("repl.run_cmd", args)
 
 
+def cmd_submit(args: argparse.Namespace) -> int:
+    return _delegate("repl.submit_cmd", args)
+
+
 def cmd_shell(args: argparse.Namespace) -> int:
     return _delegate("repl.shell", args)
 
@@ -257,8 +262,16 @@ def shell_options(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("-i", "--init", action="append", metavar="FILE", help="SQL file run before the prompt (DDL, SET)")
     sp.add_argument("-f", "--file", metavar="FILE", help="run FILE's statements without a prompt, then exit (non-zero on error)")
     sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", help="a ${NAME} variable")
-    sp.add_argument("--master", help="Spark master (default local[*])")
-    sp.add_argument("--remote", help="Spark Connect URL")
+    spark_options(sp)
+
+
+def spark_options(sp: argparse.ArgumentParser) -> None:
+    """Where Spark runs (docs/deploying.md)."""
+    where = sp.add_mutually_exclusive_group()
+    where.add_argument("--master", help="Spark master: local[N] (default local[*]), spark://host:port, yarn, k8s://...")
+    where.add_argument("--remote", default=os.environ.get("SPARK_REMOTE") or None,
+                       help="a Spark Connect server, sc://host:port (default $SPARK_REMOTE)")
+    sp.add_argument("--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration value")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -270,8 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     def engine_options(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--init", action="append", metavar="FILE", help="SQL file run first (DDL)")
         sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", help="a ${NAME} variable")
-        sp.add_argument("--master", help="Spark master (default local[*])")
-        sp.add_argument("--remote", help="Spark Connect URL")
+        spark_options(sp)
 
     sp = sub.add_parser("shell", help="the interactive shell (the default)")
     shell_options(sp)
@@ -281,11 +293,21 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("files", nargs="+", metavar="FILE")
     engine_options(sp)
     sp.add_argument("--set", action="append", metavar="KEY=VALUE", help="a setting, as SET 'key' = 'value'")
-    sp.add_argument("--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration value")
     sp.add_argument("--format", choices=("tableau", "json", "csv"), default="tableau", help="how SELECT results are printed")
     sp.add_argument("--bounded", action="store_true", help="run in batch mode (execution.runtime-mode = batch)")
     sp.add_argument("--changelog", action="store_true", help="print each SELECT's changelog (+I, -U, +U, -D in an op column), not its final table")
     sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("submit", help="run a .sql file as a Spark application through spark-submit")
+    sp.add_argument("file", metavar="FILE")
+    sp.add_argument("--master", help="Spark master: local[N] (default local[*]), spark://host:port, yarn, k8s://...")
+    sp.add_argument("--deploy-mode", choices=("client", "cluster"), default="client", help="where the driver runs (default client)")
+    sp.add_argument("--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration value")
+    sp.add_argument("--set", action="append", metavar="KEY=VALUE", help="a setting, as SET 'key' = 'value'")
+    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", help="a ${NAME} variable")
+    sp.add_argument("--format", choices=("tableau", "json", "csv"), default="tableau", help="how SELECT results are printed")
+    sp.add_argument("--dry-run", action="store_true", help="print the spark-submit command, run nothing")
+    sp.set_defaults(func=cmd_submit)
 
     sp = sub.add_parser("lint", help="check .sql files for unbounded state, non-determinism and what Spark cannot run")
     sp.add_argument("paths", nargs="+", metavar="PATH", help="files, or directories searched for *.sql")

@@ -107,13 +107,15 @@ class Runner:
         self.failed = False
         self.background: list[Job] = []  # unbounded jobs left running
         self.interrupted: list[Job] = []  # jobs Ctrl-C stopped while we waited on them
+        self._printed: set[tuple[str, str, int, str]] = set()  # progress lines printed: (job, query, batch, time)
 
     def run_script(self, text: str, path: str) -> int:
         script = parse_script(text, path)
         if script.errors:
             for e in script.errors:
                 print(e.render(), file=sys.stderr)
-            error(f"{path}: {len(script.errors)} statement{'s' if len(script.errors) != 1 else ''} do not parse; nothing was run")
+            n = len(script.errors)
+            error(f"{path}: {n} statement{'s do' if n != 1 else ' does'} not parse; nothing was run")
             return EXIT_SQL
         for stmt in script.statements:
             code = self.run_statement(stmt)
@@ -193,8 +195,12 @@ class Runner:
                 self.progress(job)
 
     def progress(self, job: Job) -> None:
+        """The latest batch of each query, unless it was printed already (a long batch)."""
         for snap in job.latest.values():
-            print(f"[{job.id}] {snap.line()}", file=sys.stderr, flush=True)
+            key = (job.id, snap.query, snap.batch_id, snap.timestamp)
+            if key not in self._printed:
+                self._printed.add(key)
+                print(f"[{job.id}] {snap.line()}", file=sys.stderr, flush=True)
 
     def finish(self, job: Job) -> int:
         from sqlengine.errors import describe
@@ -300,7 +306,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         from sqlengine.java import JavaMissing, check_java
 
-        check_java()
+        if not getattr(args, "remote", None):  # over Spark Connect the JVM is the server's
+            check_java()
     except JavaMissing as err:
         error(str(err))
         return EXIT_FAILED

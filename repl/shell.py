@@ -423,12 +423,12 @@ def _isatty(output: Output) -> bool:
 # -- entry -------------------------------------------------------------------------------------
 
 
-def _defines(pairs: list[str] | None) -> dict[str, str]:
+def _defines(pairs: list[str] | None, flag: str = "--define") -> dict[str, str]:
     out = {}
     for pair in pairs or []:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
-            raise ValueError(f"--define takes NAME=value; got '{pair}'")
+            raise ValueError(f"{flag} takes NAME=value; got '{pair}'")
         out[name.strip()] = value
     return out
 
@@ -445,13 +445,15 @@ def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark:
     setup_logging(home)
     try:
         variables = _defines(getattr(args, "define", None))
+        conf = _defines(getattr(args, "conf", None), "--conf")
     except ValueError as err:
         print(f"sqlengine: {err}", file=sys.stderr)
         return EXIT_SQL
     from sqlengine.engine import Engine
 
     try:
-        engine = Engine(home, master=getattr(args, "master", None), remote=getattr(args, "remote", None), variables=variables)
+        engine = Engine(home, master=getattr(args, "master", None), remote=getattr(args, "remote", None),
+                        conf=conf, variables=variables)
     except Exception as err:
         log.exception("engine")
         print(f"sqlengine: cannot open the engine home {home}: {err}", file=sys.stderr)

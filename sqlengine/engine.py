@@ -393,7 +393,10 @@ def _buckets(settings: dict[str, str]) -> int:
 
 
 def _result_pipeline(translated: Translated, result: ResultTable, name: str, streaming: bool, plan: Node) -> Pipeline:
+    from sqlengine.spark_connect import ResultBatches, is_connect
+
     df = _typed_like(translated.df, plan.fields, translated.kind_column)
+    remote = ResultBatches(lambda n, rows: result.apply(n, [tuple(r) for r in rows])) if is_connect(df.sparkSession) else None
 
     def collect(batch_df: DataFrame, batch_id: int) -> None:
         result.apply(batch_id, [tuple(r) for r in batch_df.collect()])
@@ -402,10 +405,14 @@ def _result_pipeline(translated: Translated, result: ResultTable, name: str, str
         if not streaming:
             result.apply(0, [tuple(r) for r in df.collect()])
             return None
+        if remote is not None:  # Spark Connect: the client reads the rows (sqlengine.spark_connect)
+            query = trigger.apply(remote.start(df, translated.output_mode, ck).option("checkpointLocation", str(ck)).queryName(name)).start()
+            remote.query = query
+            return query
         writer = df.writeStream.outputMode(translated.output_mode).foreachBatch(collect)
         return trigger.apply(writer.option("checkpointLocation", str(ck)).queryName(name)).start()
 
-    return Pipeline(name, translated, _once(start) if not streaming else start)
+    return Pipeline(name, translated, _once(start) if not streaming else start, drain=remote.drain if remote else None)
 
 
 def _typed_like(df: DataFrame, fields: tuple[Field, ...], kind: str | None = None) -> DataFrame:

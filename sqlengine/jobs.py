@@ -75,6 +75,8 @@ class Pipeline:
     name: str
     translated: Translated
     start: Start
+    # Spark Connect: reads the result rows the query's sink holds on the server (spark_connect.MemoryRows)
+    drain: Callable[[], None] | None = None
 
 
 @dataclass
@@ -215,8 +217,10 @@ class JobManager:
         while True:
             for q in job._queries:
                 self._record(job, q)
+            self._drain(job)
             active = [q for q in job._queries if q.isActive]
             if not active:
+                self._drain(job)
                 for q in job._queries:
                     self._record(job, q)  # the batches since the last look
                     exc = q.exception()
@@ -231,6 +235,12 @@ class JobManager:
                 active[0].awaitTermination(0.5)  # type: ignore[arg-type]  # typed int; it takes float seconds (x 1000 ms)
             except Exception:  # it failed: q.exception() above reports it
                 pass
+
+    @staticmethod
+    def _drain(job: Job) -> None:
+        for p in job.pipelines:
+            if p.drain is not None:
+                p.drain()
 
     def _record(self, job: Job, q: StreamingQuery) -> None:
         try:

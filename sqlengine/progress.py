@@ -121,7 +121,8 @@ class ChangelogKeys:
 
 def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -> Snapshot:
     """From a pyspark StreamingQueryProgress (or its json dict)."""
-    data: dict[str, Any] = p if isinstance(p, dict) else json.loads(p.json)
+    # its json: over Spark Connect the dict's own values can be None (numInputRows, ...)
+    data: dict[str, Any] = json.loads(p.json) if hasattr(p, "json") else p
     ops = []
     for op in data.get("stateOperators") or []:
         ops.append(
@@ -136,11 +137,17 @@ def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -
     for name, row in (data.get("observedMetrics") or {}).items():
         if hasattr(row, "asDict"):  # a pyspark Row (the progress object is a dict in pyspark 4)
             row = row.asDict()
+        if isinstance(row, dict) and set(row) == {"values", "schema"}:  # a Row as Spark Connect's json has it
+            row = dict(zip([f["name"] for f in row["schema"].get("fields", [])], row["values"], strict=False))
         if isinstance(row, dict):
             metrics.update({f"{name}.{k}" if len(row) > 1 else name: v for k, v in row.items()})
         else:
             metrics[name] = row
     event = data.get("eventTime") or {}
+    sources = data.get("sources") or []
+    if "numInputRows" not in data:  # Spark Connect's json has only the sources' figures
+        data = {**data, **{k: sum(_num(src.get(k)) for src in sources)
+                           for k in ("numInputRows", "inputRowsPerSecond", "processedRowsPerSecond")}}
     return Snapshot(
         query=query_name,
         batch_id=int(data.get("batchId") or 0),

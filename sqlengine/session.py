@@ -44,6 +44,33 @@ def default_log_dir() -> Path:
     return resolve_home() / "logs"
 
 
+# The SQL settings our semantics rest on, for any session: one we start, or one on a Spark Connect
+# server (set there when the client connects)
+SESSION_SQL: dict[str, str] = {
+    "spark.sql.session.timeZone": "UTC",
+    # HotSpot does not JIT-compile methods over 8000 bytes of bytecode; a whole-stage
+    # method above that runs interpreted, 3-5x slower than Spark's split, non-fused code
+    # (measured on the nexmark source). Spark's docs suggest 8000 on HotSpot.
+    "spark.sql.codegen.hugeMethodLimit": "8000",
+    # Flink's TIME maps to Spark's TimeType, which is off by default in Spark 4.x
+    "spark.sql.timeType.enabled": "true",
+    # arrow makes foreachBatch collects of small batches cheap when pyarrow is present
+    "spark.sql.execution.arrow.pyspark.fallback.enabled": "true",
+    # integer columns reach the changelog operators as integers, NULLs included (not floats)
+    "spark.sql.execution.pythonUDF.pandas.preferIntExtensionDtype": "true",
+    # an integer literal in DECIMAL arithmetic is typed as its type's DECIMAL (INT: DECIMAL(10,
+    # 0)), as Flink types it, not with the fewest digits it needs: m / 3 of a DECIMAL(10, 3)
+    # is then Flink's DECIMAL(21, 14), not DECIMAL(15, 6)
+    "spark.sql.legacy.literal.pickMinimumPrecision": "false",
+}
+
+
+def _on_loopback(master: str) -> bool:
+    """A cluster on this machine (spark://127.0.0.1:7077): the driver listens on loopback too,
+    where the workers reach it."""
+    return "://127.0.0.1:" in master or "://localhost:" in master
+
+
 def local_conf(
     master: str, conf: Mapping[str, str], app_name: str, log_config: Path
 ) -> dict[str, str]:
@@ -53,37 +80,19 @@ def local_conf(
         "spark.master": master,
         "spark.app.name": app_name,
         "spark.sql.shuffle.partitions": str(max(2, cores)),
-        "spark.sql.session.timeZone": "UTC",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
-        # HotSpot does not JIT-compile methods over 8000 bytes of bytecode; a whole-stage
-        # method above that runs interpreted, 3-5x slower than Spark's split, non-fused code
-        # (measured on the nexmark source). Spark's docs suggest 8000 on HotSpot.
-        "spark.sql.codegen.hugeMethodLimit": "8000",
-        # Flink's TIME maps to Spark's TimeType, which is off by default in Spark 4.x
-        "spark.sql.timeType.enabled": "true",
-        # arrow makes foreachBatch collects of small batches cheap when pyarrow is present
-        "spark.sql.execution.arrow.pyspark.fallback.enabled": "true",
+        **SESSION_SQL,
         # Python workers import the changelog operators (sqlengine.changelog) by name: they find
         # this copy of sqlengine even when it is not installed where the workers look
         "spark.executorEnv.PYTHONPATH": source_root(),
-        # integer columns reach the changelog operators as integers, NULLs included (not floats)
-        "spark.sql.execution.pythonUDF.pandas.preferIntExtensionDtype": "true",
-        # an integer literal in DECIMAL arithmetic is typed as its type's DECIMAL (INT: DECIMAL(10,
-        # 0)), as Flink types it, not with the fewest digits it needs: m / 3 of a DECIMAL(10, 3)
-        # is then Flink's DECIMAL(21, 14), not DECIMAL(15, 6)
-        "spark.sql.legacy.literal.pickMinimumPrecision": "false",
     }
+    if master.startswith("local") or _on_loopback(master):
+        out.update({"spark.driver.host": LOOPBACK, "spark.driver.bindAddress": LOOPBACK})
     if master.startswith("local"):
-        out.update(
-            {
-                "spark.driver.host": LOOPBACK,
-                "spark.driver.bindAddress": LOOPBACK,
-                # in local mode the driver is the whole cluster: Spark's 1g default runs out with
-                # a few stateful jobs at once (and an OutOfMemoryError ends the JVM)
-                "spark.driver.memory": local_driver_memory(),
-            }
-        )
+        # in local mode the driver is the whole cluster: Spark's 1g default runs out with a few
+        # stateful jobs at once (and an OutOfMemoryError ends the JVM)
+        out["spark.driver.memory"] = local_driver_memory()
     # Spark's Ivy (ADD JAR 'ivy://...', spark.jars.packages) resolves from Maven Central only
     from sqlengine.connectors.kafka_jars import DEFAULT_IVY_HOME, ivy_settings
 
@@ -172,15 +181,35 @@ def create_session(
         check_java()
         log_config = write_log4j_config(log_dir, log_level)
         cores = os.cpu_count() or 2
+        master = master or conf.get("spark.master")  # SET 'spark.master' in an init file
         settings = local_conf(master or f"local[{cores}]", conf, app_name, log_config)
         spark_conf = SparkConf(loadDefaults=False).setAll(list(settings.items()))
         if SparkContext._gateway is None:
             _launch_gateway(spark_conf, log_dir)
+        if SUBMITTED in os.environ and master is None:
+            spark_conf = _submitted_conf(settings)
         try:
             SparkContext(conf=spark_conf)
         except Exception as err:  # a Py4J error carries a Java trace: one line is enough
             raise SessionError(f"Spark did not start: {_first_line(err)}") from None
         return SparkSession.builder.getOrCreate()
+
+
+# set when spark-submit started the driver JVM and runs us in it (`sqlengine submit`)
+SUBMITTED = "PYSPARK_GATEWAY_PORT"
+_SET_AT_LAUNCH = ("spark.master", "spark.app.name", "spark.driver.memory", "spark.driver.extraJavaOptions")
+
+
+def _submitted_conf(settings: Mapping[str, str]) -> SparkConf:
+    """spark-submit's settings (its --master, --conf, spark-defaults.conf) as the JVM it started
+    holds them, ours added where it set nothing; what only a JVM's launch can set is its."""
+    from pyspark import SparkConf
+
+    conf = SparkConf()
+    for key, value in settings.items():
+        if key not in _SET_AT_LAUNCH and not conf.contains(key):
+            conf.set(key, value)
+    return conf
 
 
 def _launch_gateway(spark_conf: SparkConf, log_dir: Path) -> None:
@@ -218,26 +247,24 @@ def _remote_session(remote: str, conf: Mapping[str, str], app_name: str) -> Spar
             f"Spark Connect needs pyspark's connect extras ({_first_line(err)}); "
             "install them with: pip install 'pyspark[connect]==4.3.*'"
         ) from None
-    from pyspark.sql import SparkSession
+    from sqlengine.spark_connect import ConnectError, connect
 
-    builder = SparkSession.builder.remote(remote).appName(app_name)
-    for key, value in session_overrides(conf).items():
-        builder = builder.config(key, value)
+    # the server's Spark is already running: only SQL settings reach it, set on our session
+    settings = {**SESSION_SQL, **{k: v for k, v in session_overrides(conf).items() if k.startswith("spark.sql.")}}
     try:
-        return builder.getOrCreate()
-    except Exception as err:
-        raise SessionError(f"Could not connect to Spark at {remote}: {_first_line(err)}") from None
+        return connect(remote, app_name, settings)
+    except ConnectError as err:
+        raise SessionError(str(err)) from None
 
 
 def job_session(base: SparkSession, sql_conf: Mapping[str, str]) -> SparkSession:
     """A Spark session of one job's own: the same SparkContext (and JVM) as ``base``, its own SQL
     settings, ``sql_conf`` applied. What a job sets for its runs (the end-of-input run's optimizer
-    rules) then reaches no other query. Spark Connect has no new sessions on one connection: there
-    a job shares the session."""
-    try:
-        session = base.newSession()
-    except Exception:  # Spark Connect: one session per client
-        return base
+    rules) then reaches no other query. Over Spark Connect: a new session on the same server,
+    with the settings ``base`` was given."""
+    from sqlengine.spark_connect import is_connect, new_session
+
+    session = new_session(base) if is_connect(base) else base.newSession()
     for key, value in sql_conf.items():
         session.conf.set(key, value)
     return session

@@ -27,6 +27,7 @@ from sqlengine.connectors.generated import (
     row_numbers,
 )
 from sqlengine.connectors.options import TableOptions
+from sqlengine.spark_connect import default_parallelism
 from sqlengine.types import UnsupportedType, spark_type
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class Datagen(Connector):
                 "the source is unbounded; batch mode needs 'number-of-rows' (or a sequence).",
                 "number-of-rows",
             )
-        partitions = opts.int("scan.parallelism") or spark.sparkContext.defaultParallelism
+        partitions = opts.int("scan.parallelism") or default_parallelism(spark)
         rows = row_numbers(
             spark,
             streaming=request.streaming,

@@ -62,9 +62,12 @@ def ivy_settings(home: Path) -> Path:
 
 def jvm_of(spark: SparkSession) -> Any:
     """The driver's JVM view (Py4J); classic Spark only."""
-    jvm = spark._jvm
+    jvm = getattr(spark, "_jvm", None)  # a Spark Connect session has none
     if jvm is None:
-        raise ConnectorError("the Kafka connector needs a classic Spark session (a JVM in the driver).")
+        raise ConnectorError(
+            "this needs a classic Spark session (a JVM in the driver), not Spark Connect: Kafka offsets by "
+            "timestamp or committed group offsets are looked up there."
+        )
     return jvm
 
 
@@ -105,6 +108,10 @@ def ensure_avro(spark: SparkSession) -> None:
 
 
 def _ensure(spark: SparkSession, what: str, artifacts: tuple[str, ...], present: Callable[[SparkSession], bool], option: str) -> None:
+    from sqlengine.spark_connect import is_connect
+
+    if is_connect(spark):  # the server has the jars it was started with (docs/deploying.md)
+        return
     key = (id(spark.sparkContext._gateway), what)
     with _lock:
         _use_jar_loader(spark)

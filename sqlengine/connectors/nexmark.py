@@ -17,6 +17,7 @@ from sqlengine.connectors.base import Connector, SourceRequest, SourceResult
 from sqlengine.connectors.generated import ROW, row_numbers
 from sqlengine.connectors.nexmark_events import NexmarkConfig, NexmarkEvents
 from sqlengine.connectors.options import TableOptions
+from sqlengine.spark_connect import default_parallelism
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -143,7 +144,7 @@ class Nexmark(Connector):
                 spark,
                 streaming=request.streaming,
                 total=count,
-                partitions=spark.sparkContext.defaultParallelism,
+                partitions=default_parallelism(spark),
                 # each kind at its share of the rate, so that all three cover the same events
                 rows_per_second=None if max_speed else max(1, round(cfg.rate * share)),
                 rows_per_batch=-(-rows_per_batch // cfg.total) * proportion,

@@ -39,6 +39,15 @@ class RowPrinter:
         self.seen: dict[tuple[Any, ...], Any] = {}  # upsert key -> the row printed last
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # over Spark Connect the function is pickled to the server, where it prints (as Flink's
+        # print sink prints on its task managers): a lock does not pickle
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def lines(self, rows: Iterable[Row], schema: StructType) -> list[str]:
         out: list[str] = []
         if self.changelog:

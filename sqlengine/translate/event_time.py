@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from sqlengine.translate.expressions import quote
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
 WATERMARK_KEY = "spark.watermarkDelayMs"  # the column metadata withWatermark() sets
 
@@ -34,3 +34,14 @@ def without_event_time(df: DataFrame, names: Iterable[str] | None = None) -> Dat
         else:
             cols.append(F.col(quote(f.name)))
     return df.select(*cols) if changed else df
+
+
+def with_column(df: DataFrame, name: str, col: Column) -> DataFrame:
+    """``df.withColumn(name, col)`` that keeps the new column's metadata (the event-time and
+    time-window marks): Spark Connect's withColumn gives it none, an alias in a select keeps it
+    there as in classic Spark."""
+    from pyspark.sql import functions as F
+
+    if name in df.columns:
+        return df.select(*[col.alias(name) if c == name else F.col(quote(c)) for c in df.columns])
+    return df.select(*[F.col(quote(c)) for c in df.columns], col.alias(name))

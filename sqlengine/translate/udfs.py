@@ -34,6 +34,7 @@ from planner.problems import node_span
 from planner.source import SourceText, Span
 from planner.udf import UserFunction, load
 from sqlengine.errors import USER_FUNCTIONS
+from sqlengine.spark_connect import add_py_file
 from sqlengine.types import spark_type
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ def _ship(spark: SparkSession, module_file: str | None, target: str, job_dir: Pa
 
 def _add(spark: SparkSession, path: Path) -> None:
     try:
-        spark.sparkContext.addPyFile(str(path))
+        add_py_file(spark, path)
     except Exception as err:  # a file of that name with other contents was shipped before
         log.info("not shipping %s again: %s", path, str(err).splitlines()[0] if str(err) else err)
 

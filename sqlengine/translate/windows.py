@@ -13,7 +13,7 @@ from planner.logical.fields import WindowRole
 from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowTVF
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 from sqlengine.translate.core import Rel, Translator, unreachable
-from sqlengine.translate.event_time import without_event_time
+from sqlengine.translate.event_time import with_column, without_event_time
 from sqlengine.translate.expressions import agg_sql, quote
 
 if TYPE_CHECKING:
@@ -86,14 +86,14 @@ def _cumulate(t: Translator, df: DataFrame, spec: WindowSpec, time: Column, w: s
 
     step, size = spec.step_ms or 1, spec.size_ms or 1
     t0, k, c = t.fresh("t"), t.fresh("k"), t.fresh("c")
-    meta = df.withColumn(t0, time).schema[t0].metadata  # the watermark mark of the time column
+    meta = df.select(time.alias(t0)).schema[t0].metadata  # the watermark mark of the time column
     df = without_event_time(df)
     start = _cumulate_start(time, spec)
     first = F.floor((F.unix_millis(time) - F.unix_millis(start)) / step) + 1  # the first window [S, S + k*step) holding ts
     df = df.withColumn(k, F.explode(F.sequence(first.cast("int"), F.lit(size // step))))
     last = F.timestamp_millis(F.unix_millis(start) + F.col(k) * step - 1)
-    df = df.withColumn(c, last.alias(c, metadata=meta)).drop(k)
-    return df.withColumn(w, F.window(F.col(c), _ms(step))).drop(c)
+    df = with_column(df, c, last.alias(c, metadata=meta)).drop(k)
+    return with_column(df, w, F.window(F.col(c), _ms(step))).drop(c)
 
 
 def translate_tvf(t: Translator, node: WindowTVF) -> Rel:
@@ -108,7 +108,7 @@ def translate_tvf(t: Translator, node: WindowTVF) -> Rel:
     if spec.kind == WindowKind.SESSION:
         # Spark assigns session windows only while aggregating; the aggregation does it
         session_time = t.fresh("t")
-        df = without_event_time(rel.df.withColumn(session_time, time), [spec.time_field])
+        df = without_event_time(with_column(rel.df, session_time, time), [spec.time_field])
         names = rel.columns + tuple(f.name for f in node.fields[-3:])
         start, end, wtime = names[-3:]
         # the window columns of a SESSION TVF exist only after its aggregation: placeholders here
@@ -120,7 +120,7 @@ def translate_tvf(t: Translator, node: WindowTVF) -> Rel:
     if spec.kind == WindowKind.CUMULATE:
         df = _cumulate(t, rel.df, spec, time, w)
     else:
-        df = without_event_time(rel.df.withColumn(w, window_struct(node, spec, time)), [spec.time_field])
+        df = without_event_time(with_column(rel.df, w, window_struct(node, spec, time)), [spec.time_field])
     window_names = [f.name for f in node.fields[-3:]]
     df = df.select(*[F.col(quote(c)) for c in df.columns], *_window_columns(w, window_names, spec))
     return replace(rel.but(df, rel.columns + tuple(window_names)), windows={**rel.windows, spec.id: w})

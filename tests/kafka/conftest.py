@@ -3,22 +3,15 @@ started on first use and stopped at the end; its jars come from Maven Central on
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "kafka_broker.py"
+from tests.scripts import SCRIPTS, load_script
+
+SCRIPT = SCRIPTS / "kafka_broker.py"
 
 
 def broker_module():
-    spec = importlib.util.spec_from_file_location("kafka_broker", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["kafka_broker"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("kafka_broker")
 
 
 @pytest.fixture(scope="session")
