@@ -75,7 +75,7 @@ class Pipeline:
     name: str
     translated: Translated
     start: Start
-    # Spark Connect: reads the result rows the query's sink holds on the server (spark_connect.MemoryRows)
+    # Spark Connect: reads the result rows the server wrote for the finished batches (spark_connect.ResultBatches)
     drain: Callable[[], None] | None = None
 
 
