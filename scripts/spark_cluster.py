@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +69,9 @@ def _die_with_parent() -> None:
 class _Daemon:
     """One JVM of the cluster, its output on a file."""
 
-    def __init__(self, name: str, workdir: Path, argv: list[str], env: dict[str, str]):
+    def __init__(self, name: str, workdir: Path, argv: list[str], env: dict[str, str], label: str | None = None):
         self.name, self.log = name, workdir / f"{name}.out"
+        self.label = label or f"Spark {name}"  # in messages
         with open(self.log, "wb") as out:
             self.process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env,
                                             preexec_fn=_die_with_parent)
@@ -94,6 +96,20 @@ class _Daemon:
             except subprocess.TimeoutExpired:
                 pass
         self.kill()
+
+
+def _wait(ready: Callable[[], bool], daemons: list[_Daemon], timeout: float, too_long: str) -> None:
+    """Until ``ready()``; a ClusterError if one of ``daemons`` exits first, or ``too_long`` once
+    ``timeout`` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for daemon in daemons:
+            if not daemon.alive():
+                raise ClusterError(f"the {daemon.label} exited; see {daemon.log}")
+        if ready():
+            return
+        time.sleep(0.3)
+    raise ClusterError(too_long)
 
 
 def _env(workdir: Path, **extra: str) -> dict[str, str]:
@@ -153,17 +169,13 @@ class Cluster:
                 cls, "org.apache.spark.deploy.worker.Worker", "--host", LOOPBACK, "--cores", str(self.cores),
                 "--memory", self.memory, "--work-dir", str(d), "--webui-port", str(free_port()), self.master_url,
             ], _env(self.workdir, SPARK_WORKER_DIR=str(d))))
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for daemon in [self.master, *self.worker_daemons]:
-                if not daemon.alive():
-                    self.stop()
-                    raise ClusterError(f"the Spark {daemon.name} exited; see {daemon.log}")
-            if self.alive_workers() == self.workers:
-                return self
-            time.sleep(0.3)
-        self.stop()
-        raise ClusterError(f"the cluster did not have {self.workers} workers within {timeout:.0f} s; see {self.workdir}")
+        try:
+            _wait(lambda: self.alive_workers() == self.workers, [self.master, *self.worker_daemons], timeout,
+                  f"the cluster did not have {self.workers} workers within {timeout:.0f} s; see {self.workdir}")
+        except ClusterError:
+            self.stop()
+            raise
+        return self
 
     def kill_worker(self, i: int) -> None:
         """Kill worker i and its executors at once (SIGKILL), as a lost machine."""
@@ -211,18 +223,21 @@ class ConnectServer:
                 "--name", "sqlengine Spark Connect server"]
         for k, v in conf.items():
             argv += ["--conf", f"{k}={v}"]
-        self.daemon = _Daemon("connect-server", self.workdir, argv, _env(self.workdir))
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not self.daemon.alive():
-                raise ClusterError(f"the Spark Connect server exited; see {self.daemon.log}")
-            try:
-                with socket.create_connection((LOOPBACK, self.port), timeout=1):
-                    return self
-            except OSError:
-                time.sleep(0.3)
-        self.stop()
-        raise ClusterError(f"the Spark Connect server did not open port {self.port} within {timeout:.0f} s; see {self.daemon.log}")
+        self.daemon = _Daemon("connect-server", self.workdir, argv, _env(self.workdir), "Spark Connect server")
+        try:
+            _wait(self._listening, [self.daemon], timeout,
+                  f"the Spark Connect server did not open port {self.port} within {timeout:.0f} s; see {self.daemon.log}")
+        except ClusterError:
+            self.stop()
+            raise
+        return self
+
+    def _listening(self) -> bool:
+        try:
+            with socket.create_connection((LOOPBACK, self.port), timeout=1):
+                return True
+        except OSError:
+            return False
 
     def stop(self) -> None:
         if self.daemon is not None:

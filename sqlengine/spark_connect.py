@@ -161,15 +161,18 @@ class ResultBatches:
     def start(self, df: DataFrame, mode: str, checkpoint: Path) -> DataStreamWriter:
         """The query's writer, its rows to ``checkpoint``/results on the server."""
         self.directory = str(checkpoint / "results")
+        from pyspark.sql.types import LongType, StructField, StructType
+
         self.spark = df.sparkSession
-        self.schema = df.select("*", _ordinal()).schema
+        self.schema = StructType([*df.schema.fields, StructField(ORDINAL, LongType(), nullable=False)])
         return df.writeStream.outputMode(mode).foreachBatch(BatchWriter(self.directory))
 
     def drain(self) -> None:
         if self.query is None:
             return
         with self._lock:
-            done = max((p.batchId for p in self.query.recentProgress), default=-1)
+            last = self.query.lastProgress  # the latest batch: every batch before it is done too
+            done = last.batchId if last is not None else -1
             while self._next <= done:
                 batch_id = self._next
                 rows = self._read(batch_id)
@@ -188,8 +191,3 @@ class ResultBatches:
                 return []
             raise
 
-
-def _ordinal() -> Any:
-    from pyspark.sql import functions as F
-
-    return F.lit(0).cast("bigint").alias(ORDINAL)
