@@ -38,6 +38,8 @@ PROVIDERS = tuple(STORE_OVERHEAD)
 WINDOW_BOUNDS = ("window_start", "window_end", "window_time")
 ROW_KINDS = frozenset({StoredKind.ROWS, StoredKind.WAITING_ROWS, StoredKind.OVER_ROWS, StoredKind.OVER_RANGE,
                        StoredKind.WINDOW_RANKED, StoredKind.PARTITION_ROWS, StoredKind.PARTIAL_MATCHES})
+# a changelog operator keeping these counts partitions, not rows (sqlengine.changelog.over.entries)
+PARTITIONED_ROWS = frozenset({StoredKind.OVER_ROWS, StoredKind.OVER_RANGE})
 # the event time a micro-batch of a live stream covers: batches run back to back, about a second each
 LIVE_BATCH_MS = 1000
 
@@ -353,6 +355,8 @@ class Estimator:
             # one entry per key (a TTL'd group, a session, a window's kept row) is capped by the key
             # domain; a part keeping rows (a join side, rows waiting) keeps as many as arrive
             kept = rate * seconds if domain is None or part.stored.kind in ROW_KINDS else expected_distinct(domain, rate * seconds)
+            if node.node_id in self.changelog and part.stored.kind in PARTITIONED_ROWS and part.keys:
+                return self._partitions(formula, rate, row, kept * per_key, domain, keys, assumptions)
             upper = domain is None and bool(part.keys) and part.stored.kind not in ROW_KINDS  # every row a new key
             return self._plateau(formula, rate, row, kept * per_key, assumptions, upper)
         # unbounded: entries accumulate with time
@@ -446,6 +450,19 @@ class Estimator:
         total = entries * entry + rate * span_ms / 1000 * element
         return Estimate(formula, rate, entry, plateau_entries=entries, plateau_bytes=total, upper_bound=bool(key_names) and domain is None,
                         assumptions=notes)
+
+    @staticmethod
+    def _partitions(formula: str, rate: float | None, row: int, rows: float, domain: int | None, keys: str,
+                    assumptions: list[str]) -> Estimate:
+        """A changelog OVER operator counts its state in partitions (its entries, as the job's
+        progress reports them), and holds the rows of each: entries are the partitions among the
+        rows held, bytes those rows."""
+        partitions = expected_distinct(domain, rows) if domain is not None else rows
+        notes = [*assumptions, f"entries are the partitions ({keys}) among the rows held"]
+        if domain is None:
+            notes.append("each row may bring a new partition (an upper bound; declare 'stats.distinct.<column>')")
+        return Estimate(f"{formula}; entries: distinct({keys}) among them", rate, row, plateau_entries=partitions,
+                        plateau_bytes=rows * row, upper_bound=domain is None, assumptions=tuple(notes))
 
     @staticmethod
     def _plateau(formula: str, rate: float | None, row: int, entries: float, assumptions: list[str] | tuple[str, ...],

@@ -17,6 +17,7 @@ SIZES = (4000, 16000)  # N and 4N: harness.judge compares the first and the last
 PER_FILE = 2000
 RATE = 100  # events per second of event time: 40 s, 80 s, 160 s of events
 PARALLEL = 3  # cases in flight at once
+ENTRIES_WITHIN = 1.5  # an estimate from statistics: within 1.5x of the entries Spark kept (issue 16)
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -59,3 +60,13 @@ def test_planned_verdict_matches_spark_state(measured, case):
     assert result.agree, f"{case.name}: {result.detail}; peaks {result.peaks}"
     # an operator without evidence is declared, so that one that stops keeping state is noticed
     assert sorted(result.no_evidence) == sorted(NO_EVIDENCE.get(case.name, [])), result.detail
+    # a bounded operator's estimate against the entries Spark kept at the largest size: within
+    # 1.5x when it comes from statistics, never under what Spark kept when it is an upper bound
+    for (entries, _, upper), j in zip(result.estimates, result.matched, strict=False):
+        kept = result.peaks[SIZES[-1]][j] if j is not None and entries is not None else 0
+        if not kept:
+            continue  # unbounded, no statistics, or no evidence (the operator kept nothing)
+        ratio = entries / kept
+        assert ratio >= 1 / ENTRIES_WITHIN, f"{case.name}: estimated {entries:,.0f} entries, Spark kept {kept:,} ({ratio:.2f}x)"
+        if not upper:
+            assert ratio <= ENTRIES_WITHIN, f"{case.name}: estimated {entries:,.0f} entries, Spark kept {kept:,} ({ratio:.2f}x)"

@@ -145,3 +145,21 @@ def test_a_declared_share_of_values_sets_what_a_filter_keeps() -> None:
     assert "`k = a` keeps 10% of `f`" in e.assumptions
     (unlisted,) = estimates(sql.replace("k = 'a'", "k = 'c'"), shares)  # a value the statistic does not give
     assert unlisted.rows_per_second == pytest.approx(50) and unlisted.upper_bound
+
+
+OVER_RANGE = "SELECT k, v, MAX(v) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW) FROM {t};"
+
+
+def test_an_over_range_operator_counts_the_partitions_among_the_rows_it_holds() -> None:
+    # OVER runs as a changelog operator, whose entries are its partitions (the job's progress
+    # counts them so); the rows of (range + delay + batch) are its bytes. The harness's over-range
+    # case kept 470 partitions while 2,392 rows were estimated as its entries (5.1x).
+    (e,) = estimates(OVER_RANGE.format(t="g"))
+    rows = 2000 * (2 + 1 + 1)  # 2 s range + 1 s delay + 1 s batch
+    assert e.plateau_entries == pytest.approx(expected_distinct(100, rows))  # every one of the 100 keys
+    assert e.plateau_bytes == pytest.approx(rows * e.row_bytes)
+    assert not e.upper_bound and "entries: distinct(k) among them" in e.formula
+    # keys without a domain: every row held may be a partition of its own
+    (f,) = estimates(OVER_RANGE.format(t="f"))
+    assert f.upper_bound and f.plateau_entries == pytest.approx(50 * 4)
+    assert "each row may bring a new partition (an upper bound; declare 'stats.distinct.<column>')" in f.assumptions
