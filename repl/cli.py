@@ -272,6 +272,13 @@ def spark_options(sp: argparse.ArgumentParser) -> None:
     where.add_argument("--remote", default=os.environ.get("SPARK_REMOTE") or None,
                        help="a Spark Connect server, sc://host:port (default $SPARK_REMOTE)")
     sp.add_argument("--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration value")
+    checkpoint_option(sp)
+
+
+def checkpoint_option(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--checkpoint-root", metavar="DIR",
+                    help="where jobs keep their checkpoints (default <home>/checkpoints; on a cluster, a directory every machine mounts); "
+                         "as SET 'execution.checkpointing.dir'")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -306,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--set", action="append", metavar="KEY=VALUE", help="a setting, as SET 'key' = 'value'")
     sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", help="a ${NAME} variable")
     sp.add_argument("--format", choices=("tableau", "json", "csv"), default="tableau", help="how SELECT results are printed")
+    checkpoint_option(sp)
     sp.add_argument("--dry-run", action="store_true", help="print the spark-submit command, run nothing")
     sp.set_defaults(func=cmd_submit)
 

@@ -168,7 +168,9 @@ def show_state(engine: Engine, ref: str) -> str:
         job = find_job(engine.job_list(), ref)
         checkpoint, what = job.checkpoint, f"Job {job.id} ({job.name})"
     except ClientError as err:
-        root = engine.home / "checkpoints"
+        from sqlengine import checkpoint_root
+
+        root = checkpoint_root.root(engine.planner.settings, engine.home)
         checkpoint, what = root / ref.strip(), f"Checkpoint '{ref.strip()}'"
         if not ref.strip() or not checkpoint.is_dir():
             kept = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []

@@ -294,6 +294,13 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_SQL
     if getattr(args, "bounded", False):
         settings["execution.runtime-mode"] = "batch"
+    try:
+        from sqlengine import checkpoint_root
+
+        settings.update(checkpoint_root.setting(getattr(args, "checkpoint_root", None)))
+    except ValueError as err:
+        error(str(err))
+        return EXIT_SQL
     fmt = getattr(args, "format", None) or "tableau"
     files = list(getattr(args, "init", None) or []) + list(args.files)
     texts = []

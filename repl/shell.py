@@ -443,9 +443,12 @@ def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark:
     from repl.logs import setup_logging
 
     setup_logging(home)
+    from sqlengine import checkpoint_root
+
     try:
         variables = _defines(getattr(args, "define", None))
         conf = _defines(getattr(args, "conf", None), "--conf")
+        settings = checkpoint_root.setting(getattr(args, "checkpoint_root", None))
     except ValueError as err:
         print(f"sqlengine: {err}", file=sys.stderr)
         return EXIT_SQL
@@ -453,7 +456,7 @@ def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark:
 
     try:
         engine = Engine(home, master=getattr(args, "master", None), remote=getattr(args, "remote", None),
-                        conf=conf, variables=variables)
+                        conf=conf, variables=variables, settings=settings)
     except Exception as err:
         log.exception("engine")
         print(f"sqlengine: cannot open the engine home {home}: {err}", file=sys.stderr)

@@ -47,6 +47,8 @@ def command(args: argparse.Namespace, home: Path, log4j: Path | None) -> list[st
     if cluster:
         argv += ["--files", str(sql)]
     argv += [spark_main.__file__, "--home", str(home), "run", sql.name if cluster else str(sql), "--format", args.format]
+    if getattr(args, "checkpoint_root", None):
+        argv += ["--checkpoint-root", args.checkpoint_root]
     for flag, values in (("--set", args.set), ("--define", args.define)):
         for v in values or []:
             argv += [flag, v]

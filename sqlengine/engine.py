@@ -26,7 +26,7 @@ from planner.problems import PlanningError, located
 from planner.source import Span
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome, PlannerSession
-from sqlengine import errors, savepoints, state_backend
+from sqlengine import checkpoint_root, errors, savepoints, state_backend
 from sqlengine.connectors import file_sink_owner as owner
 from sqlengine.connectors.errors import ConnectorError
 from sqlengine.connectors.file_sink_owner import local_path
@@ -86,6 +86,7 @@ class Engine:
         self._spark_error: BaseException | None = None
         self._spark_thread: threading.Thread | None = None
         self._jobs: JobManager | None = None
+        self._transient: list[Path] = []  # the SELECTs' checkpoints, removed by cleanup_tmp
 
     # -- Spark ---------------------------------------------------------------------------------
 
@@ -158,12 +159,19 @@ class Engine:
             raise located(TranslationError.of(analysis.problems[0]), stmt.source, stmt.span)
         streaming = analysis.streaming
         job_id = JobManager.new_id()
+        try:
+            root = checkpoint_root.root(outcome.settings, self.home)
+        except checkpoint_root.NotLocal as err:
+            raise located(PlanningError(str(err)), stmt.source, stmt.span) from None
         if outcome.kind == Kind.QUERY:
             key = f"select-{job_id}"
-            checkpoint = self.home / "tmp" / key
+            # a SELECT's checkpoint lives as long as the session: beside the others when they
+            # are on a shared directory (a cluster's executors write there), else in the home
+            checkpoint = root / "tmp" / key if checkpoint_root.is_set(outcome.settings) else self.home / "tmp" / key
+            self._transient.append(checkpoint)
         else:
             key = settings_name(outcome.settings) or self._job_key(outcome, streaming)
-            checkpoint = self.jobs.checkpoint_dir(key)
+            checkpoint = root / key
         spark = job_session(self.spark, self.sql_conf(outcome.settings))
         pipelines = []
         result = None
@@ -194,14 +202,16 @@ class Engine:
             for key, value in state_backend.provider_conf("rocksdb").items():
                 spark.conf.set(key, value)
         notes: list[str] = []
+        if streaming and (local := checkpoint_root.local_only_note(self.master, outcome.settings, self.home)):
+            notes.append(local)
         if outcome.kind != Kind.QUERY and streaming:
             # Spark keeps the state store a checkpoint (or the savepoint copied in) was written with
             recorded = _recorded_backend(outcome.settings, checkpoint, len(pipelines))
             wanted = state_backend.in_force(spark)
-            notes = self._resume(outcome, pipelines, checkpoint, spark, buckets, recorded or wanted)
+            notes += self._resume(outcome, pipelines, checkpoint, spark, buckets, recorded or wanted)
             notes += _backend_notes(recorded, wanted, outcome.settings)
         elif outcome.kind != Kind.QUERY and outcome.settings.get(savepoints.SAVEPOINT_PATH):
-            notes = [f"'{savepoints.SAVEPOINT_PATH}' is not used in batch mode (a batch job keeps no state)"]
+            notes.append(f"'{savepoints.SAVEPOINT_PATH}' is not used in batch mode (a batch job keeps no state)")
         if outcome.kind != Kind.QUERY:
             from_savepoint = streaming and bool(outcome.settings.get(savepoints.SAVEPOINT_PATH))
             try:
@@ -313,7 +323,12 @@ class Engine:
             job.wait(30)
 
     def cleanup_tmp(self) -> None:
+        """The SELECTs' checkpoints: the home's, and this session's on a shared checkpoint
+        directory (other sessions' are theirs to remove)."""
         shutil.rmtree(self.home / "tmp", ignore_errors=True)
+        for path in self._transient:
+            shutil.rmtree(path, ignore_errors=True)
+        self._transient.clear()
 
 
 def _recorded_backend(settings: dict[str, str], checkpoint: Path, queries: int) -> str | None:

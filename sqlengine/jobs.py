@@ -158,9 +158,6 @@ class JobManager:
         self.home = Path(home)
         self.jobs: dict[str, Job] = {}
 
-    def checkpoint_dir(self, key: str) -> Path:
-        return self.home / "checkpoints" / key
-
     def submit(self, job: Job) -> Job:
         self.jobs[job.id] = job
         jobs_dir = self.home / "jobs" / job.id

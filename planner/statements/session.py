@@ -77,6 +77,8 @@ KNOWN_SETTINGS: dict[str, tuple[str, ...] | None] = {
     # of operators they no longer have behind
     "execution.savepoint.path": None,
     "execution.savepoint.ignore-unclaimed-state": ("true", "false"),
+    # Flink's: the directory jobs keep their checkpoints under (on a cluster, one every machine mounts)
+    "execution.checkpointing.dir": None,
     "table.local-time-zone": None,
     "sql-client.display.max-column-width": None,
     # Flink's: the Python files (or directories, zips) the modules of Python functions are imported from

@@ -376,6 +376,16 @@ def test_an_unknown_table_says_did_you_mean(tmp_path) -> None:
     assert not (home / "jobs").exists()
 
 
+def test_a_checkpoint_root_on_another_file_system_is_one_line_and_runs_nothing(tmp_path) -> None:
+    home = tmp_path / "home"
+    sql = _write(tmp_path / "q.sql", "SELECT 1;\n")
+    proc = run(home, "run", "--checkpoint-root", "hdfs://namenode:8020/ck", str(sql))
+    assert proc.returncode == 2, describe(proc)
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("[ERROR] 'execution.checkpointing.dir' = 'hdfs://namenode:8020/ck': checkpoints must be on a file system")
+    assert proc.stdout == "" and not (home / "jobs").exists()
+
+
 @pytest.mark.parametrize("java_home", [None, "/nonexistent/jdk"], ids=["no-java-on-path", "java-home-without-java"])
 def test_missing_java_is_one_line_naming_what_to_install(tmp_path, java_home: str | None) -> None:
     sql = _write(tmp_path / "q.sql", "SELECT 1;\n")

@@ -1,0 +1,67 @@
+"""Where jobs keep their checkpoints: ``<home>/checkpoints`` by default, or the directory of
+Flink's ``'execution.checkpointing.dir'`` (``state.checkpoints.dir`` before Flink 2; the command
+line's ``--checkpoint-root``). On a cluster the executors write the state there, so it must be a
+directory every machine mounts (NFS, a shared disk). sqlengine itself reads the checkpoints too
+(savepoints, SHOW STATE, the state backend a checkpoint was written with, the end of a bounded
+input), through the local file system: a Hadoop URI other than ``file:`` is refused before a job
+starts, never half-used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+KEY = "execution.checkpointing.dir"
+KEYS = (KEY, "state.checkpoints.dir")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+class NotLocal(ValueError):
+    pass
+
+
+def directory(text: str) -> Path:
+    """The directory a setting names: a path, or a ``file:`` URI (as Flink writes them)."""
+    if "://" in text and not text.startswith("file:"):
+        scheme = text.split("://", 1)[0]
+        raise NotLocal(
+            f"'{KEY}' = '{text}': checkpoints must be on a file system mounted here and on every machine of the "
+            f"cluster (a path or a file: URI, e.g. an NFS mount); sqlengine reads them itself (savepoints, SHOW STATE), "
+            f"which it cannot do on {scheme}://"
+        )
+    for prefix in ("file://", "file:"):
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+            break
+    return Path(text).expanduser().resolve()
+
+
+def setting(text: str | None) -> dict[str, str]:
+    """``--checkpoint-root DIR`` as the setting it stands for, checked before anything starts
+    (raises NotLocal, a ValueError, for another file system)."""
+    if not text:
+        return {}
+    directory(text)
+    return {KEY: text}
+
+
+def root(settings: dict[str, str], home: Path) -> Path:
+    """The directory the checkpoints of jobs planned with ``settings`` go under."""
+    text = next((settings[k] for k in KEYS if settings.get(k)), None)
+    return directory(text) if text else Path(home) / "checkpoints"
+
+
+def is_set(settings: dict[str, str]) -> bool:
+    return any(settings.get(k) for k in KEYS)
+
+
+def local_only_note(master: str | None, settings: dict[str, str], home: Path) -> str | None:
+    """Told when a job starts on a cluster with its checkpoint on this machine only: executors
+    elsewhere would write their state to their own disks, and a restart would not find it."""
+    if not master or master.startswith("local") or is_set(settings):
+        return None
+    host = master.split("://", 1)[-1].split(":", 1)[0] if "://" in master else ""
+    if host in LOOPBACK_HOSTS:
+        return None  # a cluster on this machine: its workers share this disk
+    return (f"the checkpoint is under {Path(home) / 'checkpoints'}, on this machine only: executors on other machines "
+            f"cannot reach it; SET '{KEY}' (or --checkpoint-root) to a directory every machine mounts")
