@@ -26,7 +26,6 @@ import pytest
 
 from sqlengine.engine import Engine
 from tests.conformance.values import plain
-from tests.parallel import at_once
 from tests.sqlengine.corpus import fork
 from tests.sqlengine.helpers import Sql, in_read_order
 
@@ -34,7 +33,7 @@ pytestmark = pytest.mark.spark
 
 HERE = Path(__file__).resolve().parent
 QUERIES = sorted((HERE / "queries").glob("*.sql"))
-PARALLEL = at_once(4)  # jobs in flight at once (they mostly wait on micro-batch latency)
+PARALLEL = 4  # jobs in flight at once (they mostly wait on micro-batch latency)
 
 
 def _expected(name: str) -> dict:

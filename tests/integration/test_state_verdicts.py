@@ -12,12 +12,11 @@ import pytest
 from sqlengine.engine import Engine
 from tests.integration import harness
 from tests.integration.cases import KNOWN_DISAGREEMENTS, NO_EVIDENCE, all_cases
-from tests.parallel import at_once
 
 SIZES = (4000, 16000)  # N and 4N: harness.judge compares the first and the last
 PER_FILE = 2000
 RATE = 100  # events per second of event time: 40 s, 80 s, 160 s of events
-PARALLEL = at_once(3)  # cases in flight at once
+PARALLEL = 3  # cases in flight at once
 ENTRIES_WITHIN = 1.5  # an estimate from statistics: within 1.5x of the entries Spark kept (issue 16)
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]

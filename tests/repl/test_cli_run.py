@@ -27,7 +27,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.parallel import at_once
 from tests.sink_log import committed_lines
 from tests.sqlengine.helpers import in_read_order
 
@@ -245,7 +244,7 @@ def scenarios(tmp_path_factory) -> Scenarios:
     except JavaMissing as err:  # fail, never skip: a skipped suite would pass CI unseen
         pytest.fail(f"{err} (or deselect the Spark tests: -m 'not spark')", pytrace=False)
     root = tmp_path_factory.mktemp("cli-run")
-    with cf.ThreadPoolExecutor(at_once(3)) as pool:
+    with cf.ThreadPoolExecutor(3) as pool:
         a = pool.submit(_json_then_csv, root)
         b = pool.submit(lambda: (_bounded(root), _changelog(root)))
         c = pool.submit(_interrupt_and_resume, root)

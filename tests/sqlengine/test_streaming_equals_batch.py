@@ -27,7 +27,6 @@ import pytest
 from planner.errors import SqlError
 from planner.statements.script import parse_script
 from sqlengine.engine import Engine
-from tests.parallel import at_once
 from tests.sqlengine.corpus import CORPUS, ITEMS, TUMBLE10, World, chunks, fork, make_bids, make_items
 from tests.sqlengine.expectations import expect_tumble
 from tests.sqlengine.helpers import (
@@ -43,7 +42,7 @@ from tests.sqlengine.helpers import (
 pytestmark = pytest.mark.spark
 
 NEXMARK = Path(__file__).resolve().parents[1] / "fixtures" / "nexmark"
-PARALLEL = at_once(4)  # jobs in flight at once (they mostly wait on micro-batch latency)
+PARALLEL = 4  # jobs in flight at once (they mostly wait on micro-batch latency)
 
 
 @pytest.fixture(scope="module")

@@ -37,7 +37,6 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sqlengine.engine import Engine
-from tests.parallel import at_once
 from tests.sqlengine.corpus import fork
 from tests.sqlengine.helpers import Sql, diff, multiset, ts, write_batches
 
@@ -197,7 +196,7 @@ class Runner:
 
     def streaming(self, queries: dict[str, str]) -> dict:
         """Run each query as a streaming job (a few at a time) and return its final tables."""
-        with cf.ThreadPoolExecutor(at_once(len(queries))) as pool:
+        with cf.ThreadPoolExecutor(len(queries)) as pool:
             # each thread its own engine: an engine's settings are one session's
             futures = {name: pool.submit(fork(self.sql.engine).rows, sql, "streaming") for name, sql in queries.items()}
             return {name: multiset(f.result()) for name, f in futures.items()}
