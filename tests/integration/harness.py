@@ -1,8 +1,9 @@
 """The state-verdict harness: a query's planned verdict per stateful operator (bounded or
 unbounded) against the state Spark actually keeps.
 
-Each case runs on N and 4N input events (bench/state_verdicts.py adds 2N), fed as one file
-per micro-batch, so the watermark advances batch by batch as on a live stream. For every Spark state operator we take the peak
+Each case runs once on 4N input events, fed as one file per micro-batch, so the watermark
+advances batch by batch as on a live stream; its state after the first N events (and 2N in
+bench/state_verdicts.py) is that of the batches up to the one that read them (run_case). For every Spark state operator we take the peak
 ``numRowsTotal`` over the batches before the end of input; a bounded operator's peak must stay
 flat as the input grows (peak(4N) < 1.6 × peak(N)), an unbounded one must grow
 (peak(4N) > 2.5 × peak(N)). Anything in between counts as a disagreement. An operator that
@@ -177,47 +178,54 @@ def events_dir(workdir: Path, events: int, warmup: int) -> Path:
 
 
 def write_inputs(spark, workdir: Path, cases: list[Case], sizes: tuple[int, ...], per_file: int, rate: int) -> None:
-    """Every case's input, written once before cases run side by side (they share it)."""
+    """Every case's input (the largest size: the smaller ones are its first files), written once
+    before cases run side by side (they share it)."""
     for warmup in sorted({c.warmup for c in cases}):
-        for events in sizes:
-            if not events_dir(workdir, events, warmup).exists():
-                write_events(spark, events_dir(workdir, events, warmup), events, per_file, rate, warmup)
+        if not events_dir(workdir, max(sizes), warmup).exists():
+            write_events(spark, events_dir(workdir, max(sizes), warmup), max(sizes), per_file, rate, warmup)
 
 
 def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int, ...], per_file: int, rate: int) -> Measured:
-    """Plan once, then run at each size from scratch and collect peak state rows."""
+    """Run the case once, on the largest input, and collect peak state rows at each size: the
+    peaks of the micro-batches up to the one that read the size's last file. One file a batch, so
+    a run of the smaller input (the first files of the larger one: the generator's events come in
+    the same order) keeps exactly that state up to there; after it, its batches only release."""
     from sqlengine.jobs import Status
 
-    measured = None
+    largest = max(sizes)
+    data = events_dir(workdir, largest, case.warmup)
+    if not data.exists():
+        write_events(spark, data, largest, per_file, rate, case.warmup)
+    home = workdir / f"home-{case.name}"
+    shutil.rmtree(home, ignore_errors=True)
+    engine = engine_factory(home)
+    for stmt in parse_script(nexmark_ddl(data, rate, per_file)).statements:
+        engine.plan(stmt)
+    statements = parse_script(case.sql).statements
+    for stmt in statements[:-1]:  # the case's own DDL (a Nexmark file's sink table)
+        engine.plan(stmt)
+    outcome = engine.plan(statements[-1])
+    analysis = outcome.analysis
+    stateful = [(s.node, s) for s in analysis.state]
+    measured = Measured(case, [(s.operator, s.verdict.value) for _, s in stateful],
+                        families=[plan_family(n, analysis) for n, _ in stateful],
+                        estimates=[_estimate(analysis, s) for _, s in stateful])
+    job = engine.start(outcome)
+    job.wait()
+    if job.status != Status.FINISHED:
+        raise RuntimeError(f"{case.name} at {largest} events: {job.status} {job.error_detail}")
+    # the end-of-input flush is no evidence: it releases everything
+    history = [snap for snap in job.history if not (snap.watermark and snap.watermark.startswith("9999"))]
+    assert len({snap.query for snap in history}) <= 1, f"{case.name}: one streaming query expected"
     for events in sizes:
-        data = events_dir(workdir, events, case.warmup)
-        if not data.exists():
-            write_events(spark, data, events, per_file, rate, case.warmup)
-        home = workdir / f"home-{case.name}-{events}"
-        shutil.rmtree(home, ignore_errors=True)
-        engine = engine_factory(home)
-        for stmt in parse_script(nexmark_ddl(data, rate, per_file)).statements:
-            engine.plan(stmt)
-        statements = parse_script(case.sql).statements
-        for stmt in statements[:-1]:  # the case's own DDL (a Nexmark file's sink table)
-            engine.plan(stmt)
-        outcome = engine.plan(statements[-1])
-        analysis = outcome.analysis
-        if measured is None:
-            stateful = [(s.node, s) for s in analysis.state]
-            planned = [(s.operator, s.verdict.value) for _, s in stateful]
-            measured = Measured(case, planned, families=[plan_family(n, analysis) for n, _ in stateful],
-                                estimates=[_estimate(analysis, s) for _, s in stateful])
-        job = engine.start(outcome)
-        job.wait()
-        if job.status != Status.FINISHED:
-            raise RuntimeError(f"{case.name} at {events} events: {job.status} {job.error_detail}")
+        files, read = -(-events // per_file), 0
         peaks: dict[int, int] = {}
         peak_bytes: dict[int, int] = {}
         names: dict[int, str] = {}
-        for snap in job.history:
-            if snap.watermark and snap.watermark.startswith("9999"):
-                continue  # the end-of-input flush
+        for snap in history:
+            if read == files:
+                break
+            read += snap.input_rows > 0
             for i, op in enumerate(snap.operators):
                 peaks[i] = max(peaks.get(i, 0), op.rows)
                 peak_bytes[i] = max(peak_bytes.get(i, 0), op.bytes)
@@ -225,7 +233,6 @@ def run_case(engine_factory, spark, workdir: Path, case: Case, sizes: tuple[int,
         measured.spark_ops = [names[i] for i in sorted(names)]
         measured.peaks[events] = [peaks[i] for i in sorted(peaks)]
         measured.peak_bytes[events] = [peak_bytes[i] for i in sorted(peak_bytes)]
-    assert measured is not None
     judge(measured, sizes)
     return measured
 

@@ -1,6 +1,7 @@
-"""The verdicts are measured, not assumed: every case runs on Spark with N and 4N events (the
-two sizes the judgement compares; bench/state_verdicts.py adds 2N for the table) and each
-planned verdict must match the state Spark keeps (see tests/integration/harness.py).
+"""The verdicts are measured, not assumed: every case runs on Spark with 4N events, its state
+measured after N and after 4N (the two sizes the judgement compares; bench/state_verdicts.py adds
+2N for the table), and each planned verdict must match the state Spark keeps (see
+tests/integration/harness.py).
 The agreement table is docs/state-verdicts.md (regenerate with bench/state_verdicts.py)."""
 
 from __future__ import annotations
