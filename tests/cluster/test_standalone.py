@@ -3,7 +3,7 @@ two workers of 1 core each): a window aggregation and a changelog Top-2 give the
 (worked out in tests/cluster/workload.py; tests/cluster/test_connect.py runs the same file in
 local mode), with tasks on both workers, although one worker is killed (SIGKILL to it and its
 executor) once the first micro-batch is done: Spark runs the lost tasks on the other worker, their
-state read back from the checkpoint."""
+state read back from the checkpoint, which lies under --checkpoint-root (as on a shared mount)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ class Run:
     proc: subprocess.CompletedProcess
     tasks: list[int]  # tasks each worker's executors ran before the kill
     killed_after: int  # micro-batches done when worker 1 was killed (0: the run had ended)
+    shared: Path  # the --checkpoint-root
+    checkpoints_while_running: list[Path]  # the SELECTs' checkpoints under it, after the first micro-batch
+    home_tmp_while_running: bool  # whether the home's own tmp held any checkpoint then
 
 
 def _batches_done(home: Path) -> int:
@@ -38,16 +41,20 @@ def run(standalone, tmp_path_factory) -> Run:
     sql.write_text(w.orders_script(w.write_orders(root / "orders")))
     home = root / "home"
     before = standalone.tasks_per_worker()
-    proc = subprocess.Popen(w.cli(home, "run", "--master", standalone.master_url, str(sql), "--format", "json"),
+    shared = root / "shared"  # the checkpoints on a directory of their own, as on a shared mount
+    proc = subprocess.Popen(w.cli(home, "run", "--master", standalone.master_url, "--checkpoint-root", str(shared), str(sql),
+                                  "--format", "json"),
                             cwd=w.REPO, env=w.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + w.WAIT
     while _batches_done(home) < 1 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     done = _batches_done(home) if proc.poll() is None else 0
+    checkpoints = sorted(p.parent.parent.parent for p in shared.glob("tmp/select-*/q*/offsets/0"))
+    home_tmp = any((home / "tmp").glob("select-*"))
     tasks = [now - then for now, then in zip(standalone.tasks_per_worker(), before, strict=True)]
     standalone.kill_worker(1)
     out, err = proc.communicate(timeout=w.WAIT)
-    return Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), tasks, done)
+    return Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), tasks, done, shared, checkpoints, home_tmp)
 
 
 def test_a_cluster_gives_flinks_rows(run):
@@ -62,3 +69,8 @@ def test_both_workers_ran_tasks(run):
 def test_the_job_went_on_after_a_worker_was_killed(run):
     assert run.killed_after > 0, w.describe(run.proc)  # killed mid-run, not after it
     assert run.proc.returncode == 0, w.describe(run.proc)
+
+
+def test_the_checkpoints_were_under_the_checkpoint_root_and_are_removed_at_the_end(run):
+    assert run.checkpoints_while_running and not run.home_tmp_while_running, (run.checkpoints_while_running, w.describe(run.proc))
+    assert not any(p.exists() for p in run.checkpoints_while_running)  # a SELECT's checkpoint lasts as long as its run

@@ -1,6 +1,7 @@
 """State backends and SHOW STATE on real Spark: 'state.backend.type' chooses the state store of a
 new checkpoint (RocksDB with changelog checkpointing), a resumed checkpoint keeps its own and the
-job says so, and the state read back from a checkpoint counts what each operator keeps."""
+job says so, and the state read back from a checkpoint counts what each operator keeps. Where the
+checkpoints go: the home, or 'execution.checkpointing.dir' (sqlengine/checkpoint_root.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import re
 
 import pytest
 
+from planner.errors import SqlError
 from repl.client import ClientError, show_state
-from sqlengine import state_backend
+from sqlengine import checkpoint_root, state_backend
 from sqlengine.engine import Engine
 from sqlengine.state_report import read_state
 from tests.sqlengine.helpers import Sql
@@ -70,3 +72,29 @@ def test_show_state_counts_each_operators_entries(sql):
     assert "Checkpoint 'top2'" in show_state(Engine(home=sql.engine.home, spark=sql.engine.spark), "top2")
     with pytest.raises(ClientError, match=r"no checkpoint 'nope' under .* \(checkpoints: joined, top2\)"):
         show_state(sql.engine, "nope")
+
+
+def test_jobs_keep_their_checkpoints_under_the_directory_set(sql, tmp_path):
+    shared = tmp_path / "shared"
+    sql.ddl(f"SET 'execution.checkpointing.dir' = 'file://{shared}'; SET 'pipeline.name' = 'counts';")
+    job = sql.job("INSERT INTO counts SELECT k, COUNT(*) FROM src GROUP BY k", "streaming")
+    assert job.checkpoint == shared / "counts" and (shared / "counts" / "q0" / "offsets" / "0").is_file()
+    assert not (sql.engine.home / "checkpoints").exists()
+    # SHOW STATE finds it by name in a later session with the same setting
+    later = Engine(home=sql.engine.home, spark=sql.engine.spark, settings=checkpoint_root.setting(f"file://{shared}"))
+    assert f"Checkpoint 'counts': checkpoint {shared / 'counts'}" in show_state(later, "counts")
+
+    # a SELECT's checkpoint: beside them, and this session's removed when it ends
+    select = sql.job("SELECT k, COUNT(*) FROM src GROUP BY k", "streaming")
+    assert select.checkpoint.parent == shared / "tmp" and select.checkpoint.is_dir()
+    other = shared / "tmp" / "select-of-another-session"
+    other.mkdir()
+    sql.engine.cleanup_tmp()
+    assert not select.checkpoint.exists() and other.is_dir()
+
+
+def test_a_checkpoint_directory_on_another_file_system_starts_nothing(sql):
+    sql.ddl("SET 'execution.checkpointing.dir' = 's3a://bucket/ck';")
+    with pytest.raises(SqlError, match=r"cannot do on s3a://"):
+        sql.job("INSERT INTO counts SELECT k, COUNT(*) FROM src GROUP BY k", "streaming")
+    assert sql.engine.job_list() == []
