@@ -41,8 +41,15 @@ if TYPE_CHECKING:
     from sqlengine.results import ResultTable
     from sqlengine.translate import Translated
 
-# Flink's semantics where Spark's defaults differ (ANSI mode raises on overflow and bad casts)
-SQL_DEFAULTS = {"spark.sql.ansi.enabled": "false"}
+# Flink's semantics where Spark's defaults differ: ANSI mode raises on overflow and bad casts;
+# Flink's ENCODE / DECODE are Java's String.getBytes / new String, which take any charset Java
+# knows and replace what a charset cannot code ('?', U+FFFD), where Spark 4 takes seven charsets
+# and raises (the two legacy settings give Java's)
+SQL_DEFAULTS = {
+    "spark.sql.ansi.enabled": "false",
+    "spark.sql.legacy.javaCharsets": "true",
+    "spark.sql.legacy.codingErrorAction": "true",
+}
 JOB_KINDS = {Kind.QUERY: JobKind.SELECT, Kind.INSERT: JobKind.INSERT, Kind.STATEMENT_SET: JobKind.STATEMENT_SET}
 
 

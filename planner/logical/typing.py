@@ -18,6 +18,7 @@ STRING = parse_type("STRING")
 TIMESTAMP3 = parse_type("TIMESTAMP(3)")
 TIMESTAMP_LTZ3 = parse_type("TIMESTAMP_LTZ(3)")
 DATE = parse_type("DATE")
+BYTES = parse_type("BYTES")
 UNKNOWN = exp.DataType(this=D.UNKNOWN)
 
 INTEGERS = (D.TINYINT, D.SMALLINT, D.INT, D.BIGINT)
@@ -29,7 +30,7 @@ STRING_FUNCS = {
     "UPPER", "LOWER", "TRIM", "LTRIM", "RTRIM", "CONCAT", "CONCAT_WS", "SUBSTRING", "SUBSTR",
     "REPLACE", "REGEXP_REPLACE", "REGEXP_EXTRACT", "SPLIT_INDEX", "DATE_FORMAT", "INITCAP",
     "LPAD", "RPAD", "REPEAT", "REVERSE", "MD5", "SHA1", "SHA256", "TO_BASE64", "FROM_BASE64",
-    "JSON_VALUE", "CHR", "UUID", "LEFT", "RIGHT", "OVERLAY", "DECODE", "ENCODE", "PARSE_URL",
+    "JSON_VALUE", "CHR", "UUID", "LEFT", "RIGHT", "OVERLAY", "DECODE", "PARSE_URL",
     "STR_TO_MAP", "CAST_STRING", "TYPEOF", "SPLIT",
 }
 INT_FUNCS = {"CHAR_LENGTH", "CHARACTER_LENGTH", "LENGTH", "POSITION", "LOCATE", "INSTR", "ASCII",
@@ -47,6 +48,7 @@ TIMESTAMP_FUNCS = {"TO_TIMESTAMP", "TUMBLE_START", "TUMBLE_END", "HOP_START", "H
 LTZ_FUNCS = {"PROCTIME", "CURRENT_TIMESTAMP", "TO_TIMESTAMP_LTZ", "CURRENT_ROW_TIMESTAMP",
              "TUMBLE_PROCTIME", "HOP_PROCTIME", "SESSION_PROCTIME"}
 DATE_FUNCS = {"TO_DATE", "CURRENT_DATE", "DATE"}
+BYTES_FUNCS = {"ENCODE"}
 
 
 def is_type(t: exp.DataType, *types: exp.DType) -> bool:
@@ -175,6 +177,8 @@ def function_type(name: str, args: list[exp.DataType]) -> exp.DataType:
         return TIMESTAMP3
     if n in DATE_FUNCS:
         return DATE
+    if n in BYTES_FUNCS:
+        return BYTES
     if n in ("ABS", "CEIL", "CEILING", "FLOOR", "ROUND", "TRUNCATE", "MOD", "SIGN") and args:
         return args[0] if n != "MOD" else wider(args[0], args[-1])
     if n in ("COALESCE", "IFNULL", "NULLIF", "GREATEST", "LEAST", "IF") and args:
