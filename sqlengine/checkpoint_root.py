@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sqlengine.connectors.file_sink_owner import local_path
+
 KEY = "execution.checkpointing.dir"
 KEYS = (KEY, "state.checkpoints.dir")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -29,11 +31,7 @@ def directory(text: str) -> Path:
             f"cluster (a path or a file: URI, e.g. an NFS mount); sqlengine reads them itself (savepoints, SHOW STATE), "
             f"which it cannot do on {scheme}://"
         )
-    for prefix in ("file://", "file:"):
-        if text.startswith(prefix):
-            text = text[len(prefix) :]
-            break
-    return Path(text).expanduser().resolve()
+    return local_path(text)
 
 
 def setting(text: str | None) -> dict[str, str]:

@@ -24,7 +24,6 @@ class Run:
     proc: subprocess.CompletedProcess
     tasks: list[int]  # tasks each worker's executors ran before the kill
     killed_after: int  # micro-batches done when worker 1 was killed (0: the run had ended)
-    shared: Path  # the --checkpoint-root
     checkpoints_while_running: list[Path]  # the SELECTs' checkpoints under it, after the first micro-batch
     home_tmp_while_running: bool  # whether the home's own tmp held any checkpoint then
 
@@ -54,7 +53,7 @@ def run(standalone, tmp_path_factory) -> Run:
     tasks = [now - then for now, then in zip(standalone.tasks_per_worker(), before, strict=True)]
     standalone.kill_worker(1)
     out, err = proc.communicate(timeout=w.WAIT)
-    return Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), tasks, done, shared, checkpoints, home_tmp)
+    return Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), tasks, done, checkpoints, home_tmp)
 
 
 def test_a_cluster_gives_flinks_rows(run):
