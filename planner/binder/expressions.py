@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from planner.binder.scope import Scope
 from planner.dialect import parse_type
-from planner.functions import callable_without_create, suggest_function
+from planner.functions import callable_without_create, flink_spelling, suggest_function
 from planner.logical import typing as T
 from planner.logical.copying import copy_expr
 from planner.logical.fields import Field, TimeKind
@@ -298,6 +298,10 @@ class ExprBinder:
             raise BindError("SPLIT_INDEX takes (string, separator, index)", node)
         if callable_without_create(name) or name in AGG_NAMES or name in RANK_NAMES:
             return
+        spelling = flink_spelling(name)
+        if spelling is not None:
+            raise BindError(f"`{node.name}` is not a Flink SQL function (Flink's validator refuses it)", node,
+                            f"write {spelling}")
         raise BindError(f"No function named `{node.name}`", node, suggest_function(node.name))
 
     def user_function(self, node: exp.Anonymous) -> UserFunction | None:
