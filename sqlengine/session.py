@@ -178,11 +178,14 @@ def create_session(
                 if key.startswith("spark.sql."):
                     active.conf.set(key, value)
             return active
-        check_java()
+        java = check_java()
         log_config = write_log4j_config(log_dir, log_level)
         cores = os.cpu_count() or 2
         master = master or conf.get("spark.master")  # SET 'spark.master' in an init file
         settings = local_conf(master or f"local[{cores}]", conf, app_name, log_config)
+        launching = SparkContext._gateway is None and SUBMITTED not in os.environ
+        if launching:
+            _share_classes(settings, java.path, java.version)
         spark_conf = SparkConf(loadDefaults=False).setAll(list(settings.items()))
         if SparkContext._gateway is None:
             _launch_gateway(spark_conf, log_dir)
@@ -198,6 +201,16 @@ def create_session(
 # set when spark-submit started the driver JVM and runs us in it (`sqlengine submit`)
 SUBMITTED = "PYSPARK_GATEWAY_PORT"
 _SET_AT_LAUNCH = ("spark.master", "spark.app.name", "spark.driver.memory", "spark.driver.extraJavaOptions")
+
+
+def _share_classes(settings: dict[str, str], java_path: str, java_version: str) -> None:
+    """The driver JVM maps Spark's classes from the class cache (``sqlengine.class_cache``)."""
+    from sqlengine import class_cache
+
+    options = settings.get("spark.driver.extraJavaOptions", "")
+    archive = class_cache.choose(java_path, java_version, f"{options} {os.environ.get('SPARK_SUBMIT_OPTS', '')}")
+    if archive is not None:
+        settings["spark.driver.extraJavaOptions"] = f"{options} {archive.flag()}".strip()
 
 
 def _submitted_conf(settings: Mapping[str, str]) -> SparkConf:
@@ -288,13 +301,18 @@ def stop_session() -> None:
             gateway.shutdown()
         except Exception:  # the JVM may already be gone
             pass
+        from sqlengine import class_cache
+
+        exit_code = None
         if proc is not None:
             if proc.stdin:
                 proc.stdin.close()  # the JVM exits when its stdin closes
             try:
-                proc.wait(timeout=30)
+                # a JVM writing the class cache takes a while to exit (once per pyspark and Java)
+                exit_code = proc.wait(timeout=300 if class_cache.writing() else 30)
             except Exception:
                 proc.kill()
+        class_cache.adopt(exit_code)
         SparkContext._gateway = None
         SparkContext._jvm = None
         if _jvm_log is not None:
