@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -257,26 +257,58 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         raise UsageError(message)
 
-
-def shell_options(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("-i", "--init", action="append", metavar="FILE", help="SQL file run before the prompt (DDL, SET)")
-    sp.add_argument("-f", "--file", metavar="FILE", help="run FILE's statements without a prompt, then exit (non-zero on error)")
-    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", help="a ${NAME} variable")
-    spark_options(sp)
+    def parse_args(self, args: Sequence[str] | None = None, namespace: None = None) -> argparse.Namespace:  # type: ignore[override]
+        return merge_levels(super().parse_args(args, namespace))
 
 
-def spark_options(sp: argparse.ArgumentParser) -> None:
+# A subcommand's copy of an option the top level has too is kept under this prefix, so that
+# `sqlengine --master URL run f.sql` and `sqlengine run --master URL f.sql` both count (argparse
+# would let the subcommand's default overwrite the top level's value): merge_levels joins them.
+SUB = "sub_"
+
+
+def merge_levels(args: argparse.Namespace) -> argparse.Namespace:
+    """One value per option from the top level and the subcommand: lists (--conf, -D, --init) are
+    joined, top level first; a single value given to the subcommand wins; where Spark runs
+    (--master or --remote) is decided by the subcommand when it names either."""
+    given = {k[len(SUB):]: v for k, v in vars(args).items() if k.startswith(SUB)}
+    for key in list(vars(args)):
+        if key.startswith(SUB):
+            delattr(args, key)
+    if given.get("master") is not None or given.get("remote") is not None:
+        args.master, args.remote = given.pop("master", None), given.pop("remote", None)
+    for name, value in given.items():
+        mine = getattr(args, name, None)
+        if isinstance(value, list) or isinstance(mine, list):
+            setattr(args, name, (mine or []) + (value or []) or None)
+        elif value is not None or not hasattr(args, name):
+            setattr(args, name, value)
+    return args
+
+
+def shell_options(sp: argparse.ArgumentParser, level: str = "") -> None:
+    sp.add_argument("-i", "--init", action="append", metavar="FILE", dest=f"{level}init",
+                    help="SQL file run before the prompt (DDL, SET)")
+    sp.add_argument("-f", "--file", metavar="FILE", dest=f"{level}file",
+                    help="run FILE's statements without a prompt, then exit (non-zero on error)")
+    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", dest=f"{level}define", help="a ${NAME} variable")
+    spark_options(sp, level)
+
+
+def spark_options(sp: argparse.ArgumentParser, level: str = "") -> None:
     """Where Spark runs (docs/deploying.md)."""
     where = sp.add_mutually_exclusive_group()
-    where.add_argument("--master", help="Spark master: local[N] (default local[*]), spark://host:port, yarn, k8s://...")
-    where.add_argument("--remote", default=os.environ.get("SPARK_REMOTE") or None,
+    where.add_argument("--master", dest=f"{level}master",
+                       help="Spark master: local[N] (default local[*]), spark://host:port, yarn, k8s://...")
+    # $SPARK_REMOTE is the top level's default only: a subcommand's --master must beat it
+    where.add_argument("--remote", dest=f"{level}remote", default=None if level else os.environ.get("SPARK_REMOTE") or None,
                        help="a Spark Connect server, sc://host:port (default $SPARK_REMOTE)")
-    sp.add_argument("--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration value")
-    checkpoint_option(sp)
+    sp.add_argument("--conf", action="append", metavar="KEY=VALUE", dest=f"{level}conf", help="a Spark configuration value")
+    checkpoint_option(sp, level)
 
 
-def checkpoint_option(sp: argparse.ArgumentParser) -> None:
-    sp.add_argument("--checkpoint-root", metavar="DIR",
+def checkpoint_option(sp: argparse.ArgumentParser, level: str = "") -> None:
+    sp.add_argument("--checkpoint-root", metavar="DIR", dest=f"{level}checkpoint_root",
                     help="where jobs keep their checkpoints (default <home>/checkpoints; on a cluster, a directory every machine mounts); "
                          "as SET 'execution.checkpointing.dir'")
 
@@ -288,12 +320,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     def engine_options(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--init", action="append", metavar="FILE", help="SQL file run first (DDL)")
-        sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", help="a ${NAME} variable")
-        spark_options(sp)
+        sp.add_argument("--init", action="append", metavar="FILE", dest=f"{SUB}init", help="SQL file run first (DDL)")
+        sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", dest=f"{SUB}define", help="a ${NAME} variable")
+        spark_options(sp, SUB)
 
     sp = sub.add_parser("shell", help="the interactive shell (the default)")
-    shell_options(sp)
+    shell_options(sp, SUB)
     sp.set_defaults(func=cmd_shell)
 
     sp = sub.add_parser("run", help="run the statements of SQL files")
@@ -307,13 +339,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("submit", help="run a .sql file as a Spark application through spark-submit")
     sp.add_argument("file", metavar="FILE")
-    sp.add_argument("--master", help="Spark master: local[N] (default local[*]), spark://host:port, yarn, k8s://...")
+    sp.add_argument("--master", dest=f"{SUB}master", help="Spark master: local[N] (default local[*]), spark://host:port, yarn, k8s://...")
     sp.add_argument("--deploy-mode", choices=("client", "cluster"), default="client", help="where the driver runs (default client)")
-    sp.add_argument("--conf", action="append", metavar="KEY=VALUE", help="a Spark configuration value")
+    sp.add_argument("--conf", action="append", metavar="KEY=VALUE", dest=f"{SUB}conf", help="a Spark configuration value")
     sp.add_argument("--set", action="append", metavar="KEY=VALUE", help="a setting, as SET 'key' = 'value'")
-    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", help="a ${NAME} variable")
+    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", dest=f"{SUB}define", help="a ${NAME} variable")
     sp.add_argument("--format", choices=("tableau", "json", "csv"), default="tableau", help="how SELECT results are printed")
-    checkpoint_option(sp)
+    checkpoint_option(sp, SUB)
     sp.add_argument("--dry-run", action="store_true", help="print the spark-submit command, run nothing")
     sp.set_defaults(func=cmd_submit)
 
