@@ -1,6 +1,7 @@
-"""The driver JVM's class cache (sqlengine.class_cache): which flag a JVM starts with, an archive
-adopted only after a clean exit, and, with Spark, a first `sqlengine run` that leaves the archive
-in place and a second one whose JVM maps it."""
+"""The driver JVM's class cache (sqlengine.class_cache): which flag a JVM starts with (none for
+the first of a pyspark and Java pair, which only leaves a mark), an archive adopted only after a
+clean exit, and, with Spark, a second `sqlengine run` that leaves the archive in place and a third
+one whose JVM maps it."""
 
 from __future__ import annotations
 
@@ -24,7 +25,19 @@ def cache(tmp_path, monkeypatch) -> Path:
     return tmp_path / "cache"
 
 
-def test_the_first_jvm_writes_the_archive_under_a_name_of_its_own_and_a_clean_exit_puts_it_in_place(cache):
+def test_the_first_jvm_only_leaves_a_mark(cache):
+    assert class_cache.choose("/usr/bin/java", "17.0.15", "") is None and not class_cache.writing()
+    (mark,) = cache.iterdir()
+    assert mark.name.endswith(".jsa.seen")
+
+
+def seen(cache: Path, java_version: str = "17.0.15") -> None:
+    """As if a first JVM of this pair had run."""
+    assert class_cache.choose("/usr/bin/java", java_version, "") is None
+
+
+def test_the_second_jvm_writes_the_archive_under_a_name_of_its_own_and_a_clean_exit_puts_it_in_place(cache):
+    seen(cache)
     first = class_cache.choose("/usr/bin/java", "17.0.15", "")
     assert first is not None and first.pending is not None and class_cache.writing()
     assert first.flag() == f"-XX:ArchiveClassesAtExit={first.pending}"
@@ -38,6 +51,7 @@ def test_the_first_jvm_writes_the_archive_under_a_name_of_its_own_and_a_clean_ex
 
 
 def test_an_archive_of_a_jvm_that_did_not_end_cleanly_is_never_used(cache):
+    seen(cache)
     first = class_cache.choose("/usr/bin/java", "17.0.15", "")
     first.pending.write_bytes(b"half an arch")
     assert class_cache.adopt(137) is None
@@ -46,8 +60,10 @@ def test_an_archive_of_a_jvm_that_did_not_end_cleanly_is_never_used(cache):
 
 
 def test_one_archive_per_java_build(cache):
+    seen(cache)
     a = class_cache.choose("/usr/bin/java", "17.0.15", "")
     class_cache.adopt(None)
+    seen(cache, "21.0.2")
     b = class_cache.choose("/usr/bin/java", "21.0.2", "")
     assert a.path != b.path and "java-21.0.2" in b.path.name
 
@@ -75,13 +91,14 @@ def test_a_pending_archive_of_a_killed_jvm_is_removed_once_stale(cache):
     fresh.write_bytes(b"y")
     past = time.time() - class_cache.STALE_SECONDS - 60
     os.utime(old, (past, past))
+    seen(cache)
     class_cache.choose("/usr/bin/java", "17.0.15", "")
     assert not old.exists() and fresh.exists()
 
 
 @pytest.mark.spark
 @pytest.mark.slow
-def test_the_first_run_leaves_the_archive_and_the_next_jvm_maps_it(tmp_path):
+def test_the_second_run_leaves_the_archive_and_the_next_jvm_maps_it(tmp_path):
     sql = tmp_path / "q.sql"
     sql.write_text(
         "CREATE TABLE g (k INT) WITH ('connector' = 'datagen', 'number-of-rows' = '100', "
@@ -94,13 +111,20 @@ def test_the_first_run_leaves_the_archive_and_the_next_jvm_maps_it(tmp_path):
         cmd = [sys.executable, "-m", "repl.cli", "--home", str(tmp_path / home), "run", *extra, "--format", "csv", str(sql)]
         return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
 
-    first = run("h1")
-    assert first.returncode == 0, first.stderr
-    assert first.stdout.split() == ["n", "100"]
-    (archive,) = (tmp_path / "cache").iterdir()  # in place, nothing pending left
+    # the mark a first run leaves (tested above): this run writes the archive
+    from sqlengine.java import check_java
+
+    java = check_java()
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / f"{class_cache.archive_name(java.path, java.version)}.seen").touch()
+    done = run("h2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["n", "100"]
+    archives = [p for p in (tmp_path / "cache").iterdir() if not p.name.endswith(".seen")]
+    (archive,) = archives  # in place, nothing pending left
     assert archive.suffix == ".jsa" and archive.stat().st_size > 10_000_000
-    second = run("h2", "--conf", "spark.driver.extraJavaOptions=-Xlog:cds=info")
-    assert second.returncode == 0, second.stderr
-    assert second.stdout.split() == ["n", "100"]
-    jvm_out = (tmp_path / "h2" / "logs" / "jvm.out").read_text()
+    third = run("h3", "--conf", "spark.driver.extraJavaOptions=-Xlog:cds=info")
+    assert third.returncode == 0, third.stderr
+    assert third.stdout.split() == ["n", "100"]
+    jvm_out = (tmp_path / "h3" / "logs" / "jvm.out").read_text()
     assert f"Opened archive {archive}." in jvm_out
