@@ -322,13 +322,17 @@ def main(args: argparse.Namespace) -> int:
                     conf=conf, variables=variables, settings={k: v for k, v in settings.items() if not k.startswith("spark.")})
     engine.conf.update({k: v for k, v in settings.items() if k.startswith("spark.")})
     runner = Runner(engine, fmt, changelog=getattr(args, "changelog", False))
+    ended = False  # on its own, not cut short by Ctrl-C or a closed output
     try:
         for text, path in texts:
             code = runner.run_script(text, path)
             if code != EXIT_OK:
                 engine.stop_all()
+                ended = True
                 return code
-        return runner.wait_background()
+        code = runner.wait_background()
+        ended = True
+        return code
     except KeyboardInterrupt:
         running = [j for j in engine.job_list() if not j.done] + runner.interrupted
         engine.stop_all()
@@ -341,12 +345,13 @@ def main(args: argparse.Namespace) -> int:
         raise OutputClosed from None
     finally:
         engine.cleanup_tmp()
-        _finish_class_cache()
+        if ended:
+            _finish_class_cache()
 
 
 def _finish_class_cache() -> None:
-    """The first run of a pyspark and Java pair waits for its JVM to write the class cache, so
-    that later runs start faster (sqlengine.class_cache); every other run leaves as before."""
+    """The run whose JVM writes the class cache waits for it, so that later runs start faster
+    (sqlengine.class_cache); every other run, and one cut short, leaves as before."""
     from sqlengine import class_cache
 
     if class_cache.writing():
