@@ -1,9 +1,10 @@
-"""The same SQL on a Spark standalone cluster (`sqlengine run --master spark://...`, a master and
-two workers of 1 core each): a window aggregation and a changelog Top-2 give the rows Flink gives
-(worked out in tests/cluster/workload.py; tests/cluster/test_connect.py runs the same file in
-local mode), with tasks on both workers, although one worker is killed (SIGKILL to it and its
-executor) once the first micro-batch is done: Spark runs the lost tasks on the other worker, their
-state read back from the checkpoint, which lies under --checkpoint-root (as on a shared mount)."""
+"""The same SQL on a Spark standalone cluster (`sqlengine run` with `SET 'spark.master' =
+'spark://...'` in its init file, a master and two workers of 1 core each): a window aggregation and
+a changelog Top-2 give the rows Flink gives (worked out in tests/cluster/workload.py;
+tests/cluster/test_connect.py runs the same file in local mode), with tasks on both workers,
+although one worker is killed (SIGKILL to it and its executor) once the first micro-batch is done:
+Spark runs the lost tasks on the other worker, their state read back from the checkpoint, which lies
+under --checkpoint-root (as on a shared mount)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,11 @@ def run(standalone, tmp_path_factory) -> Run:
     home = root / "home"
     before = standalone.tasks_per_worker()
     shared = root / "shared"  # the checkpoints on a directory of their own, as on a shared mount
-    proc = subprocess.Popen(w.cli(home, "run", "--master", standalone.master_url, "--checkpoint-root", str(shared), str(sql),
+    # the master as an init file sets it (SET 'spark.master'), not --master: the run must still
+    # reach the cluster (test_both_workers_ran_tasks)
+    init = root / "init.sql"
+    init.write_text(f"SET 'spark.master' = '{standalone.master_url}';\n")
+    proc = subprocess.Popen(w.cli(home, "run", "--init", str(init), "--checkpoint-root", str(shared), str(sql),
                                   "--format", "json"),
                             cwd=w.REPO, env=w.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + w.WAIT
