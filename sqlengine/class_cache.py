@@ -53,11 +53,18 @@ def cache_dir() -> Path | None:
 
 
 def archive_name(java_path: str, java_version: str) -> str:
-    """One archive per pyspark version and Java build (a JVM maps only an archive of its own build)."""
+    """One archive per pyspark install and Java build: a JVM maps only an archive of its own
+    build, and one whose jars have not changed since (a reinstall of the same pyspark makes them
+    newer, so it gets an archive of its own instead of none)."""
     import pyspark
 
-    java = hashlib.sha256(str(Path(java_path).resolve()).encode()).hexdigest()[:10]
-    return f"spark-{pyspark.__version__}-java-{java_version}-{java}.jsa"
+    jars = Path(pyspark.__file__).parent / "jars"
+    try:
+        installed = str(jars.stat().st_mtime_ns)
+    except OSError:
+        installed = ""
+    key = hashlib.sha256(f"{Path(java_path).resolve()}\0{jars}\0{installed}".encode()).hexdigest()[:10]
+    return f"spark-{pyspark.__version__}-java-{java_version}-{key}.jsa"
 
 
 def choose(java_path: str, java_version: str, user_options: str) -> Archive | None:
