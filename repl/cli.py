@@ -283,6 +283,9 @@ def merge_levels(args: argparse.Namespace) -> argparse.Namespace:
             setattr(args, name, (mine or []) + (value or []) or None)
         elif value is not None or not hasattr(args, name):
             setattr(args, name, value)
+    # $SPARK_REMOTE only when neither level said where Spark runs: an explicit --master beats it
+    if hasattr(args, "remote") and args.remote is None and getattr(args, "master", None) is None:
+        args.remote = os.environ.get("SPARK_REMOTE") or None
     return args
 
 
@@ -300,8 +303,8 @@ def spark_options(sp: argparse.ArgumentParser, level: str = "") -> None:
     where = sp.add_mutually_exclusive_group()
     where.add_argument("--master", dest=f"{level}master",
                        help="Spark master: local[N] (default local[*]), spark://host:port, yarn, k8s://...")
-    # $SPARK_REMOTE is the top level's default only: a subcommand's --master must beat it
-    where.add_argument("--remote", dest=f"{level}remote", default=None if level else os.environ.get("SPARK_REMOTE") or None,
+    # its default, $SPARK_REMOTE, is applied by merge_levels: an explicit --master must beat it
+    where.add_argument("--remote", dest=f"{level}remote",
                        help="a Spark Connect server, sc://host:port (default $SPARK_REMOTE)")
     sp.add_argument("--conf", action="append", metavar="KEY=VALUE", dest=f"{level}conf", help="a Spark configuration value")
     checkpoint_option(sp, level)
@@ -351,12 +354,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("lint", help="check .sql files for unbounded state, non-determinism and what Spark cannot run")
     sp.add_argument("paths", nargs="+", metavar="PATH", help="files, or directories searched for *.sql")
-    sp.add_argument("--init", action="append", metavar="FILE", help="DDL run before every linted file")
+    sp.add_argument("--init", action="append", metavar="FILE", dest=f"{SUB}init", help="DDL run before every linted file")
     sp.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     sp.add_argument("--fail-on", choices=("error", "warning", "info", "none"), help="lowest severity that fails (default warning)")
     sp.add_argument("--select", action="append", metavar="CODES", help="report only these codes or prefixes (comma separated)")
     sp.add_argument("--ignore", action="append", metavar="CODES", help="do not report these codes or prefixes")
-    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE")
+    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", dest=f"{SUB}define")
     sp.add_argument("--config", metavar="FILE", help="pyproject.toml with [tool.sqlengine.lint] (default: found upwards)")
     sp.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     sp.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes for many files (0: one per CPU)")
@@ -364,9 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("explain", help="plan, state and advice of every query and INSERT of a file")
     sp.add_argument("file", metavar="FILE")
-    sp.add_argument("--init", action="append", metavar="FILE")
+    sp.add_argument("--init", action="append", metavar="FILE", dest=f"{SUB}init")
     sp.add_argument("--format", choices=("text", "json", "mermaid"), default="text")
-    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE")
+    sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", dest=f"{SUB}define")
     sp.set_defaults(func=cmd_explain)
 
     sp = sub.add_parser("fmt", help="format SQL files in place (- : stdin to stdout)")

@@ -318,6 +318,9 @@ def main(args: argparse.Namespace) -> int:
     except JavaMissing as err:
         error(str(err))
         return EXIT_FAILED
+    from sqlengine import class_cache
+
+    class_cache.may_write()  # this process waits for its JVM at the end (_finish_class_cache)
     engine = Engine(home, master=getattr(args, "master", None), remote=getattr(args, "remote", None),
                     conf=conf, variables=variables, settings={k: v for k, v in settings.items() if not k.startswith("spark.")})
     engine.conf.update({k: v for k, v in settings.items() if k.startswith("spark.")})
@@ -345,16 +348,16 @@ def main(args: argparse.Namespace) -> int:
         raise OutputClosed from None
     finally:
         engine.cleanup_tmp()
-        if ended:
-            _finish_class_cache()
+        _finish_class_cache(ended)
 
 
-def _finish_class_cache() -> None:
-    """The run whose JVM writes the class cache waits for it, so that later runs start faster
-    (sqlengine.class_cache); every other run, and one cut short, leaves as before."""
+def _finish_class_cache(ended: bool) -> None:
+    """The run whose JVM writes the class cache waits for it when the run ended on its own, so
+    that later runs start faster (sqlengine.class_cache); one cut short (Ctrl-C) drops it and
+    leaves at once. Every other run leaves as before."""
     from sqlengine import class_cache
 
     if class_cache.writing():
         from sqlengine.session import stop_session
 
-        stop_session()
+        stop_session(keep_class_cache=ended)

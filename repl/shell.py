@@ -452,8 +452,11 @@ def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark:
     except ValueError as err:
         print(f"sqlengine: {err}", file=sys.stderr)
         return EXIT_SQL
+    from sqlengine import class_cache
     from sqlengine.engine import Engine
 
+    if term is None:  # the shell of a terminal (not a test's): it stops its JVM and waits for it (_stop_spark)
+        class_cache.may_write()
     try:
         engine = Engine(home, master=getattr(args, "master", None), remote=getattr(args, "remote", None),
                         conf=conf, variables=variables, settings=settings)

@@ -2,14 +2,16 @@
 verified, from an archive instead of being read and verified from its jars at every start
 (bench/run_startup.py: a whole small `sqlengine run` 14.3 -> 8.2 s, 2 cores).
 
-The archive is per user (not per home: it is about 170 MB), one per pyspark and Java build, in
-``$SQLENGINE_CLASS_CACHE`` or ``$XDG_CACHE_HOME/sqlengine`` (``~/.cache/sqlengine``);
-``SQLENGINE_CLASS_CACHE=off`` turns it off. Writing it makes a JVM's exit 20-30 s longer, so the
-first JVM of a pair only leaves a mark and the second writes it (a one-off machine, a CI job, never
-pays), when it exits (``-XX:ArchiveClassesAtExit``), under a name of its own; ``adopt`` moves it
-into place only after that JVM ended cleanly, so a half-written archive is never used; every later
-JVM maps it (``-XX:SharedArchiveFile``). A JVM that cannot use it (other jars, another Java)
-starts without it, as HotSpot does with any archive that does not match.
+The archive is per user (not per home: it is about 170 MB), one per pyspark install and Java
+build, in ``$SQLENGINE_CLASS_CACHE`` or ``$XDG_CACHE_HOME/sqlengine`` (``~/.cache/sqlengine``);
+``SQLENGINE_CLASS_CACHE=off`` turns it off; the newest three are kept. Writing it makes a JVM's
+exit 20-30 s longer, so the first JVM of a pair only leaves a mark and the second writes it (a
+one-off machine, a CI job, never pays), when it exits (``-XX:ArchiveClassesAtExit``), under a name
+of its own. Only a process that waits for its JVM to exit writes (``may_write``: `sqlengine run`
+and the shell), and ``adopt`` moves the archive into place only after that JVM ended cleanly, so
+a half-written one is never used; every later JVM maps it (``-XX:SharedArchiveFile``). A JVM that
+cannot use it (other jars, another Java) starts without it, as HotSpot does with any archive that
+does not match.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ OFF = ("off", "0", "false", "no")
 # the flags that would fight ours: a user who sets any of them decides class sharing
 _USER_FLAGS = ("SharedArchiveFile", "ArchiveClassesAtExit", "-Xshare")
 STALE_SECONDS = 3600  # a pending archive this old belongs to a JVM that was killed
+KEEP = 3  # archives kept (other pyspark installs, other Javas): the newest
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,14 @@ class Archive:
 
 
 _writing: Archive | None = None  # the archive this process's JVM writes at exit
+_may_write = False  # does this process wait for its JVM to exit (may_write)?
+
+
+def may_write() -> None:
+    """This process stops its JVM and waits for it to exit (`sqlengine run`, the shell), so the
+    JVM may write the archive then; any other process only maps one."""
+    global _may_write
+    _may_write = True
 
 
 def cache_dir() -> Path | None:
@@ -72,9 +83,11 @@ def choose(java_path: str, java_version: str, user_options: str) -> Archive | No
     sharing is off or the user's own JVM options already decide it."""
     global _writing
     directory = cache_dir()
-    if directory is None or any(f in user_options for f in _USER_FLAGS):
+    # Spark's launcher splits the JVM options on blanks: a path with one cannot be passed
+    if directory is None or any(f in user_options for f in _USER_FLAGS) or any(c.isspace() for c in str(directory)):
         return None
     path = directory / archive_name(java_path, java_version)
+    _remove_stale(directory)
     if path.is_file():
         return Archive(path, None)
     seen = path.with_name(f"{path.name}.seen")
@@ -85,7 +98,8 @@ def choose(java_path: str, java_version: str, user_options: str) -> Archive | No
             return None
     except OSError:
         return None  # an unwritable cache: start without
-    _remove_stale(directory)
+    if not _may_write:
+        return None
     _writing = Archive(path, path.with_name(f"{path.name}.{os.getpid()}.part"))
     return _writing
 
@@ -106,16 +120,34 @@ def adopt(exit_code: int | None) -> Path | None:
     try:
         if exit_code == 0 and pending.is_file() and pending.stat().st_size > 0:
             os.replace(pending, archive.path)  # atomic: a concurrent start sees all of it or nothing
+            _keep_newest(archive.path.parent)
             return archive.path
-        pending.unlink(missing_ok=True)
     except OSError:
         pass
+    finally:
+        try:
+            pending.unlink(missing_ok=True)
+        except OSError:
+            pass
     return None
+
+
+def _keep_newest(directory: Path) -> None:
+    try:
+        archives = sorted(directory.glob("*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:  # another process removed one meanwhile: the next adoption prunes
+        return
+    for old in archives[KEEP:]:
+        try:
+            old.unlink()
+            old.with_name(f"{old.name}.seen").unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def _remove_stale(directory: Path) -> None:
     now = time.time()
-    for part in directory.glob("*.part"):
+    for part in directory.glob("*.part") if directory.is_dir() else ():
         try:
             if now - part.stat().st_mtime > STALE_SECONDS:
                 part.unlink()

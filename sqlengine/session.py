@@ -188,7 +188,13 @@ def create_session(
             _share_classes(settings, java.path, java.version)
         spark_conf = SparkConf(loadDefaults=False).setAll(list(settings.items()))
         if SparkContext._gateway is None:
-            _launch_gateway(spark_conf, log_dir)
+            try:
+                _launch_gateway(spark_conf, log_dir)
+            except SessionError:
+                from sqlengine import class_cache
+
+                class_cache.adopt(None)  # no JVM writes an archive
+                raise
         if SUBMITTED in os.environ and master is None:
             spark_conf = _submitted_conf(settings)
         try:
@@ -283,8 +289,10 @@ def job_session(base: SparkSession, sql_conf: Mapping[str, str]) -> SparkSession
     return session
 
 
-def stop_session() -> None:
-    """Stop the session and its JVM, so a later ``create_session`` starts afresh."""
+def stop_session(keep_class_cache: bool = True) -> None:
+    """Stop the session and its JVM, so a later ``create_session`` starts afresh. A JVM writing
+    the class cache is waited for, or with ``keep_class_cache=False`` (after Ctrl-C) killed and
+    its archive dropped."""
     global _jvm_log
     with _lock:
         from pyspark import SparkContext
@@ -308,8 +316,10 @@ def stop_session() -> None:
             if proc.stdin:
                 proc.stdin.close()  # the JVM exits when its stdin closes
             try:
+                if class_cache.writing() and not keep_class_cache:
+                    proc.kill()
                 # a JVM writing the class cache takes a while to exit (once per pyspark and Java)
-                exit_code = proc.wait(timeout=300 if class_cache.writing() else 30)
+                exit_code = proc.wait(timeout=300 if class_cache.writing() and keep_class_cache else 30)
             except Exception:
                 proc.kill()
         class_cache.adopt(exit_code)

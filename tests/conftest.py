@@ -4,6 +4,8 @@ so tests that do not ask for it never start a JVM."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -15,9 +17,22 @@ import pytest
 TEST_JVM_FLAGS = "-XX:TieredStopAtLevel=1"
 
 
+_class_cache: str | None = None  # the test session's own class cache (sqlengine.class_cache)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    global _class_cache
     for var in ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS"):
         os.environ[var] = f"{os.environ.get(var, '')} {TEST_JVM_FLAGS}".strip()
+    # the JVMs' class-data archive in a directory of the session's own, not the user's cache
+    if "SQLENGINE_CLASS_CACHE" not in os.environ:
+        _class_cache = tempfile.mkdtemp(prefix="sqlengine-class-cache-")
+        os.environ["SQLENGINE_CLASS_CACHE"] = _class_cache
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _class_cache is not None:
+        shutil.rmtree(_class_cache, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -13,8 +13,9 @@ def parse(*argv: str):
     return build_parser().parse_args(list(argv))
 
 
-@pytest.mark.parametrize("command", [["run", "f.sql"], ["submit", "f.sql"], ["shell"]])
-def test_the_top_levels_values_reach_the_subcommand(command):
+@pytest.mark.parametrize("command", [["run", "f.sql"], ["submit", "f.sql"], ["shell"], []])
+def test_the_top_levels_values_reach_the_subcommand(command, monkeypatch):
+    monkeypatch.setenv("SPARK_REMOTE", "sc://127.0.0.1:15002")  # an explicit --master beats it, at either level
     args = parse("--master", "spark://127.0.0.1:7077", "--conf", "a=1", "-D", "X=1", "--checkpoint-root", "/shared", *command)
     assert args.master == "spark://127.0.0.1:7077" and args.remote is None
     assert args.conf == ["a=1"] and args.define == ["X=1"] and args.checkpoint_root == "/shared"
@@ -34,6 +35,12 @@ def test_where_spark_runs_is_the_subcommands_when_it_says(monkeypatch):
     assert (args.master, args.remote) == ("local[1]", None)
     args = parse("--master", "local[1]", "run", "--remote", "sc://h:1", "f.sql")
     assert (args.master, args.remote) == (None, "sc://h:1")
+
+
+@pytest.mark.parametrize("command", [["lint", "f.sql"], ["explain", "f.sql"]])
+def test_lint_and_explain_take_the_top_levels_init_and_variables(command):
+    args = parse("-D", "X=1", "-i", "tables.sql", *command[:1], "-D", "Y=2", *command[1:])
+    assert args.define == ["X=1", "Y=2"] and args.init == ["tables.sql"]
 
 
 def test_nothing_given_is_nothing(monkeypatch):

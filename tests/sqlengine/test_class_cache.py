@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 def cache(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv(class_cache.ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(class_cache, "_writing", None)
+    monkeypatch.setattr(class_cache, "_may_write", True)  # as `sqlengine run` and the shell say
     return tmp_path / "cache"
 
 
@@ -70,7 +71,43 @@ def test_one_archive_per_java_build(cache):
 
 @pytest.mark.parametrize("options", ["-Xshare:off", "-XX:SharedArchiveFile=/mine.jsa", "-XX:ArchiveClassesAtExit=/x.jsa"])
 def test_a_users_own_class_sharing_flags_win(cache, options):
+    seen(cache)
+    assert class_cache.choose("/usr/bin/java", "17.0.15", "-Xmx2g") is not None  # without them: ours
+    class_cache.adopt(None)
     assert class_cache.choose("/usr/bin/java", "17.0.15", f"-Xmx2g {options}") is None
+
+
+def test_a_process_that_does_not_wait_for_its_jvm_never_writes(cache, monkeypatch):
+    """Tests, benchmarks, a library user: their JVM would write the archive as an orphan."""
+    monkeypatch.setattr(class_cache, "_may_write", False)
+    seen(cache)
+    assert class_cache.choose("/usr/bin/java", "17.0.15", "") is None and not class_cache.writing()
+    monkeypatch.setattr(class_cache, "_may_write", True)
+    first = class_cache.choose("/usr/bin/java", "17.0.15", "")
+    first.pending.write_bytes(b"archive")
+    class_cache.adopt(0)
+    monkeypatch.setattr(class_cache, "_may_write", False)
+    assert class_cache.choose("/usr/bin/java", "17.0.15", "").pending is None  # but it maps one
+
+
+def test_a_cache_path_with_a_blank_is_not_used(tmp_path, monkeypatch):
+    """Spark's launcher splits the JVM options on blanks."""
+    monkeypatch.setenv(class_cache.ENV, str(tmp_path / "my cache"))
+    assert class_cache.choose("/usr/bin/java", "17.0.15", "") is None
+    assert not (tmp_path / "my cache").exists()
+
+
+def test_the_newest_archives_are_kept(cache):
+    cache.mkdir()
+    for i in range(5):
+        old = cache / f"spark-old-{i}.jsa"
+        old.write_bytes(b"x")
+        os.utime(old, (time.time() - 1000 + i, time.time() - 1000 + i))
+    seen(cache)
+    new = class_cache.choose("/usr/bin/java", "17.0.15", "")
+    new.pending.write_bytes(b"archive")
+    class_cache.adopt(0)
+    assert sorted(p.name for p in cache.glob("*.jsa")) == sorted([new.path.name, "spark-old-3.jsa", "spark-old-4.jsa"])
 
 
 def test_off_turns_it_off(monkeypatch):
