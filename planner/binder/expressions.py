@@ -28,9 +28,10 @@ AGG_NAMES = {
     "BIT_AND", "BIT_OR", "BIT_XOR", "JSON_ARRAYAGG", "JSON_OBJECTAGG", "ANY_VALUE",
 }
 RANK_NAMES = {"ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD"}
-LEGACY_WINDOW_FUNCS = {"TUMBLE", "HOP", "SESSION", "CUMULATE"}
+# Flink's group windows (GROUP BY TUMBLE(ts, size)); CUMULATE has only the table function form
+LEGACY_WINDOW_FUNCS = {"TUMBLE", "HOP", "SESSION"}
 LEGACY_WINDOW_PROPS = {
-    f"{w}_{p}" for w in ("TUMBLE", "HOP", "SESSION", "CUMULATE") for p in ("START", "END", "ROWTIME", "PROCTIME")
+    f"{w}_{p}" for w in ("TUMBLE", "HOP", "SESSION") for p in ("START", "END", "ROWTIME", "PROCTIME")
 }
 
 
@@ -284,6 +285,13 @@ class ExprBinder:
         name = node.name.upper()
         if name in LEGACY_WINDOW_FUNCS or name in LEGACY_WINDOW_PROPS:
             return  # validated by the aggregate binder
+        if name == "CUMULATE" and self.user_function(node) is None:
+            # as Flink's validator says it; Flink has no GROUP BY CUMULATE(...) group window
+            raise BindError(
+                "Cannot call table function here: 'CUMULATE'; it is a window table function: "
+                "FROM TABLE(CUMULATE(TABLE t, DESCRIPTOR(ts), step, max_size)) ... GROUP BY window_start, window_end",
+                node,
+            )
         udf = self.user_function(node)
         if udf is not None:
             sig = udf.signature

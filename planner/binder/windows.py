@@ -95,11 +95,11 @@ def window_fields(spec: WindowSpec, time: Field) -> list[Field]:
 
 
 def legacy_window(window_id: int, call: exp.Anonymous, time_field: str) -> WindowSpec:
-    """GROUP BY TUMBLE(ts, size) | HOP(ts, slide, size) | SESSION(ts, gap) | CUMULATE(ts, step, size)."""
+    """GROUP BY TUMBLE(ts, size) | HOP(ts, slide, size) | SESSION(ts, gap)."""
     kind = window_kind(call.name)
     assert kind is not None
     args = list(call.expressions)[1:]
-    expected = {WindowKind.TUMBLE: 1, WindowKind.HOP: 2, WindowKind.SESSION: 1, WindowKind.CUMULATE: 2}[kind]
+    expected = {WindowKind.TUMBLE: 1, WindowKind.HOP: 2, WindowKind.SESSION: 1}[kind]
     if len(args) not in (expected, expected + 1):
         raise BindError(f"{kind.value}(time, ...) takes {expected + 1} arguments here", call)
     ms = [interval_ms(a) for a in args]
@@ -107,8 +107,6 @@ def legacy_window(window_id: int, call: exp.Anonymous, time_field: str) -> Windo
         spec = WindowSpec(window_id, kind, time_field, size_ms=ms[0], offset_ms=ms[1] if len(ms) > 1 else 0)
     elif kind == WindowKind.HOP:
         spec = WindowSpec(window_id, kind, time_field, slide_ms=ms[0], size_ms=ms[1])
-    elif kind == WindowKind.CUMULATE:
-        spec = WindowSpec(window_id, kind, time_field, step_ms=ms[0], size_ms=ms[1])
     else:
         spec = WindowSpec(window_id, kind, time_field, gap_ms=ms[0])
     validate(spec, call)

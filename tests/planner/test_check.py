@@ -52,10 +52,6 @@ CASES = {
     "split index by a column": ("SELECT SPLIT_INDEX(url, item, 1) FROM bids;", Code.LITERAL_SEPARATOR, "SPLIT_INDEX"),
     "split by a column": ("SELECT SPLIT(url, item) FROM bids;", Code.LITERAL_SEPARATOR, "SPLIT needs"),
     "user function": ("SELECT shout(item) FROM bids;", Code.USER_FUNCTION, "com.example.Shout"),
-    "legacy cumulate": (
-        "SELECT COUNT(*) FROM bids GROUP BY CUMULATE(ts, INTERVAL '5' SECOND, INTERVAL '20' SECOND);",
-        Code.LEGACY_CUMULATE, "CUMULATE window table function",
-    ),
     "window after deduplication": (
         "SELECT window_start, COUNT(*) FROM (SELECT item, window_start, window_end FROM (SELECT item, window_start, "
         f"window_end, ROW_NUMBER() OVER (PARTITION BY item ORDER BY ts) AS rn FROM {TUMBLE}) WHERE rn = 1) "

@@ -87,3 +87,27 @@ def test_a_catalog_function_binds_whatever_its_name():
 def test_a_decimal_quotient_is_typed_as_flink_types_it(expr, typed):
     (field,) = plan(f"SELECT {expr} AS q FROM t;").plans[0].fields
     assert field.type.sql() == typed
+
+
+@pytest.mark.parametrize(
+    "sql, column",
+    [
+        ("SELECT COUNT(*) FROM t GROUP BY CUMULATE(ts, INTERVAL '1' MINUTE, INTERVAL '1' HOUR);", 33),
+        ("SELECT CUMULATE(ts, INTERVAL '1' MINUTE, INTERVAL '1' HOUR) FROM t;", 8),
+    ],
+)
+def test_cumulate_is_only_a_window_table_function_as_in_flink(sql, column):
+    """Flink 2.3 has no GROUP BY CUMULATE(...) group window; its validator says "Cannot call
+    table function here: 'CUMULATE'" (checked with PyFlink 2.3), and so does the binder."""
+    with pytest.raises(SqlError) as caught:
+        plan(sql)
+    err = caught.value
+    assert "Cannot call table function here: 'CUMULATE'" in err.message and "FROM TABLE(CUMULATE(" in err.message
+    assert (err.line, err.column) == (2, column)
+
+
+@pytest.mark.parametrize("prop", ["CUMULATE_START", "CUMULATE_END"])
+def test_cumulate_has_no_group_window_properties(prop):
+    with pytest.raises(SqlError) as caught:
+        plan(f"SELECT {prop}(ts, INTERVAL '1' MINUTE, INTERVAL '1' HOUR) FROM t;")
+    assert caught.value.code == "E002" and (caught.value.line, caught.value.column) == (2, 8)

@@ -46,7 +46,6 @@ class Code(StrEnum):
     TEMPORAL_JOIN_BATCH = "temporal-join-batch"
     SESSION_KEYS = "session-keys"
     WINDOW_NOT_CARRIED = "window-not-carried"
-    LEGACY_CUMULATE = "legacy-cumulate"
     SESSION_TVF_USE = "session-tvf-use"
     UPSERT_SOURCE = "upsert-source"
     # expressions, both modes
@@ -144,7 +143,6 @@ MESSAGES: dict[Code, str] = {
         "the {what} needs the window of a window table function or window aggregation as its input, but "
         "`{window}` comes through {through}"
     ),
-    Code.LEGACY_CUMULATE: "GROUP BY CUMULATE(...) cannot run on Spark yet; use the CUMULATE window table function",
     Code.SESSION_TVF_USE: (
         "a SESSION window table function runs on Spark only under a window aggregation grouped by its "
         "window_start and window_end (Spark makes sessions while aggregating)"

@@ -202,8 +202,7 @@ def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]
     carried = ctx.windows(node.input)
     out: list[Problem] = []
     if node.legacy:
-        if w.kind == WindowKind.CUMULATE:
-            out.append(problem(Code.LEGACY_CUMULATE, node))
+        pass  # a GROUP BY group window is its own window: nothing carried to check
     elif w.id in carried.session_times and w.id not in carried.structs:
         # Spark's session_window makes sessions per group key; a SESSION table function makes them
         # per PARTITION BY key (without one, over all rows): the two must be the same keys
