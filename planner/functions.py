@@ -25,6 +25,10 @@ FOREIGN_FUNCTIONS: dict[str, str] = {
     "DATEDIFF": "TIMESTAMPDIFF(DAY, start, end)",
     "DATE_ADD": "d + INTERVAL 'n' DAY, or TIMESTAMPADD(DAY, n, d)",
     "DATE_SUB": "d - INTERVAL 'n' DAY, or TIMESTAMPADD(DAY, -n, d)",
+    "ANY_VALUE": "MIN(x), MAX(x), FIRST_VALUE(x) or LAST_VALUE(x)",
+    "BIT_AND": "a user-defined aggregate function: Flink SQL has no bitwise aggregates",
+    "BIT_OR": "a user-defined aggregate function: Flink SQL has no bitwise aggregates",
+    "BIT_XOR": "a user-defined aggregate function: Flink SQL has no bitwise aggregates",
 }
 
 

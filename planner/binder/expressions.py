@@ -25,7 +25,7 @@ FunctionLookup = Callable[[str], UserFunction | None]
 AGG_NAMES = {
     "COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "COLLECT",
     "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP", "APPROX_COUNT_DISTINCT", "ARRAY_AGG",
-    "BIT_AND", "BIT_OR", "BIT_XOR", "JSON_ARRAYAGG", "JSON_OBJECTAGG", "ANY_VALUE",
+    "JSON_ARRAYAGG", "JSON_OBJECTAGG",
 }
 RANK_NAMES = {"ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD"}
 # Flink's group windows (GROUP BY TUMBLE(ts, size)); CUMULATE has only the table function form
@@ -41,6 +41,9 @@ _FLINK_AGG_NAMES = {"J_S_O_N_OBJECT_AGG": "JSON_OBJECTAGG"}
 
 def agg_func(name: str, node: exp.Expr) -> AggFunc:
     """The aggregate or ranking function called ``name``."""
+    spelling = flink_spelling(name)
+    if spelling is not None:  # sqlglot reads BIT_AND(x) and ANY_VALUE(x) as its own aggregates
+        raise BindError(f"`{name}` is not a Flink SQL function (Flink's validator refuses it)", node, f"write {spelling}")
     try:
         return AggFunc(_FLINK_AGG_NAMES.get(name, name))
     except ValueError:

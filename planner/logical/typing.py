@@ -148,7 +148,7 @@ def agg_type(func: str, arg: exp.DataType | None) -> exp.DataType:
         return arg
     if func in ("AVG",):
         return arg  # Flink: AVG(INT) is INT, AVG(DECIMAL(p,s)) keeps the type family
-    if func in ("MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE"):
+    if func in ("MIN", "MAX", "FIRST_VALUE", "LAST_VALUE"):
         return arg
     if func in ("COLLECT",):
         return exp.DataType(this=D.LIST, expressions=[arg], nested=True)

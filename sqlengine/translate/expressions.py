@@ -320,5 +320,4 @@ _SPARK_AGG = {
     AggFunc.VAR_SAMP: "var_samp",
     AggFunc.APPROX_COUNT_DISTINCT: "approx_count_distinct",
     AggFunc.ARRAY_AGG: "collect_list",
-    AggFunc.ANY_VALUE: "any_value",
 }

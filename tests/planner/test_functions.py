@@ -111,3 +111,15 @@ def test_cumulate_has_no_group_window_properties(prop):
     with pytest.raises(SqlError) as caught:
         plan(f"SELECT {prop}(ts, INTERVAL '1' MINUTE, INTERVAL '1' HOUR) FROM t;")
     assert caught.value.code == "E002" and (caught.value.line, caught.value.column) == (2, 8)
+
+
+@pytest.mark.parametrize("name", ["BIT_AND", "BIT_OR", "BIT_XOR", "ANY_VALUE"])
+def test_aggregates_flink_does_not_have_are_refused_at_their_name(name):
+    """Flink 2.3 refuses these ("No match found for function signature BIT_AND(<NUMERIC>)",
+    checked with PyFlink 2.3); sqlglot reads them as aggregates of its own."""
+    with pytest.raises(SqlError) as caught:
+        plan(f"SELECT s, {name}(n) FROM t GROUP BY s;")
+    err = caught.value
+    assert err.code == "E002" and f"`{name}` is not a Flink SQL function" in err.message
+    assert (err.line, err.column) == (2, 11)
+    assert err.hint is not None and ("MIN(x)" in err.hint if name == "ANY_VALUE" else "user-defined aggregate" in err.hint)
