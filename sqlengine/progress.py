@@ -41,6 +41,10 @@ class Snapshot:
     watermark: str | None
     operators: tuple[OperatorState, ...] = ()
     metrics: dict[str, object] = field(default_factory=dict)  # observed metrics, e.g. malformed-record counts
+    # where the batch's time went, as Spark's durationMs has it (queryPlanning, addBatch, walCommit,
+    # commitOffsets, latestOffset, getBatch ...), in ms: progress.jsonl keeps it for a reader
+    # asking why a batch was slow
+    phases: dict[str, int] = field(default_factory=dict)
 
     @property
     def state_rows(self) -> int:
@@ -159,4 +163,5 @@ def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -
         watermark=event.get("watermark"),
         operators=tuple(ops),
         metrics=metrics,
+        phases={k: int(_num(v)) for k, v in (data.get("durationMs") or {}).items() if k != "triggerExecution"},
     )
