@@ -202,11 +202,16 @@ def measure(cmd: list[str]) -> dict:
 
 
 def first_error(err: str) -> str:
-    for line in err.splitlines():
-        s = line.strip()
-        if s.startswith(("sqlengine:", "[ERROR]", "pyflink.", "py4j.", "Exception", "Caused by")) or "Exception:" in s:
+    """sqlengine's error line, or the first Java exception's message in Flink's trace (py4j's own
+    line names only the call that failed)."""
+    lines = [line.strip() for line in err.splitlines()]
+    for s in lines:
+        if s.startswith(("sqlengine:", "[ERROR]")):
             return s[:300]
-    return err.strip().splitlines()[-1][:300] if err.strip() else ""
+    for s in lines:
+        if "Exception: " in s and "Py4JJavaError" not in s:
+            return s.lstrip(": ")[:300]
+    return lines[-1][:300] if err.strip() else ""
 
 
 def sqlengine(args: list[str], home: Path, check: bool = False) -> dict:
