@@ -332,8 +332,9 @@ def compare(engines: Engines, query: str, fmt: str, sizes: list[tuple[int, Path]
 
 def report(results: list[dict], sizes: list[int]) -> str:
     large = sizes[1]
-    head = (f"| query | format | rows equal | sqlengine s ({large:,}) | Flink s | speed ratio | sqlengine marginal ev/s "
-            "| Flink marginal ev/s | ratio | sqlengine CPU s | Flink CPU s | sqlengine peak MB | Flink peak MB |")
+    head = (f"| query | format | rows equal | sqlengine s ({large:,}) | Flink s | Flink s / sqlengine s "
+            "| sqlengine marginal ev/s | Flink marginal ev/s | marginal ratio | sqlengine CPU s | Flink CPU s "
+            "| sqlengine peak MB | Flink peak MB |")
     lines = [head, "|" + "---|" * 13]
     ratios = []
     for r in results:
