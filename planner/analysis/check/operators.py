@@ -201,15 +201,14 @@ def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]
     w = node.window
     carried = ctx.windows(node.input)
     out: list[Problem] = []
-    if node.legacy:
-        pass  # a GROUP BY group window is its own window: nothing carried to check
-    elif w.id in carried.session_times and w.id not in carried.structs:
-        # Spark's session_window makes sessions per group key; a SESSION table function makes them
-        # per PARTITION BY key (without one, over all rows): the two must be the same keys
-        if set(w.partition_keys) != set(node.keys):
-            out.append(problem(Code.SESSION_KEYS, node))
-    else:
-        out += _first(_carried(node, ctx, w, "window aggregation"))
+    if not node.legacy:  # a GROUP BY group window is its own window: nothing carried to check
+        if w.id in carried.session_times and w.id not in carried.structs:
+            # Spark's session_window makes sessions per group key; a SESSION table function makes them
+            # per PARTITION BY key (without one, over all rows): the two must be the same keys
+            if set(w.partition_keys) != set(node.keys):
+                out.append(problem(Code.SESSION_KEYS, node))
+        else:
+            out += _first(_carried(node, ctx, w, "window aggregation"))
     if ctx.streaming:
         out += _first(
             _proctime_window(node, w),
