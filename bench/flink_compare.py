@@ -40,7 +40,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -50,7 +49,10 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "nexmark"
 FLINK_SIDE = ROOT / "bench" / "flink_side.py"
 sys.path.insert(0, str(ROOT / "bench"))
-from flink_side import INSERT_SELECT, statements  # noqa: E402  (standard library only)
+sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+from flink_side import INSERT_SELECT  # noqa: E402  (standard library only)
+from on_flink import statements  # noqa: E402  (standard library only)
+from peak_rss import PeakRSS  # noqa: E402
 
 PARQUET_JAR = Path.home() / ".m2/repository/org/apache/flink/flink-sql-parquet/2.3.0/flink-sql-parquet-2.3.0.jar"
 COLUMNS = {
@@ -137,67 +139,33 @@ def tables_ddl(data: Path, fmt: str) -> str:
     )
 
 
-def scripts(query: str, data: Path, fmt: str, work: Path) -> tuple[Path, Path]:
-    """The timed script (tables + the query file as published) and the check script (tables +
-    the SELECT of its INSERT, for sqlengine; Flink's side takes the SELECT out itself)."""
-    text = (FIXTURES / f"{query}.sql").read_text()
-    run = work / f"{query}-{fmt}-{data.name}.sql"
-    run.write_text(tables_ddl(data, fmt) + text)
-    select = [INSERT_SELECT.match(s).group(1) if INSERT_SELECT.match(s) else s for s in statements(text)
-              if not s.upper().startswith("CREATE TABLE")]
-    check = work / f"{query}-{fmt}-{data.name}-select.sql"
-    check.write_text(tables_ddl(data, fmt) + ";\n".join(select) + ";\n")
-    return run, check
+def timed_script(query: str, data: Path, fmt: str, work: Path) -> Path:
+    """Both engines' timed run: the tables over ``data``, then the query file as published."""
+    path = work / f"{query}-{fmt}-{data.name}.sql"
+    path.write_text(tables_ddl(data, fmt) + (FIXTURES / f"{query}.sql").read_text())
+    return path
+
+
+def check_script(query: str, data: Path, fmt: str, work: Path) -> Path:
+    """The rows check: the tables over ``data``, then the query's SELECT (an INSERT's query without
+    its sink table), so that each engine returns its rows instead of writing them."""
+    select = [INSERT_SELECT.match(s).group(1) if INSERT_SELECT.match(s) else s
+              for s in statements((FIXTURES / f"{query}.sql").read_text()) if not s.upper().startswith("CREATE TABLE")]
+    path = work / f"{query}-{fmt}-{data.name}-select.sql"
+    path.write_text(tables_ddl(data, fmt) + ";\n".join(select) + ";\n")
+    return path
 
 
 # -- running ---------------------------------------------------------------------------------------
 
 
-class Tree:
-    """CPU seconds and peak resident memory of a process and its descendants, sampled."""
-
-    def __init__(self, pid: int) -> None:
-        import psutil
-
-        self.root = psutil.Process(pid)
-        self.cpu: dict[int, float] = {}
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            total = 0
-            try:
-                procs = [self.root, *self.root.children(recursive=True)]
-            except Exception:
-                procs = []
-            for p in procs:
-                try:
-                    t = p.cpu_times()
-                    self.cpu[p.pid] = t.user + t.system
-                    total += p.memory_info().rss
-                except Exception:
-                    pass
-            self.peak = max(self.peak, total)
-            if self._stop.wait(0.2):
-                return
-
-    def stop(self) -> tuple[float, int]:
-        self._stop.set()
-        self._thread.join()
-        return sum(self.cpu.values()), self.peak
-
-
 def measure(cmd: list[str]) -> dict:
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    tree = Tree(proc.pid)
-    out, err = proc.communicate()
-    wall = time.perf_counter() - t0
-    cpu, peak = tree.stop()
-    return {"wall": wall, "cpu": cpu, "rss": peak, "rc": proc.returncode, "error": first_error(err),
+    with PeakRSS(proc.pid) as usage:
+        out, err = proc.communicate()
+        wall = time.perf_counter() - t0
+    return {"wall": wall, "cpu": usage.cpu, "rss": usage.peak, "rc": proc.returncode, "error": first_error(err),
             "stdout": out}
 
 
@@ -291,8 +259,8 @@ def parquet_jar() -> None:
 def compare(engines: Engines, query: str, fmt: str, sizes: list[tuple[int, Path]], check: Path, runs: int) -> dict:
     out: dict = {"query": query, "format": fmt}
     if query not in WALL_CLOCK:
-        _, check_script = scripts(query, check, fmt, engines.work)
-        got = {e: engines.rows(e, check_script, fmt) for e in ("sqlengine", "flink")}
+        select = check_script(query, check, fmt, engines.work)
+        got = {e: engines.rows(e, select, fmt) for e in ("sqlengine", "flink")}
         for e, r in got.items():
             if isinstance(r, str):
                 out[f"{e}_error"] = r
@@ -306,7 +274,7 @@ def compare(engines: Engines, query: str, fmt: str, sizes: list[tuple[int, Path]
     if runs == 0 or any(f"{e}_error" in out for e in ("sqlengine", "flink")):
         return out
     for events, data in sizes:
-        script, _ = scripts(query, data, fmt, engines.work)
+        script = timed_script(query, data, fmt, engines.work)
         runs_of: dict[str, list[dict]] = {"sqlengine": [], "flink": []}
         for i in range(runs):
             for e in (("sqlengine", "flink") if i % 2 == 0 else ("flink", "sqlengine")):
@@ -400,7 +368,7 @@ def main() -> None:
         # a warm-up of each engine: the OS's file cache, and sqlengine's class cache written
         for _ in range(2 if args.runs else 0):
             for e in ("sqlengine", "flink"):
-                engines.run(e, scripts("q0", data[args.check_events], fmt, work)[0], fmt)
+                engines.run(e, timed_script("q0", data[args.check_events], fmt, work), fmt)
         for q in queries:
             r = compare(engines, q, fmt, [(n, data[n]) for n in sizes], data[args.check_events], args.runs)
             results.append(r)

@@ -5,11 +5,13 @@ under sqlengine's own environment (Flink is not a dependency of sqlengine):
     python -m venv /tmp/flink && /tmp/flink/bin/pip install apache-flink==2.3.0
     /tmp/flink/bin/python bench/flink_side.py run SCRIPT [--jar JAR]
     /tmp/flink/bin/python bench/flink_side.py rows SCRIPT OUT.json [--jar JAR]
+    /tmp/flink/bin/python bench/flink_side.py latency RUNS DDL QUERY
 
 ``run`` executes every statement, waiting for each INSERT to finish (the timed run). ``rows``
-executes the DDL and then the script's query (a SELECT, or the SELECT of an INSERT) and writes its final table (the
-changelog applied) to OUT.json, each value in the form of sqlengine's JSON output, so the two
-engines' rows compare as multisets. Standard library and PyFlink only.
+executes the DDL and then the script's query (a SELECT, or the SELECT of an INSERT) and writes its
+final table (the changelog applied) to OUT.json, each value in the form of sqlengine's JSON output,
+so the two engines' rows compare as multisets. ``latency`` is bench/interactive_latency.py's side. The environment, the statement splitting and the
+changelog are tests/conformance/on_flink.py's, shared with the suites' expected-result scripts.
 """
 
 from __future__ import annotations
@@ -19,53 +21,25 @@ import decimal
 import json
 import re
 import sys
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "conformance"))
+from on_flink import apply_changelog, environment, kind_of, physical_plan, statements, upsert_key
 from values import plain
 
 INSERT_SELECT = re.compile(r"^\s*INSERT\s+INTO\s+\S+\s+(.*)$", re.IGNORECASE | re.DOTALL)
 
 
-def statements(text: str) -> list[str]:
-    """The script's statements: comment lines dropped, split at ';' (the Nexmark queries and our
-    table DDL have no ';' inside a literal)."""
-    code = "\n".join(line for line in text.splitlines() if not line.strip().startswith("--"))
-    return [s.strip() for s in code.split(";") if s.strip()]
-
-
-def environment(jar: str | None, streams: bool = False):
-    """A streaming TableEnvironment; with ``streams``, one over a StreamExecutionEnvironment (for
-    ``to_changelog_stream``)."""
-    from pyflink.common import Configuration
-    from pyflink.table import EnvironmentSettings, StreamTableEnvironment, TableEnvironment
-
-    conf = Configuration()
-    conf.set_string("parallelism.default", "2")
-    conf.set_string("rest.bind-address", "127.0.0.1")
-    conf.set_string("taskmanager.host", "127.0.0.1")
-    conf.set_string("jobmanager.rpc.address", "127.0.0.1")
-    if jar:  # one or more jars, separated by ';'
-        conf.set_string("pipeline.jars", ";".join(Path(j).resolve().as_uri() for j in jar.split(";")))
-    if streams:
-        from pyflink.datastream import StreamExecutionEnvironment
-
-        return StreamTableEnvironment.create(StreamExecutionEnvironment.get_execution_environment(conf))
-    settings = EnvironmentSettings.new_instance().in_streaming_mode().with_configuration(conf).build()
-    return TableEnvironment.create(settings)
-
-
-def run(script: str, jar: str | None) -> None:
-    env = environment(jar)
+def run(script: str, jars: str | None) -> None:
+    env = environment(parallelism=2, jars=jars)
     for stmt in statements(script):
         result = env.execute_sql(stmt)
         if stmt.upper().startswith(("INSERT", "EXECUTE")):
             result.wait()
 
 
-def rows(script: str, out: str, jar: str | None) -> None:
-    env = environment(jar, streams=True)
+def rows(script: str, out: str, jars: str | None) -> None:
+    env = environment(parallelism=2, jars=jars, streams=True)
     query = None
     for stmt in statements(script):
         m = INSERT_SELECT.match(stmt)
@@ -82,9 +56,31 @@ def rows(script: str, out: str, jar: str | None) -> None:
         # through Arrow batches: a row at a time through py4j takes 3 to 5 ms
         found = list(table.to_pandas().itertuples(index=False))
     else:
-        found = final_table(env, timestamps_as_text(env, table), upsert_key(plan[0], table.get_schema().get_field_names()))
+        with env.to_changelog_stream(timestamps_as_text(env, table)).execute_and_collect() as stream:
+            changes = [(kind_of(row), tuple(row)) for row in stream]
+        found = apply_changelog(changes, upsert_key(table))
     result = [[value(v, whole) for v, whole in zip(row, integral, strict=True)] for row in found]
     Path(out).write_text(json.dumps(result))
+
+
+def latency(runs: int, ddl: str, query: str) -> None:
+    """bench/interactive_latency.py's Flink side: ``query`` run ``runs`` times in one
+    TableEnvironment (the first starts the mini-cluster); per run, one JSON line: seconds from
+    the statement to its first row, and how long after its window_end (the row's second column)
+    plus the 1-second watermark delay the row came."""
+    import time
+
+    env = environment(parallelism=2, conf={"table.local-time-zone": "UTC"})
+    env.execute_sql(ddl)
+    for i in range(runs):
+        sent = time.perf_counter()
+        result = env.execute_sql(query)
+        with result.collect() as rows:
+            row = next(iter(rows))
+            seen, wall = time.perf_counter(), time.time()
+        due = row[1].replace(tzinfo=dt.UTC) + dt.timedelta(seconds=1)
+        print(json.dumps({"engine": "flink", "run": i + 1, "first_row": seen - sent, "over": wall - due.timestamp()}), flush=True)
+        time.sleep(1)
 
 
 def timestamps_as_text(env, table):
@@ -96,50 +92,6 @@ def timestamps_as_text(env, table):
     cols = [f"CAST(`{n}` AS STRING) AS `{n}`" if t.startswith(("TIMESTAMP", "LOCAL_ZONED")) else f"`{n}`"
             for n, t in zip(names, types, strict=True)]
     return env.sql_query(f"SELECT {', '.join(cols)} FROM flink_side_result")
-
-
-def physical_plan(table) -> list[str]:
-    """The optimized physical plan's lines, each node with its changelog mode; the root first."""
-    from pyflink.table.explain_detail import ExplainDetail
-
-    plan = table.explain(ExplainDetail.CHANGELOG_MODE)
-    section = plan.split("== Optimized Physical Plan ==", 1)[1].split("==", 1)[0]
-    return [line for line in section.strip().splitlines() if line.strip()]
-
-
-def upsert_key(root: str, names: list[str]) -> list[int]:
-    """The output positions of the root's partition or group keys (a Top-N's PARTITION BY)."""
-    m = re.search(r"(?:partitionBy|groupBy)=\[([^\]]*)\]", root)
-    keys = [k.strip() for k in m.group(1).split(",")] if m else []
-    return [names.index(k) for k in keys if k in names]
-
-
-def final_table(env, table, key: list[int]) -> list[list]:
-    """An updating result's final rows, its changes applied in order. Flink 2.3 plans Nexmark
-    q9's Top-1 as insert-only (changelogMode=[I]) yet sends a +U, with no -U before it, each time
-    an auction's top bid changes (to_pandas keeps every one as a row): a stream with +U and no -U
-    is applied as upserts on the root's keys, one row per key; any other as retractions."""
-    from pyflink.common import RowKind
-
-    changes = []
-    with env.to_changelog_stream(table).execute_and_collect() as stream:
-        for row in stream:
-            changes.append((row.get_row_kind(), tuple(row)))
-    kinds = {kind for kind, _ in changes}
-    if RowKind.UPDATE_AFTER in kinds and RowKind.UPDATE_BEFORE not in kinds and key:
-        latest: dict = {}
-        for kind, row in changes:
-            k = tuple(row[i] for i in key)
-            if kind == RowKind.DELETE:
-                latest.pop(k, None)
-            else:
-                latest[k] = row
-        return list(latest.values())
-    table_rows: Counter = Counter()
-    for kind, row in changes:
-        table_rows[row] += 1 if kind in (RowKind.INSERT, RowKind.UPDATE_AFTER) else -1
-    assert all(n >= 0 for n in table_rows.values()), "a retraction of a row that was not there"
-    return list(table_rows.elements())
 
 
 def value(v, integral: bool):
@@ -169,11 +121,14 @@ def main(argv: list[str]) -> None:
         i = argv.index("--jar")
         jar = argv[i + 1]
         argv = argv[:i] + argv[i + 2:]
-    verb, script = argv[0], Path(argv[1]).read_text()
+    verb = argv[0]
+    script = Path(argv[1]).read_text() if verb in ("run", "rows") else ""
     if verb == "run":
         run(script, jar)
     elif verb == "rows":
         rows(script, argv[2], jar)
+    elif verb == "latency":
+        latency(int(argv[1]), argv[2], argv[3])
     else:
         raise SystemExit(f"unknown verb {verb!r}: run or rows")
 

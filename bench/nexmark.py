@@ -25,7 +25,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from statistics import geometric_mean, median
@@ -33,6 +32,7 @@ from statistics import geometric_mean, median
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+from peak_rss import PeakRSS  # noqa: E402
 
 NATIVE = ("q0", "q1", "q2", "q3", "q5", "q7", "q8", "q9", "q11", "q14", "q17", "q18", "q20", "q21", "q22", "q23")
 FIXTURES = ROOT / "tests" / "fixtures" / "nexmark"
@@ -49,36 +49,6 @@ def _variables(events: int, tps: int) -> dict[str, str]:
         "TPS": str(tps), "EVENTS_NUM": str(events), "PERSON_PROPORTION": "1", "AUCTION_PROPORTION": "3",
         "BID_PROPORTION": "46", "NEXMARK_TABLE": "datagen",
     }
-
-
-class PeakRSS:
-    """Peak resident memory of this process's JVM children, sampled while a job runs."""
-
-    def __init__(self) -> None:
-        import psutil
-
-        self.me = psutil.Process()
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.2):
-            total = 0
-            for child in self.me.children(recursive=True):
-                try:
-                    total += child.memory_info().rss
-                except Exception:
-                    pass
-            self.peak = max(self.peak, total)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def _session(work: Path):

@@ -23,15 +23,14 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from pyflink.common import Configuration, RowKind
-from pyflink.table import EnvironmentSettings, TableEnvironment
+from pyflink.table import TableEnvironment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from on_flink import apply_changelog, environment, kind_of, statements, upsert_key
 from values import plain, row_key
 
 HERE = Path(__file__).resolve().parent
 STREAMING_ONLY = "-- flink batch mode cannot run this:"
-KINDS = {RowKind.INSERT: "+I", RowKind.UPDATE_BEFORE: "-U", RowKind.UPDATE_AFTER: "+U", RowKind.DELETE: "-D"}
 
 
 def one_file_per_table(target: Path) -> Path:
@@ -43,45 +42,30 @@ def one_file_per_table(target: Path) -> Path:
     return target
 
 
-def environment(streaming: bool, data: Path) -> TableEnvironment:
-    conf = Configuration()
-    conf.set_string("parallelism.default", "1")
-    conf.set_string("rest.bind-address", "127.0.0.1")
-    conf.set_string("taskmanager.host", "127.0.0.1")
-    conf.set_string("jobmanager.rpc.address", "127.0.0.1")
-    settings = EnvironmentSettings.new_instance()
-    settings = settings.in_streaming_mode() if streaming else settings.in_batch_mode()
-    env = TableEnvironment.create(settings.with_configuration(conf).build())
+def tables(streaming: bool, data: Path) -> TableEnvironment:
+    env = environment(parallelism=1, streaming=streaming)
     ddl = (HERE / "tables.sql").read_text().replace("${DATA}", str(data)).replace("${SOURCE_OPTIONS}", "")
-    for stmt in without_comments(ddl).split(";"):
-        if stmt.strip():
-            env.execute_sql(stmt)
+    for stmt in statements(ddl):
+        env.execute_sql(stmt)
     return env
 
 
-def without_comments(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not line.strip().startswith("--"))
-
-
 def final_table(env: TableEnvironment, sql: str) -> tuple[list[list], list[dict], Counter]:
-    result = env.execute_sql(sql)
-    schema = result.get_resolved_schema()
-    columns = [{"name": c.get_name(), "type": c._j_column.getDataType().toString()} for c in schema.get_columns()]
-    table: Counter = Counter()
-    kinds: Counter = Counter()
+    """The query's final rows (its changelog applied, on_flink.apply_changelog), its columns, and
+    how many changes of each kind it had."""
+    query = env.sql_query(sql)
+    result = query.execute()
+    columns = [{"name": c.get_name(), "type": c._j_column.getDataType().toString()}
+               for c in result.get_resolved_schema().get_columns()]
     with result.collect() as rows:
-        for row in rows:
-            kind = KINDS[row.get_row_kind()]
-            kinds[kind] += 1
-            key = json.dumps(plain(list(row)))
-            if kind in ("+I", "+U"):
-                table[key] += 1
-            else:
-                if table[key] <= 0:
-                    raise SystemExit(f"{kind} of a row not in the table: {key}")
-                table[key] -= 1
-    out = [json.loads(k) for k, n in table.items() for _ in range(n)]
-    return sorted(out, key=row_key), columns, kinds
+        changes = [(kind_of(row), tuple(json.dumps(v) for v in plain(list(row)))) for row in rows]
+    kinds = Counter(kind for kind, _ in changes)
+    key = upsert_key(query) if kinds["+U"] and not kinds["-U"] else []  # only an upsert stream needs it
+    try:
+        final = apply_changelog(changes, key)
+    except ValueError as err:
+        raise SystemExit(str(err)) from None
+    return sorted(([json.loads(v) for v in row] for row in final), key=row_key), columns, kinds
 
 
 def main(names: list[str]) -> None:
@@ -91,9 +75,9 @@ def main(names: list[str]) -> None:
     (HERE / "expected").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         data = one_file_per_table(Path(tmp))
-        streaming, batch = environment(True, data), environment(False, data)
+        streaming, batch = tables(True, data), tables(False, data)
         for q in queries:
-            sql = without_comments(q.read_text())
+            sql = statements(q.read_text())[0]
             rows, columns, kinds = final_table(streaming, sql)
             # a query Flink's batch planner cannot run (its note says why) is checked in streaming only
             batch_rows = rows if STREAMING_ONLY in q.read_text() else final_table(batch, sql)[0]

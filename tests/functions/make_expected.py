@@ -17,25 +17,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pyflink.common import Configuration
-from pyflink.table import EnvironmentSettings, TableEnvironment
+from pyflink.table import TableEnvironment
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "conformance"))
 from cases import LTZ_RENDER, TEXT_RENDER, Case, groups, query, read  # noqa: E402
+from on_flink import environment, statements  # noqa: E402
 from values import plain  # noqa: E402
 
 
-def environment(data: Path) -> TableEnvironment:
-    conf = Configuration()
-    for k, v in {"parallelism.default": "1", "rest.bind-address": "127.0.0.1", "taskmanager.host": "127.0.0.1",
-                 "jobmanager.rpc.address": "127.0.0.1", "table.local-time-zone": "UTC"}.items():
-        conf.set_string(k, v)
-    settings = EnvironmentSettings.new_instance().in_batch_mode().with_configuration(conf).build()
-    env = TableEnvironment.create(settings)
-    ddl = "\n".join(ln for ln in (HERE / "table.sql").read_text().splitlines() if not ln.startswith("--"))
-    env.execute_sql(ddl.replace("${DATA}", str(data)))
+def table(data: Path) -> TableEnvironment:
+    env = environment(parallelism=1, streaming=False, conf={"table.local-time-zone": "UTC"})
+    for stmt in statements((HERE / "table.sql").read_text().replace("${DATA}", str(data))):
+        env.execute_sql(stmt)
     return env
 
 
@@ -114,7 +109,7 @@ def main(names: list[str]) -> None:
         data = Path(tmp) / "t"
         data.mkdir()
         (data / "input.json").write_text((HERE / "input.json").read_text())
-        env = environment(data)
+        env = table(data)
         for group in names or groups():
             cases = evaluate(env, group)
             with open(HERE / "expected" / f"{group}.json", "w") as fh:
