@@ -14,78 +14,25 @@ as "starting…" and takes ~10 s on a 2-core machine).
 from __future__ import annotations
 
 import argparse
-import fcntl
-import os
-import pty
-import select
 import shutil
-import signal
 import statistics
-import struct
 import sys
 import tempfile
-import termios
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PROMPT = b"sqlengine>"
-CPR_REQUEST = b"\x1b[6n"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pty_shell import PROMPT, PtyShell
 
 
 def one_run(home: Path, timeout: float = 30.0) -> float:
     """Seconds from exec to the prompt text, in a real pty."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"}
-    start = time.perf_counter()
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the shell
-        os.chdir(ROOT)
-        os.execvpe(sys.executable, [sys.executable, "-m", "repl.cli", "--home", str(home)], env)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    seen = b""
-    elapsed = None
-    deadline = start + timeout
+    shell = PtyShell(home)
     try:
-        while time.perf_counter() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.05)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-            if CPR_REQUEST in chunk:
-                os.write(fd, b"\x1b[1;1R")
-            if elapsed is None and PROMPT in seen:
-                elapsed = time.perf_counter() - start
-                os.write(fd, b"\x04")  # Ctrl-D: quit
-        if elapsed is None:
-            raise RuntimeError(f"no prompt within {timeout} s; the shell printed:\n{seen.decode(errors='replace')[-2000:]}")
-        _reap(pid, fd)
-        return elapsed
+        shell.wait_for(PROMPT, timeout)
+        return time.perf_counter() - shell.started
     finally:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-
-
-def _reap(pid: int, fd: int, timeout: float = 20.0) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            select.select([fd], [], [], 0.05)
-            os.read(fd, 65536)
-        except OSError:
-            pass
-        done, _status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+        shell.close()
 
 
 def main() -> int:
