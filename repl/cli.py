@@ -295,6 +295,8 @@ def shell_options(sp: argparse.ArgumentParser, level: str = "") -> None:
     sp.add_argument("-f", "--file", metavar="FILE", dest=f"{level}file",
                     help="run FILE's statements without a prompt, then exit (non-zero on error)")
     sp.add_argument("--define", "-D", action="append", metavar="NAME=VALUE", dest=f"{level}define", help="a ${NAME} variable")
+    sp.add_argument("--no-warm-up", action="store_true", default=None, dest=f"{level}no_warm_up",
+                    help="no background query warming a new Spark up while the first statement is typed")
     spark_options(sp, level)
 
 

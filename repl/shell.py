@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from planner.analysis.analyze import Analysis
     from sqlengine.engine import Engine
     from sqlengine.jobs import Job
+    from sqlengine.warm_up import WarmUp
 
 log = logging.getLogger("sqlengine.shell")
 
@@ -53,7 +54,8 @@ EXIT_OK, EXIT_FAILED, EXIT_SQL, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 class Shell:
-    def __init__(self, engine: Engine, term: Terminal, *, history: Path | None = None, start_spark: bool = True) -> None:
+    def __init__(self, engine: Engine, term: Terminal, *, history: Path | None = None, start_spark: bool = True,
+                 warm_up: bool = True) -> None:
         self.engine = engine
         self.term = term
         self.history = history
@@ -67,6 +69,8 @@ class Shell:
         self.quit_requested = False
         self.session: PromptSession[str] | None = None
         self.prompts = 0  # prompts shown so far (tests wait for the next one)
+        self.warms_up = warm_up
+        self.warm_up: WarmUp | None = None  # the JVM's warm-up query, once Spark is up (sqlengine.warm_up)
         self.job_failed = False  # the last failure was Spark's (exit 1 for -f), not the SQL's (2)
 
     # -- Spark -------------------------------------------------------------------------------
@@ -88,6 +92,13 @@ class Shell:
             log.error("Spark did not start", exc_info=err)
             self.spark.error = describe(err)
             self.spark.state = "failed"
+            return
+        from sqlengine.spark_connect import is_connect
+        from sqlengine.warm_up import WarmUp
+
+        if self.warms_up and not is_connect(self.engine.spark):  # a Spark Connect server's JVM is not ours to warm
+            self.warm_up = WarmUp(self.engine.spark, self.engine.home)
+            self.warm_up.run()
 
     def need_spark(self) -> bool:
         """Spark is up (True), or the wait was cancelled or Spark failed (False, said so)."""
@@ -242,6 +253,11 @@ class Shell:
 
     # -- jobs --------------------------------------------------------------------------------
 
+    def _start_job(self, outcome: Outcome) -> Job:
+        if self.warm_up is not None:  # the user's job first: the two on the same cores would slow it
+            self.warm_up.stop()
+        return self.engine.start(outcome)
+
     def run_job(self, outcome: Outcome) -> bool:
         settings = self.engine.planner.settings
         if self.engine.streaming:
@@ -252,7 +268,7 @@ class Shell:
             self.term.print(f"[INFO] {outcome.message}", "info")
         if not self.need_spark():
             return False
-        waited = self.term.wait(lambda: self.engine.start(outcome), "Starting the job…", on_abandon=lambda job: job.stop())
+        waited = self.term.wait(lambda: self._start_job(outcome), "Starting the job…", on_abandon=lambda job: job.stop())
         if not waited.done:
             self.term.print("Cancelled.", "dim")
             return True
@@ -364,6 +380,8 @@ class Shell:
         return False
 
     def shutdown(self) -> None:
+        if self.warm_up is not None:
+            self.warm_up.stop()
         running = self.running_jobs()
         if running:
             n = len(running)
@@ -469,7 +487,8 @@ def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark:
         return _run_script(engine, list(getattr(args, "init", None) or []), script)
     own_terminal = term is None
     term = term or Terminal()
-    shell = Shell(engine, term, history=home / "history", start_spark=start_spark)
+    shell = Shell(engine, term, history=home / "history", start_spark=start_spark,
+                  warm_up=not getattr(args, "no_warm_up", None))
     try:
         for init in getattr(args, "init", None) or []:
             if shell.run_file(init) != EXIT_OK:

@@ -48,3 +48,9 @@ def test_nothing_given_is_nothing(monkeypatch):
     args = parse("run", "f.sql")
     assert (args.master, args.remote, args.conf, args.define, args.init, args.checkpoint_root) == (None,) * 6
     assert not [k for k in vars(args) if k.startswith("sub_")]
+
+
+@pytest.mark.parametrize("argv", [["--no-warm-up"], ["--no-warm-up", "shell"], ["shell", "--no-warm-up"]])
+def test_no_warm_up_counts_at_either_level(argv):
+    assert parse(*argv).no_warm_up is True
+    assert parse("shell").no_warm_up is None
