@@ -62,6 +62,9 @@ SESSION_SQL: dict[str, str] = {
     # 0)), as Flink types it, not with the fewest digits it needs: m / 3 of a DECIMAL(10, 3)
     # is then Flink's DECIMAL(21, 14), not DECIMAL(15, 6)
     "spark.sql.legacy.literal.pickMinimumPrecision": "false",
+    # a map built with a key twice (STR_TO_MAP('a=1,a=2'), MAP_FROM_ARRAYS) keeps the last value,
+    # as Flink's hash map does; Spark's default fails the job
+    "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
 }
 
 

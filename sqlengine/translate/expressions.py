@@ -27,7 +27,7 @@ from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.specs import AggCall, AggFunc
 from planner.udf import UserFunction
-from sqlengine.translate import functions
+from sqlengine.translate import collections, functions
 
 E = TypeVar("E", bound=exp.Expr)
 
@@ -75,6 +75,25 @@ class SparkExpressions:
     def type(self, e: exp.Expr) -> exp.DataType:
         return type_of(e, self.fields)
 
+    def array_type(self, e: exp.Expr) -> exp.DataType | None:
+        """ARRAY<T> when ``e`` is an array (the binder types a column's arrays, not an ARRAY[...]
+        constructor or what array functions return); else None."""
+        t = self.type(e)
+        if T.is_type(t, exp.DType.ARRAY):
+            return t
+        if isinstance(e, exp.Array) and e.expressions:
+            types = [self.type(x) for x in e.expressions]
+            element = next((x for x in types if not T.is_type(x, exp.DType.NULL, exp.DType.UNKNOWN)), None)
+            return exp.DataType(this=exp.DType.ARRAY, expressions=[element], nested=True) if element is not None else None
+        if isinstance(e, collections.SAME_ARRAY):
+            return self.array_type(e.this)
+        listed = isinstance(e, collections.SAME_ARRAY_LISTED) or (isinstance(e, exp.Anonymous) and e.name.upper() in collections.SAME_ARRAY_NAMED)
+        if listed and e.expressions:
+            return self.array_type(e.expressions[0])
+        if isinstance(e, exp.Paren):
+            return self.array_type(e.this)
+        return None
+
     def integral(self, e: exp.Expr) -> bool:
         return T.is_type(self.type(e), *T.INTEGERS)
 
@@ -113,7 +132,7 @@ class SparkExpressions:
             if isinstance(n, (exp.Greatest, exp.Least)):
                 return functions.null_if_any_null(self._fixed_children(n))
             if isinstance(n, exp.Cast):  # TryCast too
-                source = self.type(n.this)  # of the bound expression, before it is rewritten
+                source = self.array_type(n.this) or self.type(n.this)  # of the bound expression, before it is rewritten
                 return functions.cast(self._fixed_children(n), source)
             if isinstance(n, (exp.Ln, exp.Log)):
                 return functions.logarithm(self._fixed_children(n))
@@ -138,6 +157,20 @@ class SparkExpressions:
                 return exp.Anonymous(this="weekofyear", expressions=[self.rewrite(n.this)])
             if isinstance(n, exp.Localtimestamp):
                 return exp.Anonymous(this="localtimestamp", expressions=[])
+            if isinstance(n, exp.Bracket) and self.array_type(n.this) is not None and len(n.expressions) == 1:
+                b = self._fixed_children(n)
+                return collections.element_at(b.this, b.expressions[0])
+            if isinstance(n, exp.ArrayContains):
+                c = self._fixed_children(n)
+                return collections.contains(c.this, c.expression)
+            if isinstance(n, exp.ArraySlice):
+                c = self._fixed_children(n)
+                return collections.slice_(c.this, c.args["start"], c.args.get("end"))
+            if isinstance(n, exp.ArrayReverse):
+                return exp.Anonymous(this="reverse", expressions=[self.rewrite(n.this)])
+            if isinstance(n, exp.StrToMap):
+                c = self._fixed_children(n)
+                return collections.str_to_map([a for a in (c.this, c.args.get("pair_delim"), c.args.get("key_value_delim")) if a is not None])
             return n
 
         return node.transform(fix)
@@ -179,6 +212,10 @@ class SparkExpressions:
             parts = exp.Anonymous(this="split", expressions=[s, _lit(_java_quote(sep.this)), exp.Literal.number(-1)])
             element = exp.Anonymous(this="try_element_at", expressions=[parts, exp.Add(this=idx.copy(), expression=exp.Literal.number(1))])
             return exp.Case(ifs=[exp.If(this=exp.GTE(this=idx.copy(), expression=exp.Literal.number(0)), true=element)])
+        if name == "ELEMENT" and len(args) == 1:
+            return collections.element(args[0])
+        if name == "ARRAY_SORT" and (found := collections.sort(args)) is not None:
+            return found
         found = functions.named(name, args)
         if found is not None:
             return found

@@ -274,7 +274,12 @@ def _truncate_fraction(ts: exp.Expr, p: int, *, toward_epoch: bool = False) -> e
 
 def _to_string(n: exp.Cast, to: exp.DataType, source: exp.DataType) -> exp.Expr:
     out: exp.Expr = n
-    if T.is_type(source, exp.DType.BOOLEAN):
+    if T.is_type(source, exp.DType.ARRAY) and source.expressions:
+        from sqlengine.translate import collections
+
+        element = source.expressions[0]
+        out = collections.to_string(n.this, element, lambda c, _: cast(c, element))
+    elif T.is_type(source, exp.DType.BOOLEAN):
         out = exp.Upper(this=n)
     elif T.is_type(source, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPLTZ):
         p = _length(source)

@@ -1,0 +1,99 @@
+"""Flink's array and map functions where Spark's namesake differs, each found by the function
+suite (tests/functions/cases/collection.txt, against Flink 2.3's values):
+
+- ``arr[i]`` is 1-based in Flink, NULL outside the array (Spark's ``arr[i]`` is 0-based);
+- ARRAY_CONTAINS compares NULLs as equal and is never NULL for a non-NULL array (Spark's is NULL
+  when the value or an element is NULL and nothing else matched);
+- ARRAY_SORT puts NULLs first ascending and last descending (Spark's array_sort: last always);
+- ARRAY_SLICE(a, start [, end]) takes an inclusive end, counts negative offsets from the end and
+  is empty when start is past end (Spark's slice takes a length);
+- ARRAY_REVERSE and ELEMENT have no Spark namesake;
+- STR_TO_MAP's default delimiters are ',' and '=' (Spark's ',' and ':');
+- CAST(array AS STRING) writes a NULL element as NULL (Spark as null), its elements as Flink
+  casts them.
+
+Lambda variables are named so that no column can be shadowed by them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+_X, _I = "sqe_elem", "sqe_idx"
+
+# array functions whose result is an array of their first argument's element type
+SAME_ARRAY = (exp.ArrayAppend, exp.ArrayPrepend, exp.ArrayConcat, exp.ArrayDistinct, exp.ArrayExcept,
+              exp.ArrayRemove, exp.ArrayReverse, exp.ArraySlice)
+# ... and those sqlglot keeps as their argument list, or as a call by name
+SAME_ARRAY_LISTED = (exp.ArrayIntersect,)
+SAME_ARRAY_NAMED = ("ARRAY_SORT", "ARRAY_UNION")
+
+
+def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _n(v: int) -> exp.Literal:
+    return exp.Literal.number(v)
+
+
+def _lambda(body: exp.Expr, *names: str) -> exp.Lambda:
+    return exp.Lambda(this=body, expressions=[exp.to_identifier(n) for n in names])
+
+
+def element_at(arr: exp.Expr, idx: exp.Expr) -> exp.Expr:
+    """``arr[idx]``, 1-based; NULL for an index below 1 or past the end."""
+    return exp.Case(ifs=[exp.If(this=exp.GTE(this=idx.copy(), expression=_n(1)), true=_call("try_element_at", arr, idx))])
+
+
+def contains(arr: exp.Expr, value: exp.Expr) -> exp.Expr:
+    same = exp.NullSafeEQ(this=exp.column(_X), expression=value)
+    return _call("exists", arr, _lambda(same, _X))
+
+
+def sort(args: list[exp.Expr]) -> exp.Expr | None:
+    """ARRAY_SORT(a [, ascending]); with a third argument (where NULLs go) there is no one Spark
+    call, and None leaves it to the checker's refusal."""
+    if len(args) > 2:
+        return None
+    return _call("sort_array", args[0], args[1] if len(args) > 1 else exp.true())
+
+
+def element(arr: exp.Expr) -> exp.Expr:
+    """The sole element, NULL for an empty array; more than one element fails the job, as in Flink."""
+    size = _call("size", arr.copy())
+    fail = _call("raise_error", exp.Literal.string("ELEMENT: the array has more than one element"))
+    return exp.Case(ifs=[exp.If(this=exp.EQ(this=size.copy(), expression=_n(0)), true=exp.Null()),
+                         exp.If(this=exp.EQ(this=size, expression=_n(1)), true=_call("element_at", arr, _n(1)))],
+                    default=fail)
+
+
+def slice_(arr: exp.Expr, start: exp.Expr, end: exp.Expr | None) -> exp.Expr:
+    """The elements from ``start`` to ``end`` inclusive (1-based; 0 is the first; negative from the
+    end; no end: to the last), by position, so offsets outside the array need no clamping."""
+    size = _call("size", arr.copy())
+
+    def position(offset: exp.Expr) -> exp.Expr:
+        return exp.Case(ifs=[exp.If(this=exp.LT(this=offset.copy(), expression=_n(0)),
+                                    true=exp.Add(this=exp.Add(this=size.copy(), expression=offset.copy()), expression=_n(1))),
+                             exp.If(this=exp.EQ(this=offset.copy(), expression=_n(0)), true=_n(1))],
+                        default=offset.copy())
+
+    at = exp.Add(this=exp.column(_I), expression=_n(1))
+    keep = exp.and_(exp.GTE(this=at.copy(), expression=position(start)),
+                    exp.LTE(this=at.copy(), expression=position(end) if end is not None else size.copy()))
+    return _call("filter", arr, _lambda(keep, _X, _I))
+
+
+def str_to_map(args: list[exp.Expr]) -> exp.Expr:
+    defaults = [exp.Literal.string(","), exp.Literal.string("=")]
+    return _call("str_to_map", args[0], *(args[1:] + defaults[len(args) - 1:]))
+
+
+def to_string(arr: exp.Expr, element_type: exp.DataType, cast_element: Callable[[exp.Cast, exp.DataType], exp.Expr]) -> exp.Expr:
+    """'[a, b, NULL]': each element as Flink casts it to STRING."""
+    text = cast_element(exp.Cast(this=exp.column(_X), to=exp.DataType.build("STRING")), element_type)
+    each = _call("transform", arr, _lambda(exp.Coalesce(this=text, expressions=[exp.Literal.string("NULL")]), _X))
+    return _call("concat", exp.Literal.string("["), _call("array_join", each, exp.Literal.string(", ")), exp.Literal.string("]"))
