@@ -54,6 +54,10 @@ class FlinkGenerator(Generator):
             if not e.args.get("position")
             else self.func("LOCATE", e.args.get("substr"), e.this, e.args.get("position"))
         ),
+        # the value constructor MAP[k1, v1, ...] (sqlglot writes MAP(ARRAY(keys), ARRAY(values)))
+        exp.VarMap: lambda self, e: "MAP[" + ", ".join(
+            f"{self.sql(k)}, {self.sql(v)}" for k, v in zip(e.args["keys"].expressions, e.args["values"].expressions, strict=True)
+        ) + "]",
         exp.WatermarkColumnConstraint: lambda self, e: (
             f"WATERMARK FOR {self.sql(e, 'this')} AS {self.sql(e, 'expression')}"
         ),

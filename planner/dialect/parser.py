@@ -167,7 +167,22 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
             # that only a function's own argument takes
             self._advance()
             return self.expression(nodes.TableArgument(this=self._parse_table_parts()))
+        if self._curr.token_type == TokenType.MAP and self._next.token_type == TokenType.L_BRACKET:
+            return self._parse_map_constructor()
         return super()._parse_primary()
+
+    def _parse_map_constructor(self) -> exp.Expr:
+        """Flink's value constructor MAP[k1, v1, k2, v2, ...] (sqlglot read it as a column MAP
+        subscripted); a subscript may follow it (MAP['a', 1]['a'])."""
+        self._advance(2)
+        items = self._parse_csv(self._parse_assignment)
+        if not self._match(TokenType.R_BRACKET):
+            self.raise_error("Expected `]` after the MAP[...] entries")
+        if not items or len(items) % 2:
+            # at the `]`, where the value of the last key was expected
+            self.raise_error("MAP[...] takes key, value pairs: an even number of values, at least two", self._prev)
+        keys, values = exp.Array(expressions=items[0::2]), exp.Array(expressions=items[1::2])
+        return self._parse_bracket(self.expression(exp.VarMap(keys=keys, values=values)))
 
     def _parse_group(self, skip_group_by_token: bool = False) -> exp.Group | None:
         group = super()._parse_group(skip_group_by_token)

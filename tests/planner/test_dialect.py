@@ -363,3 +363,19 @@ def test_user_functions_named_like_sqlglot_nodes_bind_as_the_catalog_functions()
     # and they print back as written
     for stmt in script.statements[-2:]:
         assert stmt.sql() == stmt.text.replace("\n", " ")
+
+
+def test_the_map_value_constructor_parses_prints_back_and_takes_a_subscript():
+    node = tree("SELECT MAP['a', i, 'b', 2]['a'] FROM t").expressions[0]
+    assert isinstance(node, exp.Bracket) and isinstance(node.this, exp.VarMap)
+    assert [k.name for k in node.this.args["keys"].expressions] == ["a", "b"]
+    assert again("SELECT MAP['a', i, 'b', 2]['a'] FROM t") == "SELECT MAP['a', i, 'b', 2]['a'] FROM t"
+    assert again("SELECT `map` FROM t") == "SELECT `map` FROM t"  # a column of that name, quoted, stays one
+
+
+@pytest.mark.parametrize("sql,column", [("SELECT MAP['a'] FROM t", 15), ("SELECT MAP['a', 1, 2] FROM t", 21)])
+def test_a_map_constructor_without_pairs_is_an_error_at_its_closing_bracket(sql, column):
+    with pytest.raises(SqlError) as info:
+        parse_one(sql)
+    assert "key, value pairs" in info.value.message
+    assert (info.value.line, info.value.column) == (1, column)
