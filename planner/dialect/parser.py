@@ -171,7 +171,7 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
             return self._parse_map_constructor()
         return super()._parse_primary()
 
-    def _parse_map_constructor(self) -> exp.Expr:
+    def _parse_map_constructor(self) -> exp.Expr | None:
         """Flink's value constructor MAP[k1, v1, k2, v2, ...] (sqlglot read it as a column MAP
         subscripted); a subscript may follow it (MAP['a', 1]['a'])."""
         self._advance(2)

@@ -35,7 +35,7 @@ def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
     return exp.Anonymous(this=name, expressions=list(args))
 
 
-def _n(v: int) -> exp.Literal:
+def _n(v: int) -> exp.Expr:
     return exp.Literal.number(v)
 
 

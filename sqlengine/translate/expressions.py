@@ -164,13 +164,13 @@ class SparkExpressions:
                 c = self._fixed_children(n)
                 return collections.contains(c.this, c.expression)
             if isinstance(n, exp.ArraySlice):
-                c = self._fixed_children(n)
-                return collections.slice_(c.this, c.args["start"], c.args.get("end"))
+                sl = self._fixed_children(n)
+                return collections.slice_(sl.this, sl.args["start"], sl.args.get("end"))
             if isinstance(n, exp.ArrayReverse):
                 return exp.Anonymous(this="reverse", expressions=[self.rewrite(n.this)])
             if isinstance(n, exp.StrToMap):
-                c = self._fixed_children(n)
-                return collections.str_to_map([a for a in (c.this, c.args.get("pair_delim"), c.args.get("key_value_delim")) if a is not None])
+                m = self._fixed_children(n)
+                return collections.str_to_map([a for a in (m.this, m.args.get("pair_delim"), m.args.get("key_value_delim")) if a is not None])
             return n
 
         return node.transform(fix)
