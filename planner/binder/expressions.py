@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from planner.binder.scope import Scope
 from planner.dialect import parse_type
+from planner.dialect.json_syntax import JsonQuery, JsonValue
 from planner.functions import callable_without_create, flink_spelling, suggest_function
 from planner.logical import typing as T
 from planner.logical.copying import copy_expr
@@ -447,6 +448,11 @@ def type_of(node: exp.Expr, fields: dict[str, Field]) -> exp.DataType:
         return type_of(node.this, fields)
     if isinstance(node, exp.CurrentTimestamp):
         return T.TIMESTAMP_LTZ3
+    if isinstance(node, (JsonValue, JsonQuery)) and isinstance(node.args.get("returning"), exp.DataType):
+        returning: exp.DataType = node.args["returning"]
+        return returning
+    if isinstance(node, exp.JSONObject):  # sqlglot names it J_S_O_N_OBJECT
+        return T.STRING
     if isinstance(node, exp.Anonymous) and "user_function" in node.meta:
         return user_result_type(node.meta["user_function"])
     if isinstance(node, exp.Anonymous) and node.name.upper() == "TIMESTAMPADD" and len(node.expressions) == 3:

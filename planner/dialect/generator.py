@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlglot import exp
 from sqlglot.generator import Generator
 
-from planner.dialect import nodes
+from planner.dialect import json_syntax, nodes
 from planner.dialect.functions import is_flink_function
 from planner.dialect.match_recognize import FlinkMatchRecognize
 
@@ -38,6 +38,7 @@ class FlinkGenerator(Generator):
 
     TRANSFORMS = {
         **Generator.TRANSFORMS,
+        **json_syntax.TRANSFORMS,
         nodes.Descriptor: lambda self, e: f"DESCRIPTOR({self.expressions(e, flat=True)})",
         nodes.TableFunction: lambda self, e: f"TABLE({self.sql(e, 'this')})",
         nodes.ClientCommand: lambda self, e: e.name,
@@ -54,7 +55,12 @@ class FlinkGenerator(Generator):
             if not e.args.get("position")
             else self.func("LOCATE", e.args.get("substr"), e.this, e.args.get("position"))
         ),
-        # the value constructor MAP[k1, v1, ...] (sqlglot writes MAP(ARRAY(keys), ARRAY(values)))
+        # the value constructors ARRAY[a, b] and MAP[k1, v1, ...], as Flink writes them (sqlglot
+        # writes ARRAY(a, b), Flink's form for a subquery only, and MAP(ARRAY(keys), ARRAY(values)))
+        exp.Array: lambda self, e: (
+            f"ARRAY({self.expressions(e, flat=True)})" if len(e.expressions) == 1 and isinstance(e.expressions[0], exp.Query) and not isinstance(e.expressions[0], exp.Subquery)
+            else f"ARRAY[{self.expressions(e, flat=True)}]"
+        ),
         exp.VarMap: lambda self, e: "MAP[" + ", ".join(
             f"{self.sql(k)}, {self.sql(v)}" for k, v in zip(e.args["keys"].expressions, e.args["values"].expressions, strict=True)
         ) + "]",

@@ -15,7 +15,7 @@ from sqlglot import Token, TokenType, exp
 from sqlglot.helper import seq_get
 from sqlglot.parsers.base import BaseParser
 
-from planner.dialect import nodes
+from planner.dialect import json_syntax, nodes
 from planner.dialect.client_parser import ClientStatementsMixin
 from planner.dialect.ddl_parser import DdlMixin
 from planner.dialect.functions import FLINK_FUNCTIONS, WINDOW_TVFS
@@ -98,6 +98,7 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, BasePars
         },
         "DESCRIPTOR": lambda self: self._parse_descriptor(),
         "TABLE": lambda self: self._parse_table_function(),
+        **json_syntax.FUNCTION_PARSERS,
     }
     # sqlglot accepts CAST(a AS INT without its ')' (it closes such calls only if the ')' is
     # there); Flink does not, so every special-form call must end with ')'

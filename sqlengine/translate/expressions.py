@@ -23,11 +23,12 @@ from sqlglot import exp
 from planner.binder.expressions import type_of
 from planner.binder.joins import column_literal
 from planner.dialect import Flink, parse_type
+from planner.dialect.json_syntax import JsonArray, JsonExists, JsonQuery, JsonValue, lax_path
 from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.specs import AggCall, AggFunc
 from planner.udf import UserFunction
-from sqlengine.translate import collections, functions
+from sqlengine.translate import collections, functions, json_functions
 
 E = TypeVar("E", bound=exp.Expr)
 
@@ -168,12 +169,38 @@ class SparkExpressions:
                 return collections.slice_(sl.this, sl.args["start"], sl.args.get("end"))
             if isinstance(n, exp.ArrayReverse):
                 return exp.Anonymous(this="reverse", expressions=[self.rewrite(n.this)])
+            if isinstance(n, (JsonValue, JsonQuery, JsonExists)):
+                return self._json_query(n)
+            if isinstance(n, (exp.JSONObject, JsonArray)):
+                return self._json_constructor(n)
             if isinstance(n, exp.StrToMap):
                 m = self._fixed_children(n)
                 return collections.str_to_map([a for a in (m.this, m.args.get("pair_delim"), m.args.get("key_value_delim")) if a is not None])
             return n
 
         return node.transform(fix)
+
+    def _json_query(self, n: JsonValue | JsonQuery | JsonExists) -> exp.Expr:
+        path = lax_path(n)
+        if path is None:
+            raise Untranslatable(f"{n.sql_name()} with a path that is not a literal, or in strict mode")
+        f = self._fixed_children(n)
+        if isinstance(f, JsonValue):
+            return json_functions.json_value(f, path)
+        if isinstance(f, JsonQuery):
+            return json_functions.json_query(f, path)
+        return json_functions.json_exists(f, path)
+
+    def _member(self, value: exp.Expr) -> json_functions.Member:
+        return json_functions.Member(self.rewrite(value), self.type(value), json_functions.is_json_constructor(value))
+
+    def _json_constructor(self, n: exp.JSONObject | JsonArray) -> exp.Expr:
+        if isinstance(n, JsonArray):  # ABSENT ON NULL unless it says NULL ON NULL
+            return json_functions.json_array([self._member(v) for v in n.expressions], n.args.get("on_null") != "NULL")
+        pairs = [kv for kv in n.expressions if isinstance(kv, exp.JSONKeyValue)]
+        keys = [self.rewrite(kv.this) for kv in pairs]
+        absent = (n.args.get("null_handling") or "").upper().startswith("ABSENT")  # NULL ON NULL unless ABSENT
+        return json_functions.json_object(keys, [self._member(kv.expression) for kv in pairs], absent)
 
     def _split(self, n: exp.Split) -> exp.Expr:
         """Flink's SPLIT takes a literal delimiter (Spark's split a regex), keeps empty strings,
@@ -212,6 +239,8 @@ class SparkExpressions:
             parts = exp.Anonymous(this="split", expressions=[s, _lit(_java_quote(sep.this)), exp.Literal.number(-1)])
             element = exp.Anonymous(this="try_element_at", expressions=[parts, exp.Add(this=idx.copy(), expression=exp.Literal.number(1))])
             return exp.Case(ifs=[exp.If(this=exp.GTE(this=idx.copy(), expression=exp.Literal.number(0)), true=element)])
+        if name == "JSON_STRING" and len(args) == 1:
+            return json_functions.json_string(args[0], types[0])
         if name == "ELEMENT" and len(args) == 1:
             return collections.element(args[0])
         if name == "ARRAY_SORT" and (found := collections.sort(args)) is not None:

@@ -379,3 +379,26 @@ def test_a_map_constructor_without_pairs_is_an_error_at_its_closing_bracket(sql,
         parse_one(sql)
     assert "key, value pairs" in info.value.message
     assert (info.value.line, info.value.column) == (1, column)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT JSON_VALUE(s, '$.a' RETURNING INT DEFAULT 0 ON EMPTY ERROR ON ERROR) FROM t",
+        "SELECT JSON_VALUE(s, '$.a' DEFAULT 'bad' ON ERROR) FROM t",
+        "SELECT JSON_QUERY(s, '$.a' WITH CONDITIONAL ARRAY WRAPPER EMPTY OBJECT ON EMPTY EMPTY ARRAY ON ERROR) FROM t",
+        "SELECT JSON_QUERY(s, '$.a' WITHOUT ARRAY WRAPPER) FROM t",
+        "SELECT JSON_EXISTS(s, '$.a' UNKNOWN ON ERROR) FROM t",
+        "SELECT JSON_ARRAY(1, s NULL ON NULL), JSON_ARRAY(), JSON_ARRAY(ABSENT ON NULL) FROM t",
+        "SELECT JSON_OBJECT(KEY 'k' VALUE s, KEY 'n' VALUE JSON_ARRAY(1) ABSENT ON NULL) FROM t",
+    ],
+)
+def test_json_functions_keep_their_clauses_and_print_back_as_written(sql):
+    assert again(sql) == sql
+    assert tree(again(sql)) == tree(sql)
+
+
+def test_a_json_clause_that_is_not_one_is_a_syntax_error_where_it_starts():
+    with pytest.raises(SqlError) as info:
+        parse_one("SELECT JSON_VALUE(s, '$.a' DEFAULT 'x' ON FOO) FROM t")
+    assert (info.value.line, info.value.column) == (1, 28)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from planner.dialect.json_syntax import JsonExists, JsonQuery, JsonValue, lax_path
+
 # Flink name -> why Spark cannot give its result
 REFUSED: dict[str, str] = {
     "HASH_CODE": "Java's String.hashCode has no Spark counterpart (Spark's hash is Murmur3)",
@@ -29,6 +31,8 @@ def refused(call: exp.Expr) -> tuple[str, str] | None:
     """(function, reason) when ``call`` is a refused built-in (a user function never is)."""
     if call.meta.get("user_function") is not None:
         return None
+    if isinstance(call, (JsonValue, JsonQuery, JsonExists)) and lax_path(call) is None:
+        return call.sql_name(), "Spark reads a JSON path given as a literal, in lax mode (the default) only"
     name = flink_name(call)
     if name is None or name not in REFUSED:
         return None
