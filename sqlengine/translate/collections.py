@@ -97,3 +97,20 @@ def to_string(arr: exp.Expr, element_type: exp.DataType, cast_element: Callable[
     text = cast_element(exp.Cast(this=exp.column(_X), to=exp.DataType.build("STRING")), element_type)
     each = _call("transform", arr, _lambda(exp.Coalesce(this=text, expressions=[exp.Literal.string("NULL")]), _X))
     return _call("concat", exp.Literal.string("["), _call("array_join", each, exp.Literal.string(", ")), exp.Literal.string("]"))
+
+
+def struct_type(fields: list[tuple[str, exp.DataType]]) -> exp.DataType:
+    columns = [exp.ColumnDef(this=exp.to_identifier(name, quoted=True), kind=t) for name, t in fields]
+    return exp.DataType(this=exp.DType.STRUCT, expressions=columns, nested=True)
+
+
+def row_to_string(row: exp.Expr, fields: list[tuple[str, exp.DataType]],
+                  cast_field: Callable[[exp.Cast, exp.DataType], exp.Expr]) -> exp.Expr:
+    """'(a, b, NULL)': each field as Flink casts it to STRING; NULL for a NULL row."""
+    parts = []
+    for name, t in fields:
+        field = exp.Dot(this=row.copy(), expression=exp.to_identifier(name, quoted=True))
+        text = cast_field(exp.Cast(this=field, to=exp.DataType.build("STRING")), t)
+        parts.append(exp.Coalesce(this=text, expressions=[exp.Literal.string("NULL")]))
+    joined = _call("concat", exp.Literal.string("("), _call("concat_ws", exp.Literal.string(", "), *parts), exp.Literal.string(")"))
+    return exp.If(this=exp.Is(this=row.copy(), expression=exp.Null()), true=exp.Null(), false=joined)

@@ -93,6 +93,33 @@ class SparkExpressions:
             return self.array_type(e.expressions[0])
         if isinstance(e, exp.Paren):
             return self.array_type(e.this)
+        values = isinstance(e, exp.Anonymous) and e.name.upper() == "MAP_VALUES" and bool(e.expressions)
+        if isinstance(e, exp.MapKeys) or values:
+            m = self.map_type(e.expressions[0] if values else e.this)
+            if m is not None:
+                return exp.DataType(this=exp.DType.ARRAY, expressions=[m.expressions[1 if values else 0]], nested=True)
+        if isinstance(e, exp.Anonymous) and e.name.upper() == "MAP_ENTRIES" and e.expressions:
+            m = self.map_type(e.expressions[0])
+            if m is not None:
+                entry = collections.struct_type([("key", m.expressions[0]), ("value", m.expressions[1])])
+                return exp.DataType(this=exp.DType.ARRAY, expressions=[entry], nested=True)
+        return None
+
+    def map_type(self, e: exp.Expr) -> exp.DataType | None:
+        """MAP<K, V> when ``e`` is a map (a column's, or a MAP[...] constructor's); else None."""
+        t = self.type(e)
+        if T.is_type(t, exp.DType.MAP):
+            return t
+        if isinstance(e, exp.VarMap):
+            keys, values = e.args["keys"].expressions, e.args["values"].expressions
+            return exp.DataType(this=exp.DType.MAP, expressions=[self.type(keys[0]), self.type(values[0])], nested=True)
+        return None
+
+    def row_type(self, e: exp.Expr) -> exp.DataType | None:
+        """ROW<...> when ``e`` is a ROW(...) constructor (its fields EXPR$0, EXPR$1, ... as Flink
+        names them); else None."""
+        if isinstance(e, exp.Anonymous) and e.name.upper() == "ROW":
+            return collections.struct_type([(f"EXPR${i}", self.type(a)) for i, a in enumerate(e.expressions)])
         return None
 
     def integral(self, e: exp.Expr) -> bool:
@@ -133,7 +160,8 @@ class SparkExpressions:
             if isinstance(n, (exp.Greatest, exp.Least)):
                 return functions.null_if_any_null(self._fixed_children(n))
             if isinstance(n, exp.Cast):  # TryCast too
-                source = self.array_type(n.this) or self.type(n.this)  # of the bound expression, before it is rewritten
+                # of the bound expression, before it is rewritten
+                source = self.array_type(n.this) or self.row_type(n.this) or self.type(n.this)
                 return functions.cast(self._fixed_children(n), source)
             if isinstance(n, (exp.Ln, exp.Log)):
                 return functions.logarithm(self._fixed_children(n))
@@ -239,6 +267,12 @@ class SparkExpressions:
             parts = exp.Anonymous(this="split", expressions=[s, _lit(_java_quote(sep.this)), exp.Literal.number(-1)])
             element = exp.Anonymous(this="try_element_at", expressions=[parts, exp.Add(this=idx.copy(), expression=exp.Literal.number(1))])
             return exp.Case(ifs=[exp.If(this=exp.GTE(this=idx.copy(), expression=exp.Literal.number(0)), true=element)])
+        if name == "MAP_UNION":  # a key in several maps keeps the last map's value (mapKeyDedupPolicy LAST_WIN), as in Flink
+            return exp.Anonymous(this="map_concat", expressions=args)
+        if name == "ROW":  # Flink names a ROW constructor's fields EXPR$0, EXPR$1, ...
+            return exp.Anonymous(this="named_struct", expressions=[x for i, a in enumerate(args) for x in (_lit(f"EXPR${i}"), a)])
+        if name == "JSON" and len(args) == 1:  # JSON text as JSON in JSON_OBJECT / JSON_ARRAY, written compactly
+            return exp.Anonymous(this="to_json", expressions=[exp.Anonymous(this="parse_json", expressions=args)])
         if name == "JSON_STRING" and len(args) == 1:
             return json_functions.json_string(args[0], types[0])
         if name == "ELEMENT" and len(args) == 1:

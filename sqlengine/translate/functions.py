@@ -279,6 +279,11 @@ def _to_string(n: exp.Cast, to: exp.DataType, source: exp.DataType) -> exp.Expr:
 
         element = source.expressions[0]
         out = collections.to_string(n.this, element, lambda c, _: cast(c, element))
+    elif T.is_type(source, exp.DType.STRUCT) and source.expressions:
+        from sqlengine.translate import collections
+
+        fields = [(f.name, f.args.get("kind") or exp.DataType.build("STRING")) for f in source.expressions if isinstance(f, exp.ColumnDef)]
+        out = collections.row_to_string(n.this, fields, lambda c, t: cast(c, t))
     elif T.is_type(source, exp.DType.BOOLEAN):
         out = exp.Upper(this=n)
     elif T.is_type(source, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPLTZ):
