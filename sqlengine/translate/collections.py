@@ -53,12 +53,16 @@ def contains(arr: exp.Expr, value: exp.Expr) -> exp.Expr:
     return _call("exists", arr, _lambda(same, _X))
 
 
-def sort(args: list[exp.Expr]) -> exp.Expr | None:
-    """ARRAY_SORT(a [, ascending]); with a third argument (where NULLs go) there is no one Spark
-    call, and None leaves it to the checker's refusal."""
-    if len(args) > 2:
-        return None
-    return _call("sort_array", args[0], args[1] if len(args) > 1 else exp.true())
+def sort(args: list[exp.Expr]) -> exp.Expr:
+    """ARRAY_SORT(a [, ascending [, nulls_first]]): Spark's sort_array puts NULLs where Flink's
+    default does (first ascending, last descending); a third argument puts them apart."""
+    arr, ascending = args[0], (args[1] if len(args) > 1 else exp.true())
+    if len(args) < 3:
+        return _call("sort_array", arr, ascending)
+    is_null = exp.Is(this=exp.column(_X), expression=exp.Null())
+    nulls = _call("filter", arr.copy(), _lambda(is_null, _X))
+    values = _call("sort_array", _call("filter", arr.copy(), _lambda(exp.Not(this=is_null.copy()), _X)), ascending)
+    return exp.If(this=args[2], true=_call("concat", nulls, values), false=_call("concat", values.copy(), nulls.copy()))
 
 
 def element(arr: exp.Expr) -> exp.Expr:

@@ -277,8 +277,8 @@ class SparkExpressions:
             return json_functions.json_string(args[0], types[0])
         if name == "ELEMENT" and len(args) == 1:
             return collections.element(args[0])
-        if name == "ARRAY_SORT" and (found := collections.sort(args)) is not None:
-            return found
+        if name == "ARRAY_SORT" and args:
+            return collections.sort(args)
         found = functions.named(name, args)
         if found is not None:
             return found
