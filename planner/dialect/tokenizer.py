@@ -30,6 +30,9 @@ class FlinkTokenizer(Tokenizer):
         **Tokenizer.SINGLE_TOKENS,
         "$": TokenType.PARAMETER,
     }
+    # ... but within a name, `$` is one of its characters, as in Flink (`EXPR$0`, `a$b`); a name
+    # that starts with `$` must be quoted here (`$` then starts a ${NAME} variable)
+    VAR_SINGLE_TOKENS = {"$"}
 
     # sqlglot swallows the rest of a SHOW/EXECUTE/... statement as one string; Flink parses them.
     COMMANDS: ClassVar[set[TokenType]] = set()

@@ -402,3 +402,12 @@ def test_a_json_clause_that_is_not_one_is_a_syntax_error_where_it_starts():
     with pytest.raises(SqlError) as info:
         parse_one("SELECT JSON_VALUE(s, '$.a' DEFAULT 'x' ON FOO) FROM t")
     assert (info.value.line, info.value.column) == (1, 28)
+
+
+def test_a_dollar_sign_inside_a_name_is_part_of_it_and_still_starts_a_variable_on_its_own():
+    node = tree("SELECT EXPR$0, a$b, ROW(1, 'x').EXPR$1, ${v} FROM t")
+    first, second, third, fourth = node.expressions
+    assert (first.name, second.name) == ("EXPR$0", "a$b")
+    assert isinstance(third, exp.Dot) and third.expression.name == "EXPR$1"
+    assert isinstance(fourth, exp.Parameter)
+    assert again("SELECT a$b FROM t") == "SELECT a$b FROM t"
