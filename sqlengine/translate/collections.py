@@ -69,7 +69,8 @@ def element(arr: exp.Expr) -> exp.Expr:
     """The sole element, NULL for an empty array; more than one element fails the job, as in Flink."""
     size = _call("size", arr.copy())
     fail = _call("raise_error", exp.Literal.string("ELEMENT: the array has more than one element"))
-    return exp.Case(ifs=[exp.If(this=exp.EQ(this=size.copy(), expression=_n(0)), true=exp.Null()),
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=arr.copy(), expression=exp.Null()), true=exp.Null()),  # size(NULL) is -1
+                         exp.If(this=exp.EQ(this=size.copy(), expression=_n(0)), true=exp.Null()),
                          exp.If(this=exp.EQ(this=size, expression=_n(1)), true=_call("element_at", arr, _n(1)))],
                     default=fail)
 
@@ -88,7 +89,9 @@ def slice_(arr: exp.Expr, start: exp.Expr, end: exp.Expr | None) -> exp.Expr:
     at = exp.Add(this=exp.column(_I), expression=_n(1))
     keep = exp.and_(exp.GTE(this=at.copy(), expression=position(start)),
                     exp.LTE(this=at.copy(), expression=position(end) if end is not None else size.copy()))
-    return _call("filter", arr, _lambda(keep, _X, _I))
+    offsets = [start, *([end] if end is not None else [])]
+    unknown = exp.or_(*[exp.Is(this=o.copy(), expression=exp.Null()) for o in offsets])  # Flink: NULL, not []
+    return exp.If(this=unknown, true=exp.Null(), false=_call("filter", arr, _lambda(keep, _X, _I)))
 
 
 def str_to_map(args: list[exp.Expr]) -> exp.Expr:

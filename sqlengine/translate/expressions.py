@@ -186,7 +186,7 @@ class SparkExpressions:
                 return exp.Anonymous(this="weekofyear", expressions=[self.rewrite(n.this)])
             if isinstance(n, exp.Localtimestamp):
                 return exp.Anonymous(this="localtimestamp", expressions=[])
-            if isinstance(n, exp.Bracket) and self.array_type(n.this) is not None and len(n.expressions) == 1:
+            if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and self._array_subscript(n):
                 b = self._fixed_children(n)
                 return collections.element_at(b.this, b.expressions[0])
             if isinstance(n, exp.ArrayContains):
@@ -207,6 +207,14 @@ class SparkExpressions:
             return n
 
         return node.transform(fix)
+
+    def _array_subscript(self, n: exp.Bracket) -> bool:
+        """``n`` reads an array (1-based in Flink, 0-based in Spark), not a map: its base is typed
+        as an array, or, untyped (a function's or a subscript's result), not as a map and with an
+        integer index."""
+        if self.array_type(n.this) is not None:
+            return True
+        return self.map_type(n.this) is None and T.is_type(self.type(n.expressions[0]), *T.INTEGERS)
 
     def _json_query(self, n: JsonValue | JsonQuery | JsonExists) -> exp.Expr:
         path = lax_path(n)
@@ -237,7 +245,10 @@ class SparkExpressions:
         if not (isinstance(sep, exp.Literal) and sep.is_string):
             raise Untranslatable("SPLIT with a delimiter that is not a literal")
         pattern = _java_quote(sep.this) if sep.this else "(?!$)"
-        return exp.Anonymous(this="split", expressions=[n.this.copy(), _lit(pattern), exp.Literal.number(-1)])
+        parts = exp.Anonymous(this="split", expressions=[self.rewrite(n.this), _lit(pattern), exp.Literal.number(-1)])
+        empty = exp.Cast(this=exp.Array(expressions=[]), to=exp.DataType.build("ARRAY<STRING>", dialect="spark"))
+        # Flink splits '' into no parts (Spark's split gives [''])
+        return exp.If(this=exp.EQ(this=self.rewrite(n.this), expression=_lit("")), true=empty, false=parts)
 
     def _fixed_children(self, n: E) -> E:
         """A copy of ``n`` with its arguments rewritten: a node that ``fix`` replaces is not
