@@ -21,6 +21,8 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from sqlengine.translate.calls import call as _call
+
 _X, _I = "sqe_elem", "sqe_idx"
 
 # array functions whose result is an array of their first argument's element type
@@ -30,9 +32,6 @@ SAME_ARRAY = (exp.ArrayAppend, exp.ArrayPrepend, exp.ArrayConcat, exp.ArrayDisti
 SAME_ARRAY_LISTED = (exp.ArrayIntersect,)
 SAME_ARRAY_NAMED = ("ARRAY_SORT", "ARRAY_UNION")
 
-
-def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
-    return exp.Anonymous(this=name, expressions=list(args))
 
 
 def _n(v: int) -> exp.Expr:

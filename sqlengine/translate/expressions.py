@@ -245,10 +245,11 @@ class SparkExpressions:
         if not (isinstance(sep, exp.Literal) and sep.is_string):
             raise Untranslatable("SPLIT with a delimiter that is not a literal")
         pattern = _java_quote(sep.this) if sep.this else "(?!$)"
-        parts = exp.Anonymous(this="split", expressions=[self.rewrite(n.this), _lit(pattern), exp.Literal.number(-1)])
+        text = self.rewrite(n.this)
+        parts = exp.Anonymous(this="split", expressions=[text, _lit(pattern), exp.Literal.number(-1)])
         empty = exp.Cast(this=exp.Array(expressions=[]), to=exp.DataType.build("ARRAY<STRING>", dialect="spark"))
         # Flink splits '' into no parts (Spark's split gives [''])
-        return exp.If(this=exp.EQ(this=self.rewrite(n.this), expression=_lit("")), true=empty, false=parts)
+        return exp.If(this=exp.EQ(this=text.copy(), expression=_lit("")), true=empty, false=parts)
 
     def _fixed_children(self, n: E) -> E:
         """A copy of ``n`` with its arguments rewritten: a node that ``fix`` replaces is not

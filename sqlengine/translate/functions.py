@@ -19,17 +19,13 @@ import sqlglot
 from sqlglot import exp
 
 from planner.logical import typing as T
+from sqlengine.translate.calls import call as _call
+from sqlengine.translate.calls import lit as _lit
 
 _DIGITS = {"IS_DIGIT": "^\\p{Nd}+$", "IS_ALPHA": "^\\p{L}+$",
            "IS_DECIMAL": "^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?$"}
 
 
-def _lit(text: str) -> exp.Literal:
-    return exp.Literal.string(text)
-
-
-def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
-    return exp.Anonymous(this=name, expressions=list(args))
 
 
 def _length(t: exp.DataType) -> int | None:

@@ -21,14 +21,8 @@ from sqlglot import exp
 
 from planner.dialect.json_syntax import JsonArray, JsonExists, JsonQuery, JsonValue
 from planner.logical import typing as T
-
-
-def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
-    return exp.Anonymous(this=name, expressions=list(args))
-
-
-def _lit(text: str) -> exp.Literal:
-    return exp.Literal.string(text)
+from sqlengine.translate.calls import call as _call
+from sqlengine.translate.calls import lit as _lit
 
 
 def _fail(what: str) -> exp.Expr:
