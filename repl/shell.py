@@ -70,7 +70,7 @@ class Shell:
         self.session: PromptSession[str] | None = None
         self.prompts = 0  # prompts shown so far (tests wait for the next one)
         self.warms_up = warm_up
-        self.warm_up: WarmUp | None = None  # the JVM's warm-up query, once Spark is up (sqlengine.warm_up)
+        self.warm_up: WarmUp | None = None  # the JVM's warm-up query, run once Spark is up (sqlengine.warm_up)
         self.job_failed = False  # the last failure was Spark's (exit 1 for -f), not the SQL's (2)
 
     # -- Spark -------------------------------------------------------------------------------
@@ -79,6 +79,10 @@ class Shell:
         if self.spark.state != "off":
             return
         self.spark.state = "starting"
+        if self.warms_up:
+            from sqlengine.warm_up import WarmUp
+
+            self.warm_up = WarmUp(self.engine.home)  # made now: a job started before Spark is up stops it
         self.engine.start_spark_in_background()
         threading.Thread(target=self._watch_spark, name="spark-watch", daemon=True).start()
 
@@ -94,11 +98,9 @@ class Shell:
             self.spark.state = "failed"
             return
         from sqlengine.spark_connect import is_connect
-        from sqlengine.warm_up import WarmUp
 
-        if self.warms_up and not is_connect(self.engine.spark):  # a Spark Connect server's JVM is not ours to warm
-            self.warm_up = WarmUp(self.engine.spark, self.engine.home)
-            self.warm_up.run()
+        if self.warm_up is not None and not is_connect(self.engine.spark):  # a Connect server's JVM is not ours to warm
+            self.warm_up.run(self.engine.spark)
 
     def need_spark(self) -> bool:
         """Spark is up (True), or the wait was cancelled or Spark failed (False, said so)."""

@@ -186,6 +186,8 @@ class JobManager:
                 spark.conf.set(key, value)
         job._queries = []
         for i, p in enumerate(job.pipelines):
+            if job._stop.is_set():  # stopped while starting: the rest never start
+                break
             query = p.start(trigger, job.checkpoint / f"q{i}")
             if query is not None:
                 job._queries.append(query)
@@ -225,6 +227,13 @@ class JobManager:
                         raise exc
                 return
             if stoppable and job._stop.is_set():
+                # Job.stop stops the queries it sees; one started while it ran (a stop during the
+                # job's start) is stopped here, so no query outlives its job's CANCELED
+                for q in job._queries:
+                    try:
+                        q.stop()
+                    except Exception:
+                        log.debug("stopping %s", job.id, exc_info=True)
                 return
             # progress is read twice a second; the end of a query is noticed at once (a bounded
             # job's next phase, or its caller, waits on it); stop() ends the wait too

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -44,39 +45,57 @@ WHERE v > 0 GROUP BY k, window_start, window_end;
 
 class WarmUp:
     """One background warm-up of a session's Spark; ``stop`` ends it early (the user starts a
-    job: the two on the same cores would slow the user's; or the shell quits)."""
+    job: the two on the same cores would slow the user's; or the shell quits). Made before Spark
+    is up, so that a job the user starts first is seen: a stopped warm-up never starts."""
 
-    def __init__(self, spark: SparkSession, home: Path) -> None:
-        self.spark = spark
+    def __init__(self, home: Path) -> None:
         self.home = home / "tmp" / f"warm-up-{uuid.uuid4().hex[:8]}"
         self.job: Job | None = None
-        self.seconds: float | None = None  # how long it took, once done
+        self.seconds: float | None = None  # how long it took, once it ran to its end
+        # held while a job is being started: stop() then waits for it and stops it, so the
+        # warm-up never runs on beside a job started after stop() returned
+        self._lock = threading.Lock()
         self._stopped = False
+        self._running = False
+        self._ended = threading.Event()  # run() has returned and removed its home
 
-    def run(self) -> None:
+    def run(self, spark: SparkSession) -> None:
         """Never raises: a warm-up that fails only leaves the first query as slow as before."""
         from sqlengine.engine import Engine
+        from sqlengine.jobs import Status
 
         start = time.perf_counter()
+        self._running = True
         try:
-            engine = Engine(self.home, catalog=Catalog.in_memory(), spark=self.spark)
+            engine = Engine(self.home, catalog=Catalog.in_memory(), spark=spark)
             for stmt in parse_script(SQL, "<warm-up>").statements:
+                if self._stopped:
+                    break
                 outcome = engine.plan(stmt)
-                if outcome.analysis is None or self._stopped:
+                if outcome.analysis is None:
                     continue
-                self.job = engine.start(outcome)
-                if self._stopped:  # stop() came while it was starting
-                    self.job.stop()
+                with self._lock:
+                    if self._stopped:
+                        break
+                    self.job = engine.start(outcome)
                 self.job.wait()
-            self.seconds = time.perf_counter() - start
-            log.info("warm-up done in %.1f s", self.seconds)
+            if self.job is not None and self.job.status == Status.FINISHED:
+                self.seconds = time.perf_counter() - start
+                log.info("warm-up done in %.1f s", self.seconds)
+            else:
+                log.info("warm-up stopped")
         except Exception:
             log.warning("warm-up failed", exc_info=True)
         finally:
             shutil.rmtree(self.home, ignore_errors=True)
+            self._ended.set()
 
     def stop(self) -> None:
-        self._stopped = True
-        if self.job is not None and not self.job.done:
-            self.job.stop()
-            self.job.wait(10)
+        with self._lock:
+            self._stopped = True
+            job = self.job
+        if job is not None and not job.done:
+            job.stop()
+            job.wait(10)
+        if self._running:  # a shell quitting must not leave run() to write under its home after
+            self._ended.wait(10)

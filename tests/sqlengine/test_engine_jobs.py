@@ -221,3 +221,18 @@ def test_a_dead_letter_source_runs_its_side_query_with_the_job(tmp_path, spark):
     assert sorted(r[0] for r in _sink_rows(sink)) == ["/a", "/a"]
     written = [line for f in letters.glob("*.json") for line in f.read_text().splitlines()]
     assert len(written) == 1 and "not a number" in written[0]
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.2])
+def test_a_job_stopped_while_it_starts_leaves_no_query_running(tmp_path, spark, delay):
+    import time
+
+    engine = Engine(home=tmp_path / "home", spark=spark)
+    (ddl,) = parse_script("CREATE TABLE g (k INT) WITH ('connector' = 'datagen', 'rows-per-second' = '10');").statements
+    engine.plan(ddl)
+    (stmt,) = parse_script("SELECT k, COUNT(*) FROM g GROUP BY k;").statements
+    job = engine.start(engine.plan(stmt))
+    time.sleep(delay)  # stop() lands before, during or after the query's start
+    job.stop()
+    assert job.wait(60) and job.status == Status.CANCELED
+    assert job.spark is not None and job.spark.streams.active == []

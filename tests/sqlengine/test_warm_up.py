@@ -17,8 +17,8 @@ pytestmark = pytest.mark.spark
 
 def test_the_warm_up_runs_a_window_aggregation_to_its_end_and_leaves_nothing(spark, tmp_path: Path):
     user = Engine(tmp_path / "home", spark=spark)
-    w = WarmUp(user.spark, user.home)
-    w.run()
+    w = WarmUp(user.home)
+    w.run(user.spark)
     assert w.job is not None and w.job.status == Status.FINISHED, w.job and w.job.error
     rows = w.job.result.rows()
     assert 0 < sum(r[3] for r in rows) < 2000  # the WHERE kept some of the 2000 rows, not all
@@ -30,9 +30,9 @@ def test_the_warm_up_runs_a_window_aggregation_to_its_end_and_leaves_nothing(spa
 
 
 def test_a_warm_up_stopped_before_it_runs_starts_no_job(spark, tmp_path: Path):
-    w = WarmUp(spark, tmp_path / "home")
+    w = WarmUp(tmp_path / "home")
     w.stop()
-    w.run()
+    w.run(spark)
     assert w.job is None
     assert not w.home.exists()
 
@@ -41,14 +41,15 @@ def test_a_warm_up_stopped_while_its_job_runs_ends_and_leaves_nothing(spark, tmp
     import threading
     import time
 
-    w = WarmUp(spark, tmp_path / "home")
-    t = threading.Thread(target=w.run)
+    w = WarmUp(tmp_path / "home")
+    t = threading.Thread(target=w.run, args=(spark,))
     t.start()
     deadline = time.monotonic() + 120
     while w.job is None and t.is_alive() and time.monotonic() < deadline:
         time.sleep(0.01)
     w.stop()
+    assert w.job is not None and w.job.done  # stop() returns once its job has ended
     t.join(60)
     assert not t.is_alive()
-    assert w.job is not None and w.job.done
+    assert w.job.status != Status.FINISHED and w.seconds is None  # it was stopped, not run to its end
     assert not w.home.exists()
