@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlglot import TokenType, exp
+from sqlglot import Token, TokenType, exp
 from sqlglot.generator import Generator
 from sqlglot.parser import Parser
 
@@ -83,19 +83,35 @@ def _doc_and_path(p: Parser) -> tuple[exp.Expr, exp.Expr]:
     return doc, path
 
 
+def _name_token(p: Parser) -> Token | None:
+    """The function's name (the parser is called past its name and '(')."""
+    i = p._index - 2
+    return p._tokens[i] if 0 <= i < len(p._tokens) else None
+
+
+def _at_name(node: exp.Expr, name: Token | None) -> exp.Expr:
+    """A message about the call points at it from its name, not from its first argument."""
+    if name is not None:
+        node.meta["start"] = name.start
+        node.meta["end"] = name.end
+    return node
+
+
 def _returning(p: Parser) -> exp.Expr | None:
     return p._parse_types() if p._match_text_seq("RETURNING") else None
 
 
 def parse_json_value(p: Parser) -> exp.Expr:
+    name = _name_token(p)
     doc, path = _doc_and_path(p)
     returning = _returning(p)
     on_empty = _behaviour(p, "EMPTY", VALUE_BEHAVIOURS, default=True)
     on_error = _behaviour(p, "ERROR", VALUE_BEHAVIOURS, default=True)
-    return p.expression(JsonValue(this=doc, path=path, returning=returning, on_empty=on_empty, on_error=on_error))
+    return _at_name(p.expression(JsonValue(this=doc, path=path, returning=returning, on_empty=on_empty, on_error=on_error)), name)
 
 
 def parse_json_query(p: Parser) -> exp.Expr:
+    name = _name_token(p)
     doc, path = _doc_and_path(p)
     returning = _returning(p)
     wrapper = None
@@ -110,12 +126,13 @@ def parse_json_query(p: Parser) -> exp.Expr:
             p.raise_error("Expected WRAPPER")
     on_empty = _behaviour(p, "EMPTY", QUERY_BEHAVIOURS, default=False)
     on_error = _behaviour(p, "ERROR", QUERY_BEHAVIOURS, default=False)
-    return p.expression(JsonQuery(this=doc, path=path, returning=returning, wrapper=wrapper, on_empty=on_empty, on_error=on_error))
+    return _at_name(p.expression(JsonQuery(this=doc, path=path, returning=returning, wrapper=wrapper, on_empty=on_empty, on_error=on_error)), name)
 
 
 def parse_json_exists(p: Parser) -> exp.Expr:
+    name = _name_token(p)
     doc, path = _doc_and_path(p)
-    return p.expression(JsonExists(this=doc, path=path, on_error=_behaviour(p, "ERROR", EXISTS_BEHAVIOURS, default=False)))
+    return _at_name(p.expression(JsonExists(this=doc, path=path, on_error=_behaviour(p, "ERROR", EXISTS_BEHAVIOURS, default=False))), name)
 
 
 def parse_json_array(p: Parser) -> exp.Expr:

@@ -83,7 +83,7 @@ class SparkExpressions:
         if T.is_type(t, exp.DType.ARRAY):
             return t
         if isinstance(e, exp.Array) and e.expressions:
-            types = [self.type(x) for x in e.expressions]
+            types = [self.value_type(x) for x in e.expressions]
             element = next((x for x in types if not T.is_type(x, exp.DType.NULL, exp.DType.UNKNOWN)), None)
             return exp.DataType(this=exp.DType.ARRAY, expressions=[element], nested=True) if element is not None else None
         if isinstance(e, collections.SAME_ARRAY):
@@ -119,8 +119,13 @@ class SparkExpressions:
         """ROW<...> when ``e`` is a ROW(...) constructor (its fields EXPR$0, EXPR$1, ... as Flink
         names them); else None."""
         if isinstance(e, exp.Anonymous) and e.name.upper() == "ROW":
-            return collections.struct_type([(f"EXPR${i}", self.type(a)) for i, a in enumerate(e.expressions)])
+            return collections.struct_type([(f"EXPR${i}", self.value_type(a)) for i, a in enumerate(e.expressions)])
         return None
+
+    def value_type(self, e: exp.Expr) -> exp.DataType:
+        """``e``'s type, with the element and field types of the ARRAY[...], MAP[...] and ROW(...)
+        constructors the binder leaves untyped, at any depth (ARRAY[ROW(...)], ROW(1, ROW(...)))."""
+        return self.array_type(e) or self.row_type(e) or self.map_type(e) or self.type(e)
 
     def integral(self, e: exp.Expr) -> bool:
         return T.is_type(self.type(e), *T.INTEGERS)
@@ -161,7 +166,7 @@ class SparkExpressions:
                 return functions.null_if_any_null(self._fixed_children(n))
             if isinstance(n, exp.Cast):  # TryCast too
                 # of the bound expression, before it is rewritten
-                source = self.array_type(n.this) or self.row_type(n.this) or self.type(n.this)
+                source = self.value_type(n.this)
                 return functions.cast(self._fixed_children(n), source)
             if isinstance(n, (exp.Ln, exp.Log)):
                 return functions.logarithm(self._fixed_children(n))

@@ -67,7 +67,17 @@ def json_value(n: JsonValue, path: str) -> exp.Expr:
     returning = n.args.get("returning")
     if returning is not None and not T.is_type(returning, *T.STRINGS):
         value = exp.Cast(this=value, to=returning.copy())
-    return exp.Case(ifs=[exp.If(this=error, true=on_error)], default=value)
+    return _cut(exp.Case(ifs=[exp.If(this=error, true=on_error)], default=value), returning, doc)
+
+
+def _cut(text: exp.Expr, returning: exp.DataType | None, doc: exp.Expr) -> exp.Expr:
+    """RETURNING VARCHAR(n): Flink 2.3 cuts the text to n characters only when its planner
+    folds the call to a constant (the document is one); at run time the text is left whole."""
+    if returning is None or not T.is_type(returning, exp.DType.VARCHAR) or not returning.expressions:
+        return text
+    if any(isinstance(x, exp.Column) for x in doc.walk()):
+        return text
+    return exp.Substring(this=text, start=exp.Literal.number(1), length=returning.expressions[0].this.copy())
 
 
 _EMPTY: dict[str, exp.Expr] = {"EMPTY ARRAY": _lit("[]"), "EMPTY OBJECT": _lit("{}")}
@@ -76,6 +86,9 @@ _EMPTY: dict[str, exp.Expr] = {"EMPTY ARRAY": _lit("[]"), "EMPTY OBJECT": _lit("
 def json_query(n: JsonQuery, path: str) -> exp.Expr:
     doc = n.this
     v = _at(doc, path)
+    returning = n.args.get("returning")
+    if returning is not None and T.is_type(returning, exp.DType.ARRAY):
+        return _json_query_array(n, v)
     text = _call("to_json", v.copy())
     wrapped = _call("concat", _lit("["), text.copy(), _lit("]"))
     on_error = _on_error(n.args.get("on_error"), "JSON_QUERY", _EMPTY)
@@ -83,11 +96,42 @@ def json_query(n: JsonQuery, path: str) -> exp.Expr:
     missing = exp.Is(this=v.copy(), expression=exp.Null())
     if wrapper == "UNCONDITIONAL":
         found: exp.Expr = wrapped
-    elif wrapper == "CONDITIONAL":
-        found = exp.If(this=_structured(v.copy()), true=text, false=wrapped)
+    elif wrapper == "CONDITIONAL":  # anything but an array is wrapped, an object too
+        found = exp.If(this=_is(v.copy(), "ARRAY"), true=text, false=wrapped)
     else:  # a scalar without a wrapper is an error
         found = exp.If(this=_structured(v.copy()), true=text, false=on_error.copy())
-    return exp.Case(ifs=[exp.If(this=_invalid(doc), true=on_error), exp.If(this=missing, true=exp.Null())], default=found)
+    return _cut(exp.Case(ifs=[exp.If(this=_invalid(doc), true=on_error), exp.If(this=missing, true=exp.Null())], default=found), returning, doc)
+
+
+def _is(v: exp.Expr, kind: str) -> exp.Expr:
+    return exp.Like(this=_call("schema_of_variant", v), expression=_lit(f"{kind}%"))
+
+
+def _json_query_array(n: JsonQuery, v: exp.Expr) -> exp.Expr:
+    """RETURNING ARRAY<STRING>: the (wrapped) result must be a JSON array; each element is its
+    text (a string unquoted, a number as written, an object or array as JSON, null as NULL).
+    Anything else is the ON ERROR case, as is a document that is not JSON; a path that finds
+    nothing is NULL (lax mode), as in Flink 2.3."""
+    wrapper = n.args.get("wrapper") or "WITHOUT"
+    elements = _call("try_variant_get", v.copy(), _lit("$"), _lit("array<variant>"))
+    alone = exp.Array(expressions=[v.copy()])
+    if wrapper == "UNCONDITIONAL":
+        items: exp.Expr = alone
+    elif wrapper == "CONDITIONAL":  # an array is taken as it is, anything else wrapped
+        items = exp.If(this=_is(v.copy(), "ARRAY"), true=elements, false=alone)
+    else:
+        items = elements
+    x = exp.to_identifier("__e")
+    text = exp.Case(ifs=[exp.If(this=_call("is_variant_null", exp.column(x)), true=exp.Null()),
+                         exp.If(this=exp.or_(_is(exp.column(x), "OBJECT"), _is(exp.column(x), "ARRAY")), true=_call("to_json", exp.column(x)))],
+                    default=_call("try_variant_get", exp.column(x), _lit("$"), _lit("string")))
+    as_text = _call("transform", items, exp.Lambda(this=text, expressions=[x]))
+    behaviour = n.args.get("on_error")
+    on_error: exp.Expr = (_call("array") if behaviour == "EMPTY ARRAY" else _fail("JSON_QUERY: the JSON value is not an array")
+                          if behaviour == "ERROR" else exp.Null())
+    on_error = exp.Cast(this=on_error, to=exp.DataType.build("ARRAY<STRING>"))
+    return exp.Case(ifs=[exp.If(this=_invalid(n.this), true=on_error), exp.If(this=exp.Is(this=v.copy(), expression=exp.Null()), true=exp.Null()),
+                         exp.If(this=exp.Is(this=items.copy(), expression=exp.Null()), true=on_error.copy())], default=as_text)
 
 
 def json_exists(n: JsonExists, path: str) -> exp.Expr:

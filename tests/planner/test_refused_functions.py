@@ -73,3 +73,25 @@ def test_a_json_path_spark_cannot_read_is_refused_naming_the_function(call: str)
 
 def test_a_json_path_in_lax_mode_is_not_refused() -> None:
     assert plan("SELECT JSON_VALUE(s, 'lax $.a'), JSON_EXISTS(s, '$.b') FROM t;").analysis.problems == ()
+
+
+@pytest.mark.parametrize(("call", "returns"), [
+    ("JSON_VALUE(s, '$.a' RETURNING BIGINT)", "BIGINT"),
+    ("JSON_VALUE(s, '$.a' RETURNING CHAR(3))", "CHAR(3)"),
+    ("JSON_VALUE(s, '$.a' RETURNING ARRAY<STRING>)", "ARRAY<STRING>"),
+    ("JSON_QUERY(s, '$.a' RETURNING INT)", "INT"),
+    ("JSON_QUERY(s, '$.a' RETURNING ARRAY<INT>)", "ARRAY<INT>"),
+])
+def test_a_json_returning_type_flink_cannot_generate_is_an_error_at_the_call(call: str, returns: str) -> None:
+    from planner.errors import SqlError
+
+    with pytest.raises(SqlError) as err:
+        plan(f"SELECT v, {call} FROM t;")
+    assert f"{call.split('(', maxsplit=1)[0]} cannot return {returns}: Flink takes" in err.value.message
+    assert err.value.source.text[err.value.span.start:].startswith(call.split("(", maxsplit=1)[0])
+
+
+def test_the_json_returning_types_flink_takes_are_accepted() -> None:
+    ok = ("JSON_VALUE(s, '$.a' RETURNING INT), JSON_VALUE(s, '$.a' RETURNING DOUBLE), JSON_VALUE(s, '$.a' RETURNING BOOLEAN), "
+          "JSON_VALUE(s, '$.a' RETURNING VARCHAR(3)), JSON_QUERY(s, '$.a' RETURNING ARRAY<STRING>), JSON_QUERY(s, '$.a' RETURNING STRING)")
+    assert plan(f"SELECT {ok} FROM t;").analysis.problems == ()
