@@ -6,6 +6,7 @@ Every failure becomes a positioned ``SqlError``; nothing here raises anything el
 
 from __future__ import annotations
 
+import itertools
 import logging
 from dataclasses import dataclass, field
 
@@ -138,7 +139,19 @@ def _span_of(tokens: list[Token]) -> Span:
     return Span(tokens[0].start, tokens[-1].end + 1)
 
 
+def _no_variable_in_a_name(source: SourceText, tokens: list[Token]) -> None:
+    """``t_${ENV}``: a `$` inside a name is one of its characters (``EXPR$0``), so the name would
+    end at `{` and the rest read as something else. A variable is a whole name or value."""
+    for name, brace in itertools.pairwise(tokens):
+        if (brace.token_type == TokenType.L_BRACE and name.token_type in (TokenType.VAR, TokenType.IDENTIFIER) and name.text.endswith("$")
+                and brace.start == name.end + 1):
+            dollar = name.end
+            raise SqlError("A ${variable} cannot be part of a name", source, Span(dollar, dollar + 1),
+                           "define the whole name (--define TABLE=orders_prod) and write ${TABLE}, or quote a name with `$` in it")
+
+
 def _parse_tokens(source: SourceText, tokens: list[Token]) -> exp.Expr:
+    _no_variable_in_a_name(source, tokens)
     parser = _DIALECT.parser()
     try:
         trees = deep(parser.parse, tokens, source.text)

@@ -57,11 +57,20 @@ def sort(args: list[exp.Expr]) -> exp.Expr:
     default does (first ascending, last descending); a third argument puts them apart."""
     arr, ascending = args[0], (args[1] if len(args) > 1 else exp.true())
     if len(args) < 3:
-        return _call("sort_array", arr, ascending)
+        return _by(ascending, lambda asc: _call("sort_array", arr.copy(), asc))
     is_null = exp.Is(this=exp.column(_X), expression=exp.Null())
     nulls = _call("filter", arr.copy(), _lambda(is_null, _X))
-    values = _call("sort_array", _call("filter", arr.copy(), _lambda(exp.Not(this=is_null.copy()), _X)), ascending)
+    values = _by(ascending, lambda asc: _call("sort_array", _call("filter", arr.copy(), _lambda(exp.Not(this=is_null.copy()), _X)), asc))
     return exp.If(this=args[2], true=_call("concat", nulls, values), false=_call("concat", values.copy(), nulls.copy()))
+
+
+def _by(ascending: exp.Expr, sorted_: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
+    """Spark's sort_array takes its direction as a constant only: a direction computed per row
+    (a column, an expression) chooses between the two sorts; NULL gives NULL."""
+    if isinstance(ascending, exp.Boolean):
+        return sorted_(ascending)
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=ascending.copy(), expression=exp.Null()), true=exp.Null()),
+                         exp.If(this=ascending.copy(), true=sorted_(exp.true()))], default=sorted_(exp.false()))
 
 
 def element(arr: exp.Expr) -> exp.Expr:

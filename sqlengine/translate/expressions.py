@@ -29,16 +29,14 @@ from planner.logical.fields import Field
 from planner.logical.specs import AggCall, AggFunc
 from planner.udf import UserFunction
 from sqlengine.translate import collections, functions, json_functions
+from sqlengine.translate.calls import call as _call
+from sqlengine.translate.calls import lit as _lit
 
 E = TypeVar("E", bound=exp.Expr)
 
 
 class Untranslatable(AssertionError):
     """An expression the checker (planner.analysis.check) should have refused: a bug in sqlengine."""
-
-
-def _lit(text: str) -> exp.Literal:
-    return exp.Literal.string(text)
 
 
 _REGEX_META = frozenset(".$|()[]{}^?*+\\")
@@ -144,14 +142,14 @@ class SparkExpressions:
                 return functions.overlay(self._fixed_children(n))
             if isinstance(n, exp.RegexpExtract):
                 group = n.args.get("group") or exp.Literal.number(0)
-                extract = exp.Anonymous(this="regexp_extract", expressions=[n.this.copy(), n.expression.copy(), group])
+                extract = _call("regexp_extract", n.this.copy(), n.expression.copy(), group)
                 return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=n.this.copy(), expression=n.expression.copy()), true=extract)])
             if isinstance(n, exp.Avg) and self.integral(n.this):
                 inner = n.this
                 return exp.IntDiv(this=exp.Sum(this=inner.copy()), expression=exp.Count(this=inner.copy()))
             if isinstance(n, (exp.Floor, exp.Ceil)) and n.args.get("to") is not None:
                 unit = n.args["to"].name.upper()
-                trunc = exp.Anonymous(this="date_trunc", expressions=[_lit(unit), n.this.copy()])
+                trunc = _call("date_trunc", _lit(unit), n.this.copy())
                 if isinstance(n, exp.Floor):
                     return trunc
                 bumped = exp.Add(this=trunc.copy(), expression=exp.Interval(this=_lit("1"), unit=exp.var(unit)))
@@ -182,15 +180,15 @@ class SparkExpressions:
             if isinstance(n, exp.RegexpReplace) and n.args.get("replacement") is not None:
                 return functions.literal_replacement(self._fixed_children(n))
             if isinstance(n, exp.ConcatWs):  # Spark's concat_ws skips NULLs as Flink's does
-                return exp.Anonymous(this="concat_ws", expressions=list(self._fixed_children(n).expressions))
+                return _call("concat_ws", *self._fixed_children(n).expressions)
             if isinstance(n, exp.RegexpExtractAll):
                 return functions.extract_all(self._fixed_children(n))
             if isinstance(n, exp.Extract):
                 return functions.extract(self._fixed_children(n))
             if isinstance(n, exp.Week):  # Flink's WEEK is the ISO week
-                return exp.Anonymous(this="weekofyear", expressions=[self.rewrite(n.this)])
+                return _call("weekofyear", self.rewrite(n.this))
             if isinstance(n, exp.Localtimestamp):
-                return exp.Anonymous(this="localtimestamp", expressions=[])
+                return _call("localtimestamp")
             if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and self._array_subscript(n):
                 b = self._fixed_children(n)
                 return collections.element_at(b.this, b.expressions[0])
@@ -201,7 +199,7 @@ class SparkExpressions:
                 sl = self._fixed_children(n)
                 return collections.slice_(sl.this, sl.args["start"], sl.args.get("end"))
             if isinstance(n, exp.ArrayReverse):
-                return exp.Anonymous(this="reverse", expressions=[self.rewrite(n.this)])
+                return _call("reverse", self.rewrite(n.this))
             if isinstance(n, (JsonValue, JsonQuery, JsonExists)):
                 return self._json_query(n)
             if isinstance(n, (exp.JSONObject, JsonArray)):
@@ -251,7 +249,7 @@ class SparkExpressions:
             raise Untranslatable("SPLIT with a delimiter that is not a literal")
         pattern = _java_quote(sep.this) if sep.this else "(?!$)"
         text = self.rewrite(n.this)
-        parts = exp.Anonymous(this="split", expressions=[text, _lit(pattern), exp.Literal.number(-1)])
+        parts = _call("split", text, _lit(pattern), exp.Literal.number(-1))
         empty = exp.Cast(this=exp.Array(expressions=[]), to=exp.DataType.build("ARRAY<STRING>", dialect="spark"))
         # Flink splits '' into no parts (Spark's split gives [''])
         return exp.If(this=exp.EQ(this=text.copy(), expression=_lit("")), true=empty, false=parts)
@@ -281,15 +279,15 @@ class SparkExpressions:
             s, sep, idx = args
             if not (isinstance(sep, exp.Literal) and sep.is_string):
                 raise Untranslatable("SPLIT_INDEX with a separator that is not a literal")
-            parts = exp.Anonymous(this="split", expressions=[s, _lit(_java_quote(sep.this)), exp.Literal.number(-1)])
-            element = exp.Anonymous(this="try_element_at", expressions=[parts, exp.Add(this=idx.copy(), expression=exp.Literal.number(1))])
+            parts = _call("split", s, _lit(_java_quote(sep.this)), exp.Literal.number(-1))
+            element = _call("try_element_at", parts, exp.Add(this=idx.copy(), expression=exp.Literal.number(1)))
             return exp.Case(ifs=[exp.If(this=exp.GTE(this=idx.copy(), expression=exp.Literal.number(0)), true=element)])
         if name == "MAP_UNION":  # a key in several maps keeps the last map's value (mapKeyDedupPolicy LAST_WIN), as in Flink
-            return exp.Anonymous(this="map_concat", expressions=args)
+            return _call("map_concat", *args)
         if name == "ROW":  # Flink names a ROW constructor's fields EXPR$0, EXPR$1, ...
-            return exp.Anonymous(this="named_struct", expressions=[x for i, a in enumerate(args) for x in (_lit(f"EXPR${i}"), a)])
+            return _call("named_struct", *(x for i, a in enumerate(args) for x in (_lit(f"EXPR${i}"), a)))
         if name == "JSON" and len(args) == 1:  # JSON text as JSON in JSON_OBJECT / JSON_ARRAY, written compactly
-            return exp.Anonymous(this="to_json", expressions=[exp.Anonymous(this="parse_json", expressions=args)])
+            return _call("to_json", _call("parse_json", *args))
         if name == "JSON_STRING" and len(args) == 1:
             return json_functions.json_string(args[0], types[0])
         if name == "ELEMENT" and len(args) == 1:
@@ -303,8 +301,8 @@ class SparkExpressions:
             return self._to_timestamp_ltz(args, types)
         if name in ("DATE_FORMAT",) and args and T.is_type(types[0], *T.STRINGS):
             # Flink parses a string argument with the default format first
-            ts = exp.Anonymous(this="to_timestamp", expressions=[args[0], _lit("yyyy-MM-dd HH:mm:ss")])
-            return exp.Anonymous(this="date_format", expressions=[ts, *args[1:]])
+            ts = _call("to_timestamp", args[0], _lit("yyyy-MM-dd HH:mm:ss"))
+            return _call("date_format", ts, *args[1:])
         return fixed
 
     def _to_timestamp_ltz(self, args: list[exp.Expr], types: list[exp.DataType]) -> exp.Expr:
@@ -313,16 +311,16 @@ class SparkExpressions:
         value = args[0]
         if T.is_type(types[0], *T.STRINGS):
             fmt = args[1] if len(args) > 1 else _lit("yyyy-MM-dd HH:mm:ss")
-            return exp.Anonymous(this="to_timestamp", expressions=[value, fmt])
+            return _call("to_timestamp", value, fmt)
         precision = args[1].name if len(args) > 1 else "3"
         if precision == "0":
-            return exp.Anonymous(this="timestamp_seconds", expressions=[value])
+            return _call("timestamp_seconds", value)
         if precision == "3":
             if T.is_type(types[0], *T.INTEGERS):
-                return exp.Anonymous(this="timestamp_millis", expressions=[value])
+                return _call("timestamp_millis", value)
             # a fractional epoch in milliseconds: keep its microseconds
             micros = exp.Cast(this=exp.Mul(this=value, expression=exp.Literal.number(1000)), to=exp.DataType.build("BIGINT"))
-            return exp.Anonymous(this="timestamp_micros", expressions=[micros])
+            return _call("timestamp_micros", micros)
         raise Untranslatable(f"TO_TIMESTAMP_LTZ with precision {precision}")
 
     def _user_call(self, udf: UserFunction, call: exp.Expr, args: list[exp.Expr], types: list[exp.DataType]) -> exp.Expr:
@@ -362,7 +360,7 @@ def _distinct_sql(exprs: SparkExpressions, f: AggFunc, args: tuple[exp.Expr, ...
     NULLs as DISTINCT does), then counted or summed. Spark refuses DISTINCT aggregates on
     streams; a set is a plain aggregate, kept per group (and per window) like Flink's state."""
     arg = exprs.rewrite(args[0]) if len(args) == 1 else exp.Struct(expressions=[exprs.rewrite(a) for a in args])
-    values = exp.Anonymous(this="collect_set", expressions=[arg])
+    values = _call("collect_set", arg)
     if len(args) > 1:  # COUNT(DISTINCT a, b) counts the combinations without a NULL
         cond = exp.and_(*[exp.Not(this=exp.Is(this=a.copy(), expression=exp.Null())) for a in args])
         filter_ = cond if filter_ is None else exp.and_(filter_.copy(), cond)

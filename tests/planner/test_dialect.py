@@ -411,3 +411,11 @@ def test_a_dollar_sign_inside_a_name_is_part_of_it_and_still_starts_a_variable_o
     assert isinstance(third, exp.Dot) and third.expression.name == "EXPR$1"
     assert isinstance(fourth, exp.Parameter)
     assert again("SELECT a$b FROM t") == "SELECT a$b FROM t"
+
+
+@pytest.mark.parametrize(("sql", "column"), [("SELECT a_${X} FROM t", 10), ("SELECT * FROM t_${X}", 17)])
+def test_a_variable_inside_a_name_is_an_error_at_its_dollar(sql: str, column: int):
+    with pytest.raises(SqlError) as info:
+        parse_one(sql)
+    assert "cannot be part of a name" in info.value.message and (info.value.line, info.value.column) == (1, column)
+    assert isinstance(tree("SELECT a_b, ${X} FROM t").expressions[1], exp.Parameter)  # a whole one is fine
