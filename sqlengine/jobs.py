@@ -315,12 +315,20 @@ def interrupted_batches(checkpoint: Path) -> dict[str, int]:
     return out
 
 
+PROCESSING_TIMER_SECONDS = 0.2
+
+
 def _interval(job: Job) -> str:
     """The trigger of an unbounded job. When every unbounded source is a file source with a
     'source.monitor-interval', batches start that often (the shortest), as Flink's source looks
     for new files that often; a generator has input at any time, so batches run back to back."""
     polls = [src.poll_seconds for p in job.pipelines for src in p.translated.sources if not src.bounded]
     known = [s for s in polls if s is not None]
-    if polls and len(known) == len(polls):
+    timers = any(p.translated.processing_timers for p in job.pipelines)
+    if timers:
+        # Spark then runs a batch every interval, input or not, to fire the timers: back to back
+        # they would keep a core busy on an idle source; a window closes within this of its end
+        known.append(PROCESSING_TIMER_SECONDS)
+    if timers or (polls and len(known) == len(polls)):
         return f"{round(min(known) * 1000)} milliseconds"
     return "0 seconds"

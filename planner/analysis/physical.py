@@ -49,7 +49,7 @@ from planner.logical.operators import (
     WindowAggregate,
     WindowTVF,
 )
-from planner.logical.specs import AggFunc
+from planner.logical.specs import AggFunc, WindowKind
 from planner.logical.visit import distinct_nodes
 
 
@@ -109,7 +109,7 @@ NATIVE = Physical(Execution.NATIVE)
 # the operators there is a changelog implementation of (exact classes; windowed rankings run
 # natively, as they are insert-only and Flink refuses them over changes)
 CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset(
-    {GroupAggregate, TopN, Deduplicate, Join, Sort, ChangelogNormalize, OverAggregate, TemporalJoin}
+    {GroupAggregate, TopN, Deduplicate, Join, Sort, ChangelogNormalize, OverAggregate, TemporalJoin, WindowAggregate}
 )
 # stateless operators rows pass through with their kind
 PASS_THROUGH: frozenset[type[Node]] = frozenset({Calc, Correlate, Union, Sink, LookupJoin, WindowTVF})
@@ -122,7 +122,13 @@ def has_changelog_implementation(node: Node) -> bool:
         return node.window is None
     if isinstance(node, Sort):
         return node.limit is not None and bool(node.order)
+    if isinstance(node, WindowAggregate):  # on processing time; Spark's own windows close on a watermark
+        return node.on_proctime and node.window.kind in PROCTIME_WINDOWS
     return True
+
+
+# the processing-time windows the changelog operator assigns (sqlengine.changelog.proctime_window)
+PROCTIME_WINDOWS = frozenset({WindowKind.TUMBLE, WindowKind.HOP, WindowKind.CUMULATE})
 
 
 def _windowed(node: Node) -> bool:
@@ -159,6 +165,8 @@ def _no_native(node: Node) -> bool:
         return node.limit is not None and bool(node.order)
     if isinstance(node, OverAggregate):
         return True  # Spark has no OVER window on a stream
+    if isinstance(node, WindowAggregate):
+        return node.on_proctime  # Spark closes a window only when a watermark passes it
     if isinstance(node, TemporalJoin):
         return True  # nor a join with the version of a row valid at a time
     if type(node) is Join:

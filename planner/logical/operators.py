@@ -309,11 +309,22 @@ class WindowAggregate(Unary):
         keys = f", groupBy=[{', '.join(self.keys)}]" if self.keys else ""
         return f"window=[{self.window}]{keys}, select=[{', '.join(str(a) for a in self.aggs)}]"
 
+    @property
+    def on_proctime(self) -> bool:
+        """A processing-time window: closed by the wall clock, not by a watermark."""
+        # after a window TVF its time column is a plain timestamp: ask the TVF's input
+        for n in self.walk():
+            if isinstance(n, WindowTVF) and n.window.id == self.window.id:
+                f = n.input.field(self.window.time_field)
+                return f is not None and f.time == TimeKind.PROCTIME
+        f = self.input.field(self.window.time_field)  # a legacy GROUP BY TUMBLE(proctime, ...)
+        return f is not None and f.time == TimeKind.PROCTIME
+
     def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
         return INSERT_ONLY
 
     def waits_on_watermark(self) -> bool:
-        return True
+        return not self.on_proctime
 
 
 @dataclass(frozen=True, eq=False)

@@ -92,6 +92,11 @@ class Operator(ABC):
     name: str = "operator"
     inputs: int = 1  # how many inputs (a join: 2)
     timed: bool = False  # holds rows until the watermark passes them (``fire``, ``next_time``)
+    # "processing": holds rows until the wall clock passes a time (``fire`` gets the clock as
+    # its ``watermark_ms``); ``timers``: Spark's processing-time timers fire it without input
+    # (an unbounded job; a bounded one fires as its input comes, and ends with what is left open)
+    clock: str | None = None
+    timers: bool = False
 
     def __init__(self, out_schema: pa.Schema, ttl_ms: int | None) -> None:
         self.out_schema = out_schema  # the kind, then the output fields

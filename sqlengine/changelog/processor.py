@@ -63,7 +63,7 @@ class BucketProcessor(StatefulProcessor):
         yield from self._step(lambda state, now: op.apply(state, inputs, now), timerValues)
 
     def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any) -> Iterator[pd.DataFrame]:
-        """A timed operator's bucket whose earliest held row the watermark has passed."""
+        """A timed operator's bucket whose earliest held row the watermark (or the clock) has passed."""
         yield from self._step(lambda state, now: Changes(), timerValues)
 
     def _step(self, work: Callable[[Any, int], Changes], timerValues: Any) -> Iterator[pd.DataFrame]:
@@ -75,13 +75,15 @@ class BucketProcessor(StatefulProcessor):
         keys_before = op.entries(state)
         now = int(time.time() * 1000)
         changes = work(state, now)
-        if op.timed:
-            watermark = timerValues.getCurrentWatermarkInMs()
-            if watermark > 0:  # 0: no watermark yet
-                fired = op.fire(state, watermark, now)
+        if op.timed or op.clock == "processing":
+            # event time: what the watermark passed; processing time: what the wall clock passed
+            passed = timerValues.getCurrentWatermarkInMs() if op.timed else now
+            if passed > 0:  # 0: no watermark yet
+                fired = op.fire(state, passed, now)
                 changes.kinds += fired.kinds
                 changes.rows += fired.rows
-            self._arm(op.next_time(state))
+            if op.timed or op.timers:
+                self._arm(op.next_time(state))
         keys = op.entries(state)
         if keys == 0:  # the bucket keeps nothing
             if got is not None:

@@ -40,6 +40,7 @@ class Translated:
     # a changelog's rows carry their kind: this column, the first of ``df`` (appended rows)
     kind_column: str | None = None
     changelog_operators: int = 0  # how many of the plan's operators are changelog operators
+    processing_timers: bool = False  # an operator fires on the wall clock (a processing-time window)
 
     @property
     def bounded(self) -> bool:
@@ -77,11 +78,11 @@ def translate(
         from pyspark.sql import functions as F
 
         df = rel.df.select(F.col(quote(rel.kind)), *[F.col(quote(c)) for c in rel.columns])
-        return Translated(df, OutputMode.APPEND, changelog.key, t.sources, t.side_queries, rel.kind, t.changelog_operators)
+        return Translated(df, OutputMode.APPEND, changelog.key, t.sources, t.side_queries, rel.kind, t.changelog_operators, t.processing_timers)
     if streaming and changelog.mode == Mode.RETRACT:
         raise TranslationBug(f"internal error: a retracting result ({root.kind} {root.label}) with no changelog operator")
     mode = OutputMode.APPEND if changelog.insert_only else OutputMode.UPDATE
-    return Translated(rel.visible(), mode, changelog.key, t.sources, t.side_queries, None, t.changelog_operators)
+    return Translated(rel.visible(), mode, changelog.key, t.sources, t.side_queries, None, t.changelog_operators, t.processing_timers)
 
 
 __all__ = ["OutputMode", "Translated", "TranslationError", "translate"]

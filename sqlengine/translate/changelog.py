@@ -19,7 +19,8 @@ from planner.analysis.versioned import versioned
 from planner.logical.changelog import Mode
 from planner.logical.evaluate import compile_expression, residual_condition
 from planner.logical.joins import Join, JoinKind, TemporalJoin
-from planner.logical.operators import ChangelogNormalize, Deduplicate, GroupAggregate, Node, OverAggregate, Sort, TopN
+from planner.logical.operators import ChangelogNormalize, Deduplicate, GroupAggregate, Node, OverAggregate, Sort, TopN, WindowAggregate
+from planner.logical.specs import WindowKind
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import agg_sql, quote
@@ -76,10 +77,12 @@ def _run(t: Translator, node: Node, packed: DataFrame, op: Operator, out: Struct
 
     t.changelog_operators += 1
     # a timed operator (OVER) holds rows until Spark's watermark passes them: its buckets get
-    # event-time timers
+    # event-time timers; a processing-time window's get processing-time timers
+    if op.clock == "processing" and not all(s.bounded for s in t.sources):
+        op.timers = t.processing_timers = True
+    mode = "EventTime" if op.timed else "ProcessingTime" if op.timers else "None"
     changes = packed.groupBy("b").transformWithStateInPandas(
-        statefulProcessor=BucketProcessor(op), outputStructType=OUT, outputMode="Append",
-        timeMode="EventTime" if op.timed else "None",
+        statefulProcessor=BucketProcessor(op), outputStructType=OUT, outputMode="Append", timeMode=mode,
     )
     # Spark counts this operator's state in buckets; the keys it gained per micro-batch reach the
     # job's progress as an observed metric (sqlengine.progress.ChangelogKeys sums them)
@@ -102,36 +105,52 @@ def _ttl(t: Translator, node: Node, side: int = 0) -> int | None:
 # -- group aggregation -------------------------------------------------------------------------
 
 
+class _Calls:
+    """The payload of an aggregation by keys: its columns by position (c0, c1, ...; a key and
+    arguments may be the same column, GROUP BY price ... MAX(price), MIN(price), and Arrow refuses
+    a struct with repeated names), each call's spec, and the result types, those of the native
+    aggregation of the same calls (nothing runs)."""
+
+    def __init__(self, t: Translator, node: GroupAggregate | WindowAggregate, df: DataFrame) -> None:
+        from pyspark.sql import functions as F
+
+        from sqlengine.changelog.aggregate import AggCallSpec
+        from sqlengine.changelog.values import Typing
+
+        exprs = t.exprs(node)
+        native = df.groupBy(*[F.col(quote(k)) for k in node.keys]).agg(
+            *[F.expr(agg_sql(exprs, a)).alias(a.name) for a in node.aggs] or [F.count(F.lit(1)).alias(t.fresh("n"))]
+        )
+        self.types = {f.name: f.dataType for f in native.schema.fields}
+        self.cols: list[Column] = [F.col(quote(k)).alias(f"c{i}") for i, k in enumerate(node.keys)]
+        self.specs: list[AggCallSpec] = []
+        self.positions: list[int | None] = []
+        for call in node.aggs:
+            args = [] if call.star else [F.expr(exprs.sql(a)) for a in call.args]
+            self.positions.append(len(self.cols) if args else None)
+            self.cols += [a.alias(f"c{len(self.cols) + i}") for i, a in enumerate(args)]
+            if call.filter is not None:
+                self.cols.append(F.expr(exprs.sql(call.filter)).alias(f"c{len(self.cols)}"))
+            typing = Typing.of(_arrow(t, self.types[call.name]))
+            distinct = call.distinct and call.func.value in ("COUNT", "SUM", "AVG")
+            self.specs.append(AggCallSpec(call.func.value, distinct, call.star, len(args), call.filter is not None, typing))
+
+    def arg_types(self, t: Translator, payload: DataFrame) -> list[pa.DataType | None]:
+        """Per call, its first argument's Arrow type (``payload``: bucket, kind, then the columns)."""
+        return [_arrow(t, payload.schema.fields[2 + i].dataType) if i is not None else None for i in self.positions]
+
+
 def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
     from pyspark.sql import functions as F
 
-    from sqlengine.changelog.aggregate import AggCallSpec
     from sqlengine.changelog.aggregate import GroupAggregate as Op
-    from sqlengine.changelog.values import Typing
 
     rel = t.translate(node.input)
     df = without_event_time(rel.df)
-    exprs = t.exprs(node)
-    # the result types: those of the native aggregation of the same calls (nothing runs)
-    native = df.groupBy(*[F.col(quote(k)) for k in node.keys]).agg(
-        *[F.expr(agg_sql(exprs, a)).alias(a.name) for a in node.aggs] or [F.count(F.lit(1)).alias(t.fresh("n"))]
-    )
-    types = {f.name: f.dataType for f in native.schema.fields}
-    # the payload's columns by position (c0, c1, ...): a key and arguments may be the same column
-    # (GROUP BY price ... MAX(price), MIN(price)), and Arrow refuses a struct with repeated names
-    cols: list[Column] = [F.col(quote(k)).alias(f"c{i}") for i, k in enumerate(node.keys)]
-    specs, positions = [], []
-    for call in node.aggs:
-        args = [] if call.star else [F.expr(exprs.sql(a)) for a in call.args]
-        positions.append(len(cols) if args else None)
-        cols += [a.alias(f"c{len(cols) + i}") for i, a in enumerate(args)]
-        if call.filter is not None:
-            cols.append(F.expr(exprs.sql(call.filter)).alias(f"c{len(cols)}"))
-        typing = Typing.of(_arrow(t, types[call.name]))
-        distinct = call.distinct and call.func.value in ("COUNT", "SUM", "AVG")
-        specs.append(AggCallSpec(call.func.value, distinct, call.star, len(args), call.filter is not None, typing))
-    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *cols)
-    arg_types = [_arrow(t, payload.schema.fields[2 + i].dataType) if i is not None else None for i in positions]
+    calls = _Calls(t, node, df)
+    types, specs = calls.types, calls.specs
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *calls.cols)
+    arg_types = calls.arg_types(t, payload)
     kind = t.fresh("kind")
     out_fields = [(k, types[k]) for k in node.keys] + [(a.name, types[a.name]) for a in node.aggs]
     out = _out_schema(t, kind, out_fields)
@@ -140,6 +159,35 @@ def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
     result = _run(t, node, _packed(payload), op, out)
     names = tuple(node.field_names())
     return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(kind)), names, kind=kind)
+
+
+# -- window aggregation on processing time --------------------------------------------------
+
+
+def translate_proctime_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
+    """TUMBLE, HOP and CUMULATE on processing time: the operator takes each row at the time it
+    sees it (a PROCTIME() column's value is not read) and emits each window at its end."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import TimestampType
+
+    from sqlengine.changelog.proctime_window import ProcTimeWindowAggregate as Op
+
+    rel = t.translate(node.input)
+    df = without_event_time(rel.df)
+    calls = _Calls(t, node, df)
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *calls.cols)
+    kind = t.fresh("kind")
+    n_keys = len(node.keys)
+    window_names = [f.name for f in node.fields[n_keys : n_keys + 3]]
+    out_fields = ([(k, calls.types[k]) for k in node.keys] + [(n, TimestampType()) for n in window_names]
+                  + [(a.name, calls.types[a.name]) for a in node.aggs])
+    out = _out_schema(t, kind, out_fields)
+    w = node.window
+    slide = w.slide_ms if w.kind == WindowKind.HOP else w.step_ms if w.kind == WindowKind.CUMULATE else w.size_ms
+    op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, calls.arg_types(t, payload), _arrow_schema(t, out))
+    result = _run(t, node, _packed(payload), op, out)
+    names = tuple(node.field_names())
+    return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
 
 
 # -- OVER aggregation on event time ----------------------------------------------------------

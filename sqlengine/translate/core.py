@@ -110,6 +110,7 @@ class Translator:
     ttl_ms: int | None = None  # the session's state TTL
     buckets: int = 64  # how many buckets a changelog operator's keys are hashed into
     changelog_operators: int = 0  # how many this plan has (their job needs the RocksDB state store)
+    processing_timers: bool = False  # an operator fires on the wall clock: batches must run without input too
     sources: list[SourceInfo] = field(default_factory=list)
     side_queries: list[DeadLetterQuery] = field(default_factory=list)
     _cache: dict[int, Rel] = field(default_factory=dict)

@@ -31,6 +31,7 @@ from sqlengine.translate.changelog import (
     translate_changelog_over,
     translate_changelog_rank,
     translate_changelog_temporal_join,
+    translate_proctime_window_aggregate,
 )
 from sqlengine.translate.core import Handler, Rel, Translator
 from sqlengine.translate.joins import translate_join, translate_temporal_join_batch
@@ -81,6 +82,7 @@ CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
     ChangelogNormalize: translate_changelog_normalize,
     OverAggregate: translate_changelog_over,
     TemporalJoin: translate_changelog_temporal_join,
+    WindowAggregate: translate_proctime_window_aggregate,  # on processing time (physical.py)
 }
 
 

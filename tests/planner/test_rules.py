@@ -76,7 +76,7 @@ EXPECTED = {
     # only the bids side grows: the window side's `dateTime` is bounded by the bids' event time
     "q7": ["SE102"],
     "q9": ["SE105"],  # a Top-1 runs on Spark as an upsert on its key; its join is bounded as q4's
-    "q12": ["SE201", "SE301"],  # Spark closes windows only on an event-time watermark
+    "q12": ["SE201", "SE302"],  # a processing-time window: a changelog operator with processing-time timers
     "q13": ["SE201"],
     "q14": ["SE301"],  # its user-defined function (a JVM class)
     "q15": ["SE101", "SE103"],
@@ -148,8 +148,16 @@ def test_q18_keep_last_dedup_and_q19_top_n_name_the_ranking():
 def test_q12_processing_time_window():
     d = next(d for d in nexmark("q12") if d.code == "SE201")
     assert "`p_time`" in d.message and d.category == Category.NONDETERMINISM
-    unsupported = next(d for d in nexmark("q12") if d.code == "SE301")
-    assert "processing-time windows" in unsupported.message
+    runs = next(d for d in nexmark("q12") if d.code == "SE302")
+    assert "WindowAggregate runs as a changelog operator" in runs.message
+    assert not [d for d in nexmark("q12") if d.code == "SE301"]
+
+
+def test_a_processing_time_session_window_is_still_refused():
+    sql = ("CREATE VIEW p AS SELECT *, PROCTIME() AS p_time FROM orders;\n"
+           "SELECT window_start, COUNT(*) FROM TABLE(SESSION(TABLE p, DESCRIPTOR(p_time), INTERVAL '2' SECOND)) GROUP BY window_start, window_end;")
+    (d,) = [d for d in findings(sql) if d.code == "SE301"]
+    assert "processing-time SESSION" in d.message
 
 
 # -- cases ---------------------------------------------------------------------------------------

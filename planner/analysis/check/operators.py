@@ -13,7 +13,7 @@ from catalog.connectors import spec_of
 from planner.analysis.check.codes import Code
 from planner.analysis.check.problem import Problem, problem
 from planner.analysis.lineage import Lineage
-from planner.analysis.physical import Physical, carries_kinds
+from planner.analysis.physical import PROCTIME_WINDOWS, Physical, carries_kinds
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import versioned
 from planner.logical.evaluate import residual_condition, unsupported
@@ -211,10 +211,21 @@ def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]
             out += _first(_carried(node, ctx, w, "window aggregation"))
     if ctx.streaming:
         out += _first(
-            _proctime_window(node, w),
             problem(Code.WINDOW_AGG_UPDATING_INPUT, node) if ctx.updating_input(node) else None,
+            _proctime_window_aggregate(node, ctx) if node.on_proctime else None,
         )
     return out[:1]
+
+
+def _proctime_window_aggregate(node: WindowAggregate, ctx: Context) -> Problem | None:
+    """A processing-time TUMBLE, HOP or CUMULATE runs as a changelog operator with the
+    aggregates it has; a processing-time SESSION does not run."""
+    if node.window.kind not in PROCTIME_WINDOWS:
+        return problem(Code.PROCTIME_WINDOW, node)
+    for call in node.aggs:
+        if call.func not in CHANGELOG_AGGREGATES:
+            return problem(Code.CHANGELOG_AGGREGATE, node, function=call.func.value, why=str(ctx.physical[node.node_id].why))
+    return None
 
 
 def check_group_aggregate(node: GroupAggregate, ctx: Context) -> list[Problem]:
@@ -346,6 +357,8 @@ def carried_windows(node: Node, memo: dict[int, Windows]) -> Windows:
             out |= Windows(session_times=frozenset({node.window.id}))
         else:
             out |= Windows(structs=frozenset({node.window.id}))
+    elif isinstance(node, WindowAggregate) and node.on_proctime:
+        pass  # its operator assigns windows by the clock: no struct, no event time to carry on
     elif isinstance(node, WindowAggregate) or (isinstance(node, (TopN, Deduplicate)) and node.window is not None):
         window = node.window
         assert window is not None

@@ -43,9 +43,8 @@ from planner.logical.operators import (
     Sort,
     TopN,
     WindowAggregate,
-    WindowTVF,
 )
-from planner.logical.specs import AggFunc, WindowKind, WindowSpec
+from planner.logical.specs import AggFunc, WindowKind
 from planner.logical.visit import distinct_nodes
 
 
@@ -138,7 +137,7 @@ class StateAnalyzer(JoinState, AnalyzerBase):
         keys = node.keys
         keyinfo = self._keys(node.input, keys, time_key=False)
         grouping = Grouping.WINDOW_AND_KEY if keys else Grouping.WINDOW
-        if not self.has_watermark(node.input) and not _proctime_window(node, w):
+        if not self.has_watermark(node.input) and not node.on_proctime:
             part = StatePart(
                 role=PartRole.WINDOW_ACCUMULATORS,
                 stored=Stored(StoredKind.WINDOW_ACCUMULATOR),
@@ -174,6 +173,8 @@ class StateAnalyzer(JoinState, AnalyzerBase):
         elif w.kind == WindowKind.CUMULATE and w.size_ms and w.step_ms:
             panes = w.size_ms // w.step_ms
         retention, release = self._window_release(node.input, w.size_ms)
+        if node.on_proctime:  # closed by the wall clock: no watermark delay on top
+            retention, release = w.size_ms or 0, Release(ReleaseKind.WINDOW_END, after_ms=w.size_ms, delay_ms=None)
         part = StatePart(
             role=PartRole.WINDOW_ACCUMULATORS,
             stored=Stored(StoredKind.WINDOW_ACCUMULATOR, count=panes),
@@ -363,16 +364,6 @@ ANALYZERS: dict[type[Node], Callable[[StateAnalyzer, Any], StateInfo]] = {
     MatchRecognize: StateAnalyzer._match,
     Sort: StateAnalyzer._sort,
 }
-
-
-def _proctime_window(node: WindowAggregate, w: WindowSpec) -> bool:
-    # after a window TVF its time column is a plain timestamp: ask the TVF's input
-    for n in node.walk():
-        if isinstance(n, WindowTVF) and n.window.id == w.id:
-            f = n.input.field(w.time_field)
-            return f is not None and f.time == TimeKind.PROCTIME
-    f = node.input.field(w.time_field)  # a legacy GROUP BY TUMBLE(proctime, ...)
-    return f is not None and f.time == TimeKind.PROCTIME
 
 
 def analyze_state(

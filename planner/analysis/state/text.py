@@ -124,6 +124,8 @@ def bound_text(part: StatePart) -> str:
         return "nothing" + _never(part)
     if kind == ReleaseKind.TTL:
         return _ttl(part)
+    if kind == ReleaseKind.WINDOW_END and r.delay_ms is None:
+        return f"window end on the wall clock ({_dur(r.after_ms)}; processing time)"
     if kind == ReleaseKind.WINDOW_END:
         return f"window end + watermark delay ({_dur(r.after_ms)} + {_dur(r.delay_ms)})"
     if kind == ReleaseKind.SESSION_END:

@@ -1,0 +1,134 @@
+"""Window aggregation on processing time (Flink's processing-time TUMBLE, HOP and CUMULATE), as
+a changelog operator: a row falls into the windows of the moment the operator takes it, and each
+window's aggregates come out once, when the wall clock reaches its end.
+
+Spark closes its own windows only when an event-time watermark passes them, and a watermark
+moves only with data. This operator runs with Spark's processing-time timers instead
+(``transformWithStateInPandas`` in ProcessingTime mode, one timer per bucket at its earliest
+open window's end): Spark runs a micro-batch every trigger interval to fire them, input or not,
+so a window closes on time on an idle source too, as Flink's does.
+
+Input: the row kind (always +I: the planner refuses an updating input), the group key columns,
+then per aggregate call its argument columns and, with a FILTER clause, the filter's value.
+
+State layout (``planner.analysis.state``: one accumulator per open window and key): ``windows``,
+(window end, window start, key) -> the accumulators. A window is released when it is emitted.
+
+A bounded job has no timers (Spark would run batches for them forever): its windows close as
+later input reaches the operator, and the windows still open when the input ends are dropped, as
+Flink drops them (it does not fire processing-time timers once its input has ended).
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from sqlengine.changelog.aggregate import Accumulator, AggCallSpec, accumulator
+from sqlengine.changelog.kinds import INSERT
+from sqlengine.changelog.operator import Changes, Operator
+from sqlengine.changelog.values import DECIMAL_CONTEXT, columns, thaw
+
+TUMBLE, HOP, CUMULATE = "TUMBLE", "HOP", "CUMULATE"
+
+
+def windows_at(kind: str, t: int, size: int, slide: int, offset: int) -> list[tuple[int, int]]:
+    """The (start, end) windows in epoch milliseconds holding the instant ``t``: ``slide`` is
+    HOP's slide or CUMULATE's step (TUMBLE: the size)."""
+    if kind == TUMBLE:
+        start = t - (t - offset) % size
+        return [(start, start + size)]
+    if kind == HOP:
+        last = t - (t - offset) % slide  # the latest window start at or before t
+        return [(s, s + size) for s in range(last, t - size, -slide)][::-1]
+    start = t - (t - offset) % size  # CUMULATE: every window of the max-size window that ends after t
+    first = (t - start) // slide + 1
+    return [(start, start + k * slide) for k in range(first, size // slide + 1)]
+
+
+class ProcTimeWindowAggregate(Operator):
+    name = "processing-time window aggregation"
+    clock = "processing"
+
+    def __init__(
+        self,
+        kind: str,
+        size_ms: int,
+        slide_ms: int,
+        offset_ms: int,
+        n_keys: int,
+        calls: Sequence[AggCallSpec],
+        arg_types: Sequence[pa.DataType | None],
+        out_schema: pa.Schema,
+    ) -> None:
+        """``out_schema``: the kind, the keys, window start, end and time, then the aggregates."""
+        super().__init__(out_schema, None)
+        self.kind, self.size_ms, self.slide_ms, self.offset_ms = kind, size_ms, slide_ms, offset_ms
+        self.n_keys = n_keys
+        self.calls = tuple(calls)
+        self.arg_types = tuple(arg_types)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_accs"}  # made again where it runs
+
+    @property
+    def accs(self) -> list[Accumulator]:
+        accs = self.__dict__.get("_accs")
+        if accs is None:
+            accs = self.__dict__["_accs"] = [accumulator(c, t, False) for c, t in zip(self.calls, self.arg_types, strict=True)]
+        return accs
+
+    def new_state(self) -> Any:
+        return {"windows": {}}
+
+    def entries(self, state: Any) -> int:
+        return len(state["windows"])
+
+    def apply(self, state: Any, inputs: Sequence[pa.Table | None], now_ms: int) -> Changes:
+        batch = inputs[0]
+        assert batch is not None
+        windows: dict[tuple[int, int, Any], list[Any]] = state["windows"]
+        accs = self.accs
+        cols = columns(batch, 0)
+        n = len(cols[0])
+        keys: list[Any] = list(zip(*cols[1 : 1 + self.n_keys], strict=True)) if self.n_keys else [()] * n
+        pos = 1 + self.n_keys
+        arg_cols: list[list[list[Any]]] = []
+        filters: list[list[Any] | None] = []
+        for c in self.calls:
+            arg_cols.append(cols[pos : pos + c.args])
+            pos += c.args
+            filters.append(cols[pos] if c.filtered else None)
+            pos += 1 if c.filtered else 0
+        # every row of the batch is taken now: the same windows for all of them
+        spans = windows_at(self.kind, now_ms, self.size_ms, self.slide_ms if self.kind != TUMBLE else self.size_ms, self.offset_ms)
+        with decimal.localcontext(DECIMAL_CONTEXT):
+            for i in range(n):
+                for start, end in spans:
+                    slot = windows.get((end, start, keys[i]))
+                    if slot is None:
+                        slot = windows[(end, start, keys[i])] = [a.new() for a in accs]
+                    for j, acc in enumerate(accs):
+                        f = filters[j]
+                        if f is not None and f[i] is not True:
+                            continue
+                        slot[j] = acc.update(slot[j], [c[i] for c in arg_cols[j]], 1)
+        return Changes()
+
+    def fire(self, state: Any, watermark_ms: int, now_ms: int) -> Changes:
+        """Emit and release every window whose end the wall clock ``now_ms`` has reached, in the
+        order of their ends (Flink fires a processing-time window at its end)."""
+        windows: dict[tuple[int, int, Any], list[Any]] = state["windows"]
+        out = Changes()
+        for w in sorted((w for w in windows if w[0] <= now_ms), key=lambda w: (w[0], w[1])):
+            end, start, key = w
+            slot = windows.pop(w)
+            values = (accs.value(v) for accs, v in zip(self.accs, slot, strict=True))
+            out.emit(INSERT, (*(thaw(k) for k in key), start * 1000, end * 1000, (end - 1) * 1000, *values))
+        return out
+
+    def next_time(self, state: Any) -> int | None:
+        return min((w[0] for w in state["windows"]), default=None)

@@ -1,0 +1,102 @@
+"""The processing-time window aggregation operator on its own (plain Python over Arrow): each row
+falls into the windows of the moment the operator takes it (TUMBLE, HOP, CUMULATE, as Flink
+assigns them), and each window comes out once, with its aggregates, when the clock reaches its
+end, in the order of the windows' ends; a window emitted is released. The window assignment is
+checked against a brute-force model of each kind."""
+
+from __future__ import annotations
+
+import pickle
+
+import pyarrow as pa
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sqlengine.changelog.aggregate import AggCallSpec
+from sqlengine.changelog.kinds import INSERT
+from sqlengine.changelog.proctime_window import CUMULATE, HOP, TUMBLE, ProcTimeWindowAggregate, windows_at
+from sqlengine.changelog.values import Typing
+from tests.sqlengine.test_changelog_operators import out_schema
+
+# input: kind, key, then the arguments: COUNT(*) has none, SUM(v) and MAX(v) one each, the
+# last with a FILTER column
+OUT = [("k", pa.string()), ("ws", pa.timestamp("us", tz="UTC")), ("we", pa.timestamp("us", tz="UTC")),
+       ("wt", pa.timestamp("us", tz="UTC")), ("n", pa.int64()), ("s", pa.int64()), ("hi", pa.int64())]
+CALLS = [
+    AggCallSpec("COUNT", star=True, args=0, typing=Typing("long")),
+    AggCallSpec("SUM", typing=Typing("long")),
+    AggCallSpec("MAX", filtered=True, typing=Typing("long")),
+]
+
+
+def op(kind: str = TUMBLE, size: int = 1000, slide: int = 1000) -> ProcTimeWindowAggregate:
+    return ProcTimeWindowAggregate(kind, size, slide, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT))
+
+
+def batch(rows: list[tuple[str, int, bool]]) -> pa.Table:
+    keys, values, keep = zip(*rows, strict=True) if rows else ((), (), ())
+    return pa.table({"kind": pa.array([INSERT] * len(rows), pa.int8()), "k": pa.array(keys, pa.string()),
+                     "a1": pa.array(values, pa.int64()), "a2": pa.array(values, pa.int64()), "f": pa.array(keep, pa.bool_())})
+
+
+def ms(micros: int) -> int:
+    return micros // 1000
+
+
+@pytest.mark.parametrize("kind", [TUMBLE, HOP, CUMULATE])
+@given(t=st.integers(0, 10**7), size_steps=st.integers(1, 6), step=st.sampled_from([250, 1000, 1500]))
+def test_windows_are_those_holding_the_instant_as_flink_assigns_them(kind: str, t: int, size_steps: int, step: int) -> None:
+    size = step * size_steps if kind != TUMBLE else step
+    got = windows_at(kind, t, size, step, 0)
+    if kind == TUMBLE:
+        want = [(s, s + size) for s in range(0, t + 1, size) if s <= t < s + size]
+    elif kind == HOP:  # every slide-aligned window of the size that holds t
+        want = [(s, s + size) for s in range(-size - size % step, t + 1, step) if s <= t < s + size]
+    else:  # CUMULATE: the windows of t's max-size window, [S, S + k*step), that hold t
+        s0 = t - t % size
+        want = [(s0, s0 + k * step) for k in range(1, size // step + 1) if t < s0 + k * step]
+    assert got == want
+
+
+def test_a_window_comes_out_once_at_its_end_with_its_rows_aggregates_and_is_released() -> None:
+    o = op()
+    state = o.new_state()
+    assert not o.apply(state, [batch([("a", 1, True), ("b", 5, True)])], now_ms=10_200)
+    assert not o.apply(state, [batch([("a", 7, False)])], now_ms=10_900)
+    assert not o.apply(state, [batch([("a", 2, True)])], now_ms=11_100)  # the next window
+    assert o.next_time(state) == 11_000 and o.entries(state) == 3
+    state = pickle.loads(pickle.dumps(state))  # as Spark's state store keeps it between batches
+    assert not o.fire(state, 10_999, 10_999)  # the clock has not reached the end yet
+    out = o.fire(state, 11_000, 11_000)
+    assert out.kinds == [INSERT, INSERT]
+    rows = sorted(out.rows)
+    assert rows == [("a", 10_000_000, 11_000_000, 10_999_000, 2, 8, 1), ("b", 10_000_000, 11_000_000, 10_999_000, 1, 5, 5)]
+    assert o.entries(state) == 1 and o.next_time(state) == 12_000  # the emitted windows are gone
+    assert not o.fire(state, 11_500, 11_500)
+    assert [r[0] for r in o.fire(state, 12_000, 12_000).rows] == ["a"]
+    assert o.entries(state) == 0 and o.next_time(state) is None
+
+
+def test_hopping_windows_each_hold_the_row_and_come_out_in_the_order_of_their_ends() -> None:
+    o = op(HOP, size=3000, slide=1000)
+    state = o.new_state()
+    o.apply(state, [batch([("a", 1, True)])], now_ms=5_500)
+    out = o.fire(state, 10_000, 10_000)
+    assert [(ms(r[1]), ms(r[2]), r[4]) for r in out.rows] == [(3_000, 6_000, 1), (4_000, 7_000, 1), (5_000, 8_000, 1)]
+
+
+def test_cumulating_windows_share_their_start_and_grow_by_the_step() -> None:
+    o = op(CUMULATE, size=3000, slide=1000)
+    state = o.new_state()
+    o.apply(state, [batch([("a", 1, True)])], now_ms=3_200)
+    o.apply(state, [batch([("a", 10, True)])], now_ms=4_700)
+    out = o.fire(state, 6_000, 6_000)
+    assert [(ms(r[1]), ms(r[2]), r[4], r[5]) for r in out.rows] == [(3_000, 4_000, 1, 1), (3_000, 5_000, 2, 11), (3_000, 6_000, 2, 11)]
+
+
+def test_the_operator_pickles_without_its_accumulators() -> None:
+    o = op()
+    o.apply(o.new_state(), [batch([("a", 1, True)])], now_ms=1)  # makes them
+    again = pickle.loads(pickle.dumps(o))
+    assert "_accs" not in again.__dict__ and again.accs
