@@ -321,7 +321,10 @@ PROCESSING_TIMER_SECONDS = 0.2
 def _interval(job: Job) -> str:
     """The trigger of an unbounded job. When every unbounded source is a file source with a
     'source.monitor-interval', batches start that often (the shortest), as Flink's source looks
-    for new files that often; a generator has input at any time, so batches run back to back."""
+    for new files that often; a generator has input at any time, so batches run back to back. A
+    job with processing-time timers (a processing-time window) starts one every 200 ms at most,
+    input or not: a window closes within that of its end (a file source then lists its directory
+    that often too)."""
     polls = [src.poll_seconds for p in job.pipelines for src in p.translated.sources if not src.bounded]
     known = [s for s in polls if s is not None]
     timers = any(p.translated.processing_timers for p in job.pipelines)

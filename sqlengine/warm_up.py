@@ -65,7 +65,10 @@ class WarmUp:
         from sqlengine.jobs import Status
 
         start = time.perf_counter()
-        self._running = True
+        with self._lock:  # a stop() before this: nothing is made; after it: stop() waits for the end
+            if self._stopped:
+                return
+            self._running = True
         try:
             engine = Engine(self.home, catalog=Catalog.in_memory(), spark=spark)
             for stmt in parse_script(SQL, "<warm-up>").statements:
@@ -79,9 +82,12 @@ class WarmUp:
                         break
                     self.job = engine.start(outcome)
                 self.job.wait()
-            if self.job is not None and self.job.status == Status.FINISHED:
+            status = self.job.status if self.job is not None else None
+            if status == Status.FINISHED:
                 self.seconds = time.perf_counter() - start
                 log.info("warm-up done in %.1f s", self.seconds)
+            elif status == Status.FAILED:
+                log.warning("warm-up failed: %s", self.job.error if self.job is not None else "")
             else:
                 log.info("warm-up stopped")
         except Exception:

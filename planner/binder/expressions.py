@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from planner.binder.json_returning import check_json_returning
 from planner.binder.scope import Scope
-from planner.dialect import parse_type, type_sql
+from planner.dialect import parse_type
 from planner.dialect.json_syntax import JsonQuery, JsonValue
 from planner.functions import callable_without_create, flink_spelling, suggest_function
 from planner.logical import typing as T
@@ -158,26 +159,6 @@ def check_typed_literal(node: exp.Cast) -> None:
             ok = False
     if not ok:
         raise BindError(f"Illegal {kind.value} literal '{text}': not in format '{shown}'", node)
-
-
-# the RETURNING types Flink 2.3 generates code for (any other fails its planner)
-_JSON_RETURNING = {
-    "JSON_VALUE": ("STRING, VARCHAR(n), BOOLEAN, INT or DOUBLE", (*T.STRINGS, exp.DType.BOOLEAN, exp.DType.INT, exp.DType.DOUBLE)),
-    "JSON_QUERY": ("STRING, VARCHAR(n) or ARRAY<STRING>", (*T.STRINGS, exp.DType.ARRAY)),
-}
-
-
-def check_json_returning(node: JsonValue | JsonQuery) -> None:
-    t = node.args.get("returning")
-    if not isinstance(t, exp.DataType):
-        return
-    name = node.sql_name()
-    allowed, kinds = _JSON_RETURNING[name]
-    ok = T.is_type(t, *kinds) and not T.is_type(t, exp.DType.CHAR)
-    if ok and T.is_type(t, exp.DType.ARRAY):
-        ok = bool(t.expressions) and T.is_type(t.expressions[0], *T.STRINGS) and not T.is_type(t.expressions[0], exp.DType.CHAR)
-    if not ok:
-        raise BindError(f"{name} cannot return {type_sql(t)}: Flink takes {allowed}", node)
 
 
 class ExprBinder:

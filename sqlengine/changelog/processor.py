@@ -97,7 +97,7 @@ class BucketProcessor(StatefulProcessor):
 
     def _arm(self, at: int | None) -> None:
         """One timer per bucket, at its earliest held row's time (Spark fires it in the first
-        micro-batch whose watermark reaches it)."""
+        micro-batch whose watermark, or for processing-time timers whose start, reaches it)."""
         timers = list(self.handle.listTimers())
         for t in timers:
             if t != at:

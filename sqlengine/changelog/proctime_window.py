@@ -1,6 +1,7 @@
 """Window aggregation on processing time (Flink's processing-time TUMBLE, HOP and CUMULATE), as
-a changelog operator: a row falls into the windows of the moment the operator takes it, and each
-window's aggregates come out once, when the wall clock reaches its end.
+a changelog operator: a row falls into the windows of its processing time (the start of the
+micro-batch that read it: Spark's current_timestamp()), and each window's aggregates come out
+once, when the wall clock reaches its end.
 
 Spark closes its own windows only when an event-time watermark passes them, and a watermark
 moves only with data. This operator runs with Spark's processing-time timers instead
@@ -9,7 +10,11 @@ open window's end): Spark runs a micro-batch every trigger interval to fire them
 so a window closes on time on an idle source too, as Flink's does.
 
 Input: the row kind (always +I: the planner refuses an updating input), the group key columns,
-then per aggregate call its argument columns and, with a FILTER clause, the filter's value.
+the row's window (after a window TVF, which made a row per window: its start and end in epoch
+milliseconds) or its processing time (a GROUP BY TUMBLE(proc, ..): the operator assigns the
+windows), then per aggregate call its argument columns and, with a FILTER clause, the filter's
+value. A batch's rows share one processing time, and batches' times only grow, so no row comes
+for a window already emitted.
 
 State layout (``planner.analysis.state``: one accumulator per open window and key): ``windows``,
 (window end, window start, key) -> the accumulators. A window is released when it is emitted.
@@ -63,11 +68,14 @@ class ProcTimeWindowAggregate(Operator):
         calls: Sequence[AggCallSpec],
         arg_types: Sequence[pa.DataType | None],
         out_schema: pa.Schema,
+        given: bool = False,
     ) -> None:
-        """``out_schema``: the kind, the keys, window start, end and time, then the aggregates."""
+        """``out_schema``: the kind, the keys, window start, end and time, then the aggregates;
+        ``given``: each row carries its window's start and end (else its time to assign)."""
         super().__init__(out_schema, None)
         self.kind, self.size_ms, self.slide_ms, self.offset_ms = kind, size_ms, slide_ms, offset_ms
         self.n_keys = n_keys
+        self.given = given
         self.calls = tuple(calls)
         self.arg_types = tuple(arg_types)
 
@@ -96,6 +104,13 @@ class ProcTimeWindowAggregate(Operator):
         n = len(cols[0])
         keys: list[Any] = list(zip(*cols[1 : 1 + self.n_keys], strict=True)) if self.n_keys else [()] * n
         pos = 1 + self.n_keys
+        if self.given:
+            spans = [[(s, e)] for s, e in zip(cols[pos], cols[pos + 1], strict=True)]
+            pos += 2
+        else:
+            slide = self.size_ms if self.kind == TUMBLE else self.slide_ms
+            spans = [windows_at(self.kind, t, self.size_ms, slide, self.offset_ms) for t in cols[pos]]
+            pos += 1
         arg_cols: list[list[list[Any]]] = []
         filters: list[list[Any] | None] = []
         for c in self.calls:
@@ -103,11 +118,9 @@ class ProcTimeWindowAggregate(Operator):
             pos += c.args
             filters.append(cols[pos] if c.filtered else None)
             pos += 1 if c.filtered else 0
-        # every row of the batch is taken now: the same windows for all of them
-        spans = windows_at(self.kind, now_ms, self.size_ms, self.slide_ms if self.kind != TUMBLE else self.size_ms, self.offset_ms)
         with decimal.localcontext(DECIMAL_CONTEXT):
             for i in range(n):
-                for start, end in spans:
+                for start, end in spans[i]:
                     slot = windows.get((end, start, keys[i]))
                     if slot is None:
                         slot = windows[(end, start, keys[i])] = [a.new() for a in accs]
@@ -119,15 +132,18 @@ class ProcTimeWindowAggregate(Operator):
         return Changes()
 
     def fire(self, state: Any, watermark_ms: int, now_ms: int) -> Changes:
-        """Emit and release every window whose end the wall clock ``now_ms`` has reached, in the
-        order of their ends (Flink fires a processing-time window at its end)."""
+        """Emit and release every window whose end the wall clock (``watermark_ms``, the clock the
+        processor passes) has reached, in the order of their ends (Flink fires a processing-time
+        window at its end)."""
         windows: dict[tuple[int, int, Any], list[Any]] = state["windows"]
         out = Changes()
-        for w in sorted((w for w in windows if w[0] <= now_ms), key=lambda w: (w[0], w[1])):
+        for w in sorted((w for w in windows if w[0] <= watermark_ms), key=lambda w: (w[0], w[1])):
             end, start, key = w
             slot = windows.pop(w)
-            values = (accs.value(v) for accs, v in zip(self.accs, slot, strict=True))
-            out.emit(INSERT, (*(thaw(k) for k in key), start * 1000, end * 1000, (end - 1) * 1000, *values))
+            values = (acc.value(v) for acc, v in zip(self.accs, slot, strict=True))
+            # window_time of a processing-time window is the time it is emitted (Flink 2.3 gives
+            # the clock at emission, a few ms after the end: checked with PyFlink)
+            out.emit(INSERT, (*(thaw(k) for k in key), start * 1000, end * 1000, now_ms * 1000, *values))
         return out
 
     def next_time(self, state: Any) -> int | None:

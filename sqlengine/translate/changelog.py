@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from planner.analysis.versioned import versioned
 from planner.logical.changelog import Mode
 from planner.logical.evaluate import compile_expression, residual_condition
+from planner.logical.fields import WindowRole
 from planner.logical.joins import Join, JoinKind, TemporalJoin
 from planner.logical.operators import ChangelogNormalize, Deduplicate, GroupAggregate, Node, OverAggregate, Sort, TopN, WindowAggregate
 from planner.logical.specs import WindowKind
@@ -165,8 +166,8 @@ def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
 
 
 def translate_proctime_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
-    """TUMBLE, HOP and CUMULATE on processing time: the operator takes each row at the time it
-    sees it (a PROCTIME() column's value is not read) and emits each window at its end."""
+    """TUMBLE, HOP and CUMULATE on processing time: the operator counts each row in the windows
+    of its processing time and emits each window when the wall clock passes its end."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import TimestampType
 
@@ -175,16 +176,24 @@ def translate_proctime_window_aggregate(t: Translator, node: WindowAggregate) ->
     rel = t.translate(node.input)
     df = without_event_time(rel.df)
     calls = _Calls(t, node, df)
-    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *calls.cols)
-    kind = t.fresh("kind")
+    w = node.window
+    # after a window TVF each row comes once per window it is in, with the window's bounds; a
+    # GROUP BY TUMBLE(proc, ..) gives the operator the row's processing time to assign
+    bounds = {f.window.role: f.name for f in node.input.fields if f.window is not None and f.window.window_id == w.id}
+    given = WindowRole.START in bounds and WindowRole.END in bounds
+    window_cols = ([F.unix_millis(F.col(quote(bounds[WindowRole.START]))), F.unix_millis(F.col(quote(bounds[WindowRole.END])))] if given
+                   else [F.unix_millis(F.col(quote(w.time_field)))])
     n_keys = len(node.keys)
+    cols = calls.cols[:n_keys] + [c.alias(t.fresh("w")) for c in window_cols] + calls.cols[n_keys:]
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *cols)
+    kind = t.fresh("kind")
     window_names = [f.name for f in node.fields[n_keys : n_keys + 3]]
     out_fields = ([(k, calls.types[k]) for k in node.keys] + [(n, TimestampType()) for n in window_names]
                   + [(a.name, calls.types[a.name]) for a in node.aggs])
     out = _out_schema(t, kind, out_fields)
-    w = node.window
     slide = w.slide_ms if w.kind == WindowKind.HOP else w.step_ms if w.kind == WindowKind.CUMULATE else w.size_ms
-    op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, calls.arg_types(t, payload), _arrow_schema(t, out))
+    arg_types = [_arrow(t, payload.schema.fields[2 + len(window_cols) + i].dataType) if i is not None else None for i in calls.positions]
+    op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, arg_types, _arrow_schema(t, out), given)
     result = _run(t, node, _packed(payload), op, out)
     names = tuple(node.field_names())
     return Rel(result.select(*[F.col(quote(n)) for n in names]), names)

@@ -110,7 +110,7 @@ class SparkExpressions:
             return t
         if isinstance(e, exp.VarMap):
             keys, values = e.args["keys"].expressions, e.args["values"].expressions
-            return exp.DataType(this=exp.DType.MAP, expressions=[self.type(keys[0]), self.type(values[0])], nested=True)
+            return exp.DataType(this=exp.DType.MAP, expressions=[self.value_type(keys[0]), self.value_type(values[0])], nested=True)
         return None
 
     def row_type(self, e: exp.Expr) -> exp.DataType | None:

@@ -1,8 +1,8 @@
 """The processing-time window aggregation operator on its own (plain Python over Arrow): each row
-falls into the windows of the moment the operator takes it (TUMBLE, HOP, CUMULATE, as Flink
-assigns them), and each window comes out once, with its aggregates, when the clock reaches its
-end, in the order of the windows' ends; a window emitted is released. The window assignment is
-checked against a brute-force model of each kind."""
+falls into the windows of its processing time (TUMBLE, HOP, CUMULATE, as Flink assigns them), or
+after a window TVF into the one window it carries, and each window comes out once, with its
+aggregates, when the clock reaches its end, in the order of the windows' ends; a window emitted is
+released. The window assignment is checked against a brute-force model of each kind."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from sqlengine.changelog.proctime_window import CUMULATE, HOP, TUMBLE, ProcTimeW
 from sqlengine.changelog.values import Typing
 from tests.sqlengine.test_changelog_operators import out_schema
 
-# input: kind, key, then the arguments: COUNT(*) has none, SUM(v) and MAX(v) one each, the
-# last with a FILTER column
+# input: kind, key, the row's time (or its window's start and end), then the arguments: COUNT(*)
+# has none, SUM(v) and MAX(v) one each, the last with a FILTER column
 OUT = [("k", pa.string()), ("ws", pa.timestamp("us", tz="UTC")), ("we", pa.timestamp("us", tz="UTC")),
        ("wt", pa.timestamp("us", tz="UTC")), ("n", pa.int64()), ("s", pa.int64()), ("hi", pa.int64())]
 CALLS = [
@@ -30,13 +30,17 @@ CALLS = [
 ]
 
 
-def op(kind: str = TUMBLE, size: int = 1000, slide: int = 1000) -> ProcTimeWindowAggregate:
-    return ProcTimeWindowAggregate(kind, size, slide, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT))
+def op(kind: str = TUMBLE, size: int = 1000, slide: int = 1000, given: bool = False) -> ProcTimeWindowAggregate:
+    return ProcTimeWindowAggregate(kind, size, slide, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT), given)
 
 
-def batch(rows: list[tuple[str, int, bool]]) -> pa.Table:
+def batch(rows: list[tuple[str, int, bool]], at: int | tuple[int, int]) -> pa.Table:
+    """The rows (key, value, filter) of one micro-batch read at processing time ``at`` (or, after
+    a window TVF, all in the window ``at``)."""
     keys, values, keep = zip(*rows, strict=True) if rows else ((), (), ())
-    return pa.table({"kind": pa.array([INSERT] * len(rows), pa.int8()), "k": pa.array(keys, pa.string()),
+    times = {"t": pa.array([at] * len(rows), pa.int64())} if isinstance(at, int) else {
+        "ws": pa.array([at[0]] * len(rows), pa.int64()), "we": pa.array([at[1]] * len(rows), pa.int64())}
+    return pa.table({"kind": pa.array([INSERT] * len(rows), pa.int8()), "k": pa.array(keys, pa.string()), **times,
                      "a1": pa.array(values, pa.int64()), "a2": pa.array(values, pa.int64()), "f": pa.array(keep, pa.bool_())})
 
 
@@ -62,16 +66,16 @@ def test_windows_are_those_holding_the_instant_as_flink_assigns_them(kind: str, 
 def test_a_window_comes_out_once_at_its_end_with_its_rows_aggregates_and_is_released() -> None:
     o = op()
     state = o.new_state()
-    assert not o.apply(state, [batch([("a", 1, True), ("b", 5, True)])], now_ms=10_200)
-    assert not o.apply(state, [batch([("a", 7, False)])], now_ms=10_900)
-    assert not o.apply(state, [batch([("a", 2, True)])], now_ms=11_100)  # the next window
+    assert not o.apply(state, [batch([("a", 1, True), ("b", 5, True)], 10_200)], now_ms=10_300)
+    assert not o.apply(state, [batch([("a", 7, False)], 10_900)], now_ms=11_300)  # counted by its time, not the clock
+    assert not o.apply(state, [batch([("a", 2, True)], 11_100)], now_ms=11_400)  # the next window
     assert o.next_time(state) == 11_000 and o.entries(state) == 3
     state = pickle.loads(pickle.dumps(state))  # as Spark's state store keeps it between batches
     assert not o.fire(state, 10_999, 10_999)  # the clock has not reached the end yet
-    out = o.fire(state, 11_000, 11_000)
+    out = o.fire(state, 11_000, 11_004)
     assert out.kinds == [INSERT, INSERT]
-    rows = sorted(out.rows)
-    assert rows == [("a", 10_000_000, 11_000_000, 10_999_000, 2, 8, 1), ("b", 10_000_000, 11_000_000, 10_999_000, 1, 5, 5)]
+    rows = sorted(out.rows)  # window_time: when it is emitted, as in Flink
+    assert rows == [("a", 10_000_000, 11_000_000, 11_004_000, 2, 8, 1), ("b", 10_000_000, 11_000_000, 11_004_000, 1, 5, 5)]
     assert o.entries(state) == 1 and o.next_time(state) == 12_000  # the emitted windows are gone
     assert not o.fire(state, 11_500, 11_500)
     assert [r[0] for r in o.fire(state, 12_000, 12_000).rows] == ["a"]
@@ -81,7 +85,7 @@ def test_a_window_comes_out_once_at_its_end_with_its_rows_aggregates_and_is_rele
 def test_hopping_windows_each_hold_the_row_and_come_out_in_the_order_of_their_ends() -> None:
     o = op(HOP, size=3000, slide=1000)
     state = o.new_state()
-    o.apply(state, [batch([("a", 1, True)])], now_ms=5_500)
+    o.apply(state, [batch([("a", 1, True)], 5_500)], now_ms=5_600)
     out = o.fire(state, 10_000, 10_000)
     assert [(ms(r[1]), ms(r[2]), r[4]) for r in out.rows] == [(3_000, 6_000, 1), (4_000, 7_000, 1), (5_000, 8_000, 1)]
 
@@ -89,14 +93,24 @@ def test_hopping_windows_each_hold_the_row_and_come_out_in_the_order_of_their_en
 def test_cumulating_windows_share_their_start_and_grow_by_the_step() -> None:
     o = op(CUMULATE, size=3000, slide=1000)
     state = o.new_state()
-    o.apply(state, [batch([("a", 1, True)])], now_ms=3_200)
-    o.apply(state, [batch([("a", 10, True)])], now_ms=4_700)
+    o.apply(state, [batch([("a", 1, True)], 3_200)], now_ms=3_300)
+    o.apply(state, [batch([("a", 10, True)], 4_700)], now_ms=4_800)
     out = o.fire(state, 6_000, 6_000)
     assert [(ms(r[1]), ms(r[2]), r[4], r[5]) for r in out.rows] == [(3_000, 4_000, 1, 1), (3_000, 5_000, 2, 11), (3_000, 6_000, 2, 11)]
 
 
 def test_the_operator_pickles_without_its_accumulators() -> None:
     o = op()
-    o.apply(o.new_state(), [batch([("a", 1, True)])], now_ms=1)  # makes them
+    o.apply(o.new_state(), [batch([("a", 1, True)], 1)], now_ms=1)  # makes them
     again = pickle.loads(pickle.dumps(o))
     assert "_accs" not in again.__dict__ and again.accs
+
+
+def test_after_a_window_tvf_each_row_counts_once_in_the_window_it_carries() -> None:
+    """A HOP TVF made a row per window already: the operator must not assign it to the others."""
+    o = op(HOP, size=3000, slide=1000, given=True)
+    state = o.new_state()
+    for start in (3_000, 4_000, 5_000):  # the TVF's three copies of one row read at 5.5 s
+        o.apply(state, [batch([("a", 1, True)], (start, start + 3000))], now_ms=5_600)
+    out = o.fire(state, 10_000, 10_000)
+    assert [(ms(r[1]), ms(r[2]), r[4]) for r in out.rows] == [(3_000, 6_000, 1), (4_000, 7_000, 1), (5_000, 8_000, 1)]

@@ -76,3 +76,24 @@ def test_a_bounded_job_ends_dropping_the_windows_still_open_as_flink_does(tmp_pa
     job = engine.start(engine.plan(stmt))
     assert job.wait(120) and job.status == Status.FINISHED, job.error
     assert job.result is not None and job.result.rows() == []
+
+
+def test_a_hopping_window_counts_each_row_once_in_each_of_its_windows(tmp_path, spark):
+    """A HOP table function makes a row per window; the operator counts it there and nowhere else."""
+    incoming = tmp_path / "incoming"
+    incoming.mkdir()
+    (incoming / "1.json").write_text("".join(f'{{"user_id": {i}, "page": "/{i % 2}"}}\n' for i in range(10)))
+    engine = _engine(tmp_path, spark, incoming)
+    (stmt,) = parse_script("SELECT page, window_start, window_end, COUNT(*) AS n FROM TABLE(HOP(TABLE clicks, DESCRIPTOR(pt), "
+                           "INTERVAL '1' SECOND, INTERVAL '2' SECOND)) GROUP BY page, window_start, window_end;").statements
+    job = engine.start(engine.plan(stmt))
+    try:
+        rows = _rows_until(job, 20)
+        time.sleep(2)  # nothing more comes
+        rows = job.result.rows()
+        assert job.error_detail is None, job.error
+        assert sum(r[3] for r in rows) == 20  # each of the 10 rows in its 2 windows
+        assert all((end - start).total_seconds() == 2 for _, start, end, _ in rows)
+        assert len({(r[0], r[1]) for r in rows}) == len(rows)
+    finally:
+        engine.stop_all()
