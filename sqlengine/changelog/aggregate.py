@@ -177,6 +177,18 @@ def accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: boo
     raise ValueError(f"no changelog implementation of {spec.func}")
 
 
+def call_columns(calls: Sequence[AggCallSpec], cols: list[list[Any]], pos: int) -> tuple[list[list[list[Any]]], list[list[Any] | None]]:
+    """Per call, from column ``pos`` on: its argument columns, and its FILTER column (or None)."""
+    arg_cols: list[list[list[Any]]] = []
+    filters: list[list[Any] | None] = []
+    for c in calls:
+        arg_cols.append(cols[pos : pos + c.args])
+        pos += c.args
+        filters.append(cols[pos] if c.filtered else None)
+        pos += 1 if c.filtered else 0
+    return arg_cols, filters
+
+
 class GroupAggregate(Operator):
     name = "group aggregation"
 
@@ -225,15 +237,7 @@ class GroupAggregate(Operator):
         cols = columns(batch, 0)
         kinds = cols[0]
         keys: list[Any] = list(zip(*cols[1 : 1 + self.n_keys], strict=True)) if self.n_keys else [()] * len(kinds)
-        # per call: a function of the row index giving its arguments, and its filter column
-        pos = 1 + self.n_keys
-        arg_cols: list[list[list[Any]]] = []
-        filters: list[list[Any] | None] = []
-        for c in self.calls:
-            arg_cols.append(cols[pos : pos + c.args])
-            pos += c.args
-            filters.append(cols[pos] if c.filtered else None)
-            pos += 1 if c.filtered else 0
+        arg_cols, filters = call_columns(self.calls, cols, 1 + self.n_keys)
         touched: dict[Any, Any] = {}  # group key -> the row emitted before this batch (or None)
         for i, kind in enumerate(kinds):
             key = keys[i]

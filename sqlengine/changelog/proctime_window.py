@@ -32,7 +32,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine.changelog.aggregate import Accumulator, AggCallSpec, accumulator
+from sqlengine.changelog.aggregate import Accumulator, AggCallSpec, accumulator, call_columns
 from sqlengine.changelog.kinds import INSERT
 from sqlengine.changelog.operator import Changes, Operator
 from sqlengine.changelog.values import DECIMAL_CONTEXT, columns, thaw
@@ -108,16 +108,9 @@ class ProcTimeWindowAggregate(Operator):
             spans = [[(s, e)] for s, e in zip(cols[pos], cols[pos + 1], strict=True)]
             pos += 2
         else:
-            slide = self.size_ms if self.kind == TUMBLE else self.slide_ms
-            spans = [windows_at(self.kind, t, self.size_ms, slide, self.offset_ms) for t in cols[pos]]
+            spans = [windows_at(self.kind, t, self.size_ms, self.slide_ms, self.offset_ms) for t in cols[pos]]
             pos += 1
-        arg_cols: list[list[list[Any]]] = []
-        filters: list[list[Any] | None] = []
-        for c in self.calls:
-            arg_cols.append(cols[pos : pos + c.args])
-            pos += c.args
-            filters.append(cols[pos] if c.filtered else None)
-            pos += 1 if c.filtered else 0
+        arg_cols, filters = call_columns(self.calls, cols, pos)
         with decimal.localcontext(DECIMAL_CONTEXT):
             for i in range(n):
                 for start, end in spans[i]:
