@@ -1,6 +1,7 @@
 """OVER aggregation on event time (Flink's RowTime*PrecedingFunction family), as a changelog
 operator: each row comes out once, with its aggregates over its frame, when the watermark passes
-its time.
+its time. Ordered by processing time (Flink's ProcTime* functions), each row comes out as soon as
+it is taken, its time the clock's then.
 
 Input: the row kind (always +I: the planner refuses an updating input), the row's time in epoch
 milliseconds (NULL: the row is dropped, it has no place in the order), the input row, then per
@@ -52,11 +53,14 @@ class OverAggregate(Operator):
         arg_types: Sequence[pa.DataType | None],
         out_schema: pa.Schema,
         ttl_ms: int | None = None,
+        processing: bool = False,
     ) -> None:
         """``keys``: the partition key's positions in the input row of ``n_fields`` columns;
         ``rows``: a ROWS frame (else RANGE); ``preceding``: rows or milliseconds, None for
-        UNBOUNDED."""
+        UNBOUNDED; ``processing``: ordered by processing time (rows come out as they come)."""
         super().__init__(out_schema, ttl_ms)
+        if processing:
+            self.timed, self.clock = False, "processing"
         self.keys, self.n_fields = tuple(keys), n_fields
         self.rows, self.preceding = rows, preceding
         self.calls, self.arg_types = tuple(calls), tuple(arg_types)
@@ -96,8 +100,10 @@ class OverAggregate(Operator):
         args = cols[1 + self.n_fields :]
         rows: list[Row] = list(zip(*fields, strict=True))
         arg_rows: list[Row] = list(zip(*args, strict=True)) if args else [()] * len(rows)
+        processing = self.clock == "processing"
+        latest = now_ms
         for ts, row, a in zip(times, rows, arg_rows, strict=True):
-            if ts is None:
+            if ts is None and not processing:
                 continue
             key = tuple(row[i] for i in self.keys)
             part = parts.get(key)
@@ -106,12 +112,19 @@ class OverAggregate(Operator):
                 part = None
             if part is None:
                 part = parts[key] = self._new_part()
-            if part["last"] is not None and ts <= part["last"]:
+            if processing:
+                # the row's time is when it is taken: the rows a call brings to one partition come
+                # at the same millisecond (peers in a RANGE frame), later than any emitted before
+                ts = now_ms if part["last"] is None else max(now_ms, part["last"] + 1)
+                latest = max(latest, ts)
+            elif part["last"] is not None and ts <= part["last"]:
                 continue  # late: its key has emitted this time or a later one
             part["pending"].setdefault(ts, []).append((row, a))
             state["waiting"][key] = None  # a dict: keys fire in the order their rows came
             if expiry is not None:
                 expiry.touch(key, now_ms)
+        if processing:  # on processing time nothing waits: each row comes out as it comes
+            return self.fire(state, latest, now_ms)
         return Changes()
 
     def fire(self, state: Any, watermark_ms: int, now_ms: int) -> Changes:

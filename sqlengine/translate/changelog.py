@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from planner.analysis.versioned import versioned
 from planner.logical.changelog import Mode
 from planner.logical.evaluate import compile_expression, residual_condition
-from planner.logical.fields import WindowRole
+from planner.logical.fields import TimeKind, WindowRole
 from planner.logical.joins import Join, JoinKind, TemporalJoin
 from planner.logical.operators import ChangelogNormalize, Deduplicate, GroupAggregate, Node, OverAggregate, Sort, TopN, WindowAggregate
 from planner.logical.specs import WindowKind
@@ -79,8 +79,8 @@ def _run(t: Translator, node: Node, packed: DataFrame, op: Operator, out: Struct
     t.changelog_operators += 1
     # a timed operator (OVER) holds rows until Spark's watermark passes them: its buckets get
     # event-time timers; a processing-time window's get processing-time timers
-    if op.clock == "processing" and not all(s.bounded for s in t.sources):
-        op.timers = t.processing_timers = True
+    if op.timers:
+        t.processing_timers = True
     mode = "EventTime" if op.timed else "ProcessingTime" if op.timers else "None"
     changes = packed.groupBy("b").transformWithStateInPandas(
         statefulProcessor=BucketProcessor(op), outputStructType=OUT, outputMode="Append", timeMode=mode,
@@ -194,6 +194,8 @@ def translate_proctime_window_aggregate(t: Translator, node: WindowAggregate) ->
     slide = w.slide_ms if w.kind == WindowKind.HOP else w.step_ms if w.kind == WindowKind.CUMULATE else w.size_ms
     arg_types = [_arrow(t, payload.schema.fields[2 + len(window_cols) + i].dataType) if i is not None else None for i in calls.positions]
     op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, arg_types, _arrow_schema(t, out), given)
+    # timers close windows on an idle source; a bounded job has none (see the operator)
+    op.timers = not all(s.bounded for s in t.sources)
     result = _run(t, node, _packed(payload), op, out)
     names = tuple(node.field_names())
     return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
@@ -230,9 +232,10 @@ def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:
     kind = t.fresh("kind")
     fields = [(c, df.schema[c].dataType) for c in in_names] + [(a.name, types[a.name]) for a in node.aggs]
     out = _out_schema(t, kind, fields)
+    order = node.input.field(node.order_field)
     op = Op(
         [in_names.index(k) for k in node.partition_keys], len(in_names), node.rows, node.preceding, specs, arg_types,
-        _arrow_schema(t, out), _ttl(t, node),
+        _arrow_schema(t, out), _ttl(t, node), processing=order is not None and order.time == TimeKind.PROCTIME,
     )
     result = _run(t, node, _packed(payload), op, out)
     names = tuple(node.field_names())

@@ -184,3 +184,31 @@ def test_distinct_counts_keep_the_frames_values_and_their_multiplicity():
     op.apply(state, [table], now_ms=0)
     # frames (3 rows): [5], [5,5], [5,5,7], [5,7,5], [7,5,None]: distinct values counted once
     assert [r[2:] for r in op.fire(state, 5, now_ms=0).rows] == [(1, 5), (1, 5), (2, 12), (2, 12), (2, 12)]
+
+
+def _processing(rows: bool, preceding: int | None) -> OverAggregate:
+    return OverAggregate([0], 2, rows, preceding, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT), None, processing=True)
+
+
+def _taken(op: OverAggregate, state: Any, rows: list[tuple[str, int]], now_ms: int) -> list[tuple[Any, ...]]:
+    """The rows one call emits at once (their time column is ignored: the clock is theirs)."""
+    out = op.apply(state, batch(*[(-1, k, v) for k, v in rows]), now_ms=now_ms).table(op.out_schema).to_pylist()
+    return [tuple(r.values())[1:] for r in out]
+
+
+def test_on_processing_time_each_row_comes_out_at_once_in_arrival_order():
+    op = _processing(rows=True, preceding=1)
+    assert not op.timed and op.clock == "processing"
+    state = op.new_state()
+    assert _taken(op, state, [("a", 3), ("a", 1)], 1_000) == [("a", 3, 1, 3, 3), ("a", 1, 2, 4, 1)]
+    state = pickle.loads(pickle.dumps(state))
+    assert _taken(op, state, [("a", 2)], 1_000) == [("a", 2, 2, 3, 1)]  # the same clock: still after the last
+    assert op.next_time(state) is None  # nothing waits
+
+
+def test_on_processing_time_a_range_frame_takes_the_rows_of_one_call_as_peers_and_drops_old_ones():
+    op = _processing(rows=False, preceding=100)
+    state = op.new_state()
+    assert _taken(op, state, [("a", 1), ("a", 2)], 1_000) == [("a", 1, 2, 3, 1), ("a", 2, 2, 3, 1)]
+    assert _taken(op, state, [("a", 4)], 1_050) == [("a", 4, 3, 7, 1)]
+    assert _taken(op, state, [("a", 8)], 1_200) == [("a", 8, 1, 8, 8)]  # 1,000 and 1,050 are out of range

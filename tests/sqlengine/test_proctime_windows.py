@@ -1,7 +1,8 @@
 """Processing-time windows on real Spark: a TUMBLE over PROCTIME() emits each window once, when
 the wall clock passes its end, with every row counted once, also when no input comes after it
 (Spark's processing-time timers run a micro-batch without input; an event-time window would wait
-for a watermark that only input moves). The legacy GROUP BY TUMBLE(proctime, ...) form runs too."""
+for a watermark that only input moves). The legacy GROUP BY TUMBLE(proctime, ...) form runs too;
+a bounded job ends as Flink's does; an OVER ordered by processing time emits each row as it comes."""
 
 from __future__ import annotations
 
@@ -95,5 +96,27 @@ def test_a_hopping_window_counts_each_row_once_in_each_of_its_windows(tmp_path, 
         assert sum(r[3] for r in rows) == 20  # each of the 10 rows in its 2 windows
         assert all((end - start).total_seconds() == 2 for _, start, end, _ in rows)
         assert len({(r[0], r[1]) for r in rows}) == len(rows)
+    finally:
+        engine.stop_all()
+
+
+def test_an_over_window_on_processing_time_emits_each_row_as_it_comes_in_arrival_order(tmp_path, spark):
+    incoming = tmp_path / "incoming"
+    incoming.mkdir()
+    (incoming / "1.json").write_text("".join(f'{{"user_id": {i}, "page": "/{i % 2}"}}\n' for i in range(6)))
+    engine = _engine(tmp_path, spark, incoming)
+    (stmt,) = parse_script("SELECT page, user_id, COUNT(*) OVER (PARTITION BY page ORDER BY pt ROWS BETWEEN UNBOUNDED PRECEDING "
+                           "AND CURRENT ROW) AS n FROM clicks;").statements
+    job = engine.start(engine.plan(stmt))
+    try:
+        deadline = time.monotonic() + 90
+        rows: list = []
+        while time.monotonic() < deadline and job.error_detail is None and len(rows) < 6:
+            rows = job.result.rows() if job.result is not None else []
+            time.sleep(0.2)
+        assert job.error_detail is None, job.error
+        assert sorted(r[1] for r in rows) == list(range(6))  # each row once, with no input after it
+        for page in ("/0", "/1"):
+            assert sorted(r[2] for r in rows if r[0] == page) == [1, 2, 3]  # a running count, row by row
     finally:
         engine.stop_all()

@@ -13,7 +13,6 @@ class Code(StrEnum):
     # plan operators, streaming
     INSERT_OVERWRITE_STREAMING = "insert-overwrite-streaming"
     OVER_NOT_ROWTIME = "over-not-rowtime"
-    OVER_PROCTIME = "over-proctime"
     OVER_UPDATING_INPUT = "over-updating-input"
     OVER_FUNCTION = "over-function"
     WINDOW_RANK_FUNCTION = "window-rank-function"
@@ -64,10 +63,9 @@ MESSAGES: dict[Code, str] = {
     ),
     Code.INSERT_OVERWRITE_STREAMING: "INSERT OVERWRITE runs only in batch mode (SET 'execution.runtime-mode' = 'batch'), as in Flink",
     Code.OVER_NOT_ROWTIME: (
-        "an OVER window on a stream runs only ordered by one event-time attribute (a column with a WATERMARK), "
+        "an OVER window on a stream runs only ordered by one time attribute (a column with a WATERMARK, or PROCTIME()), "
         "ascending; other orders (which Flink 2.3 runs with retractions) cannot run yet"
     ),
-    Code.OVER_PROCTIME: "an OVER window ordered by processing time cannot run on Spark yet (only event time: a column with a WATERMARK)",
     Code.OVER_UPDATING_INPUT: (
         "an OVER window over an updating input (or the rows of a changelog operator) cannot run yet: each retraction "
         "would change the result of every later row of its partition"
@@ -163,7 +161,6 @@ HINTS: dict[Code, str] = {
     Code.WINDOW_RANK_FUNCTION: "use ROW_NUMBER()",
     Code.OVER_NOT_ROWTIME: "ORDER BY the table's event-time column (the one its WATERMARK is declared on)",
     Code.OVER_FUNCTION: "run it in batch mode (SET 'execution.runtime-mode' = 'batch'), where Spark's window functions compute it",
-    Code.OVER_PROCTIME: "declare a WATERMARK on the table and order the window by that column",
     Code.OVER_UPDATING_INPUT: "compute the OVER window on the insert-only rows, before the aggregation or join that updates them",
     Code.SORT_NOT_TIME: "sort the results where they are read (ORDER BY is for bounded results)",
     Code.SORT_STREAMING: "sort the results where they are read (ORDER BY is for bounded results)",

@@ -133,15 +133,14 @@ def check_scan(node: Scan, ctx: Context) -> list[Problem]:
 
 
 def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
-    """A streaming OVER runs as a changelog operator on event time (``sqlengine.changelog.over``)."""
+    """A streaming OVER runs as a changelog operator on event or processing time (``sqlengine.changelog.over``)."""
     if not ctx.streaming:
         # Spark's window functions take no DISTINCT (the changelog operator keeps the set of values)
         distinct = next((a for a in node.aggs if a.distinct and a.func in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG)), None)
         return [problem(Code.DISTINCT_AGGREGATE, node, function=distinct.func.value)] if distinct else []
     order = node.input.field(node.order_field)
-    if order is None or order.time != TimeKind.ROWTIME or len(node.order) != 1 or node.order[0][1]:
-        proctime = order is not None and order.time == TimeKind.PROCTIME
-        return [problem(Code.OVER_PROCTIME if proctime else Code.OVER_NOT_ROWTIME, node)]
+    if order is None or order.time is None or len(node.order) != 1 or node.order[0][1]:
+        return [problem(Code.OVER_NOT_ROWTIME, node)]
     if ctx.updating_input(node) or ctx.after_changelog(node) is not None:
         return [problem(Code.OVER_UPDATING_INPUT, node)]
     for call in node.aggs:

@@ -269,12 +269,13 @@ class StateAnalyzer(JoinState, AnalyzerBase):
         ttl = ttl_for(node, self.ttl)
         keyed = self._keyed(node, keys, ttl)
         growth, release = keyed.growth, keyed.release
+        waiting = (Extra.WAITING,) if node.waits_on_watermark() else ()  # on processing time nothing waits
         if node.preceding is None:
-            stored = Stored(StoredKind.OVER_ACCUMULATOR, extras=(Extra.WAITING,))
+            stored = Stored(StoredKind.OVER_ACCUMULATOR, extras=waiting)
         elif node.rows:
-            stored = Stored(StoredKind.OVER_ROWS, count=node.preceding, extras=(Extra.WAITING,))
+            stored = Stored(StoredKind.OVER_ROWS, count=node.preceding, extras=waiting)
         else:
-            stored = Stored(StoredKind.OVER_RANGE, span_ms=node.preceding, extras=(Extra.WAITING,))
+            stored = Stored(StoredKind.OVER_RANGE, span_ms=node.preceding, extras=waiting)
         retention = keyed.retention_ms
         delay = self.delay(node)
         if not node.rows and node.preceding is not None and node.waits_on_watermark() and delay is not None and not ttl:
