@@ -41,12 +41,14 @@ def answer(
     job = find_job(jobs, job_ref(outcome))
     if isinstance(tree, nodes.DescribeStatement):
         return [Line(describe_job(job, (analyses or {}).get(job.id)))]
+    from sqlengine.checkpoint_root import NotLocal
     from sqlengine.savepoints import SavepointError, check_can_take
 
     with_savepoint = bool(tree.args.get("savepoint"))
     try:
         if with_savepoint:
             check_can_take(job)  # before it is stopped: a SELECT or a batch job has no savepoint
+            engine.savepoint_root()  # and a savepoint directory sqlengine cannot write is said first
         if job.done:
             return [Line(f"Job {job.id} has already ended ({job.status.value}).", info=True)]
         if not stop(job, with_savepoint):
@@ -57,7 +59,7 @@ def answer(
         if not job.done:  # a checkpoint is copied only once nothing writes to it any more
             raise SavepointError(f"Job {job.id} is still stopping ({job.status.value}); no savepoint taken")
         path = engine.take_savepoint(job)
-    except SavepointError as err:
+    except (SavepointError, NotLocal) as err:
         raise ClientError(str(err)) from None
     # as Flink's SQL client answers it: a one-column table holding the savepoint's path
     return [Line(f"Job {job.id} stopped with a savepoint.", info=True), Line(render_table(("savepoint path",), [(str(path),)]))]

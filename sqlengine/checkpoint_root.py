@@ -1,6 +1,7 @@
 """Where jobs keep their checkpoints: ``<home>/checkpoints`` by default, or the directory of
 Flink's ``'execution.checkpointing.dir'`` (``state.checkpoints.dir`` before Flink 2; the command
-line's ``--checkpoint-root``). On a cluster the executors write the state there, so it must be a
+line's ``--checkpoint-root``); and their savepoints: ``<home>/savepoints``, or
+``'execution.checkpointing.savepoint-dir'`` (``state.savepoints.dir``). On a cluster the executors write the state there, so it must be a
 directory every machine mounts (NFS, a shared disk). sqlengine itself reads the checkpoints too
 (savepoints, SHOW STATE, the state backend a checkpoint was written with, the end of a bounded
 input), through the local file system: a Hadoop URI other than ``file:`` is refused before a job
@@ -22,14 +23,14 @@ class NotLocal(ValueError):
     pass
 
 
-def directory(text: str) -> Path:
+def directory(text: str, key: str = KEY) -> Path:
     """The directory a setting names: a path, or a ``file:`` URI (as Flink writes them)."""
     if "://" in text and not text.startswith("file:"):
         scheme = text.split("://", 1)[0]
         raise NotLocal(
-            f"'{KEY}' = '{text}': checkpoints must be on a file system mounted here and on every machine of the "
-            f"cluster (a path or a file: URI, e.g. an NFS mount); sqlengine reads them itself (savepoints, SHOW STATE), "
-            f"which it cannot do on {scheme}://"
+            f"'{key}' = '{text}': checkpoints and savepoints must be on a file system mounted here and on every "
+            f"machine of the cluster (a path or a file: URI, e.g. an NFS mount); sqlengine reads them itself "
+            f"(savepoints, SHOW STATE), which it cannot do on {scheme}://"
         )
     return local_path(text)
 
@@ -63,3 +64,14 @@ def local_only_note(master: str | None, settings: dict[str, str], home: Path) ->
         return None  # a cluster on this machine: its workers share this disk
     return (f"the checkpoint is under {Path(home) / 'checkpoints'}, on this machine only: executors on other machines "
             f"cannot reach it; SET '{KEY}' (or --checkpoint-root) to a directory every machine mounts")
+
+
+SAVEPOINT_KEY = "execution.checkpointing.savepoint-dir"
+SAVEPOINT_KEYS = (SAVEPOINT_KEY, "state.savepoints.dir")
+
+
+def savepoint_root(settings: dict[str, str], home: Path) -> Path:
+    """The directory STOP JOB ... WITH SAVEPOINT writes savepoints under (raises NotLocal for
+    another file system, before the job is stopped)."""
+    key = next((k for k in SAVEPOINT_KEYS if settings.get(k)), None)
+    return directory(settings[key], key) if key else Path(home) / "savepoints"

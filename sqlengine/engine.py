@@ -272,10 +272,16 @@ class Engine:
             raise located(PlanningError(str(err)), stmt.source, stmt.span) from None
         return resume.notes
 
+    def savepoint_root(self) -> Path:
+        """Where the next savepoint goes: the session's 'execution.checkpointing.savepoint-dir'
+        (``state.savepoints.dir``), or ``<home>/savepoints``; raises NotLocal (a ValueError)
+        for a file system sqlengine cannot read."""
+        return checkpoint_root.savepoint_root(self.planner.settings, self.home)
+
     def take_savepoint(self, job: Job) -> Path:
         """A savepoint of a job ``STOP JOB ... WITH SAVEPOINT`` has stopped (``savepoints.check_can_take``
-        is asked before it is stopped)."""
-        return savepoints.take(job, self.home)
+        and ``savepoint_root`` are asked before it is stopped)."""
+        return savepoints.take(job, self.savepoint_root())
 
     def _job_key(self, outcome: Outcome, streaming: bool) -> str:
         canonical = outcome.tree.sql(dialect=Flink)

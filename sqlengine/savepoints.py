@@ -103,9 +103,9 @@ def check_can_take(job: Job) -> None:
         )
 
 
-def take(job: Job, home: Path) -> Path:
+def take(job: Job, root: Path) -> Path:
     """Copy a stopped job's checkpoint, all of it (its fingerprint too), into a new savepoint
-    under the home."""
+    under ``root`` (``checkpoint_root.savepoint_root``)."""
     if job.status == Status.FAILED:
         raise SavepointError(f"Job {job.id} failed as it stopped; no savepoint taken")
     if read_print(job.checkpoint) is None:
@@ -116,7 +116,7 @@ def take(job: Job, home: Path) -> Path:
             f"Job {job.id} stopped in the middle of micro-batch {batch} ({query}); no savepoint taken. Its checkpoint "
             "is kept: running the same statement again resumes it"
         )
-    target = home / "savepoints" / f"savepoint-{job.id}-{uuid.uuid4().hex[:6]}"
+    target = root / f"savepoint-{job.id}-{uuid.uuid4().hex[:6]}"
     about = {"job": job.id, "name": job.name, "statement": job.sql, "checkpoint": str(job.checkpoint), "taken": time.strftime("%Y-%m-%dT%H:%M:%S")}
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

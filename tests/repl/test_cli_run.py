@@ -381,7 +381,7 @@ def test_a_checkpoint_root_on_another_file_system_is_one_line_and_runs_nothing(t
     proc = run(home, "run", "--checkpoint-root", "hdfs://namenode:8020/ck", str(sql))
     assert proc.returncode == 2, describe(proc)
     (line,) = proc.stderr.strip().splitlines()
-    assert line.startswith("[ERROR] 'execution.checkpointing.dir' = 'hdfs://namenode:8020/ck': checkpoints must be on a file system")
+    assert line.startswith("[ERROR] 'execution.checkpointing.dir' = 'hdfs://namenode:8020/ck': checkpoints and savepoints must be on a file system")
     assert proc.stdout == "" and not (home / "jobs").exists()
 
 

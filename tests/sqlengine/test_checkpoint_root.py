@@ -21,7 +21,7 @@ def test_a_path_or_a_file_uri_names_the_directory(tmp_path: Path) -> None:
 
 
 def test_another_file_system_is_refused_with_what_to_do() -> None:
-    with pytest.raises(checkpoint_root.NotLocal, match=r"'execution.checkpointing.dir' = 'hdfs://nn:8020/ck': checkpoints "
+    with pytest.raises(checkpoint_root.NotLocal, match=r"'execution.checkpointing.dir' = 'hdfs://nn:8020/ck': checkpoints and savepoints "
                        r"must be on a file system mounted here .* cannot do on hdfs://"):
         checkpoint_root.setting("hdfs://nn:8020/ck")
 

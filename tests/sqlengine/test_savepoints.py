@@ -12,6 +12,7 @@ import pytest
 
 from planner.resume import JobPrint
 from sqlengine import savepoints
+from sqlengine.checkpoint_root import NotLocal, savepoint_root
 from sqlengine.jobs import Job, JobKind, Status
 from tests.planner.test_resume import TOTALS, fingerprint
 
@@ -49,12 +50,24 @@ def test_a_savepoint_is_refused_for_a_select_a_batch_job_and_one_that_ended(tmp_
 def test_a_savepoint_copies_the_whole_checkpoint_and_says_what_it_was_taken_of(tmp_path):
     stopped = job(tmp_path, status=Status.CANCELED)
     checkpoint_of(stopped.checkpoint, fingerprint(TOTALS))
-    path = savepoints.take(stopped, tmp_path / "home")
+    path = savepoints.take(stopped, savepoint_root({}, tmp_path / "home"))
     assert path.parent == tmp_path / "home" / "savepoints" and path.name.startswith("savepoint-0123456789ab-")
     assert savepoints.read_print(path) == fingerprint(TOTALS)
     assert (path / "q0" / "offsets" / "0").exists()
     about = json.loads((path / savepoints.SAVEPOINT_FILE).read_text())
     assert (about["job"], about["statement"], about["checkpoint"]) == (stopped.id, TOTALS, str(stopped.checkpoint))
+
+
+@pytest.mark.parametrize("key", ["execution.checkpointing.savepoint-dir", "state.savepoints.dir"])
+def test_the_savepoint_directory_is_flinks_setting_when_it_is_set(tmp_path, key):
+    shared = tmp_path / "shared"
+    assert savepoint_root({key: f"file://{shared}"}, tmp_path / "home") == shared
+    stopped = job(tmp_path, status=Status.CANCELED)
+    checkpoint_of(stopped.checkpoint, fingerprint(TOTALS))
+    path = savepoints.take(stopped, savepoint_root({key: str(shared)}, tmp_path / "home"))
+    assert path.parent == shared and savepoints.read_print(path) == fingerprint(TOTALS)
+    with pytest.raises(NotLocal, match=f"'{key}' = 's3://b/sp': checkpoints and savepoints must be on a file system mounted here"):
+        savepoint_root({key: "s3://b/sp"}, tmp_path / "home")
 
 
 def test_no_savepoint_is_taken_of_a_checkpoint_whose_last_batch_has_no_commit(tmp_path):
@@ -63,7 +76,7 @@ def test_no_savepoint_is_taken_of_a_checkpoint_whose_last_batch_has_no_commit(tm
     checkpoint_of(stopped.checkpoint, fingerprint(TOTALS))
     (stopped.checkpoint / "q0" / "offsets" / "1").write_text("v1\n")
     with pytest.raises(savepoints.SavepointError, match="stopped in the middle of micro-batch 1 \\(q0\\); no savepoint taken"):
-        savepoints.take(stopped, tmp_path / "home")
+        savepoints.take(stopped, tmp_path / "home" / "savepoints")
     assert not (tmp_path / "home" / "savepoints").exists() or not any((tmp_path / "home" / "savepoints").iterdir())
 
 
