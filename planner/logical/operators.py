@@ -296,6 +296,17 @@ class GroupAggregate(Unary):
         return Changelog(Mode.UPSERT, self.keys)
 
 
+def window_on_proctime(node: Node, window: WindowSpec) -> bool:
+    """Whether the window a window operator (``node``) works on is on processing time."""
+    # after a window TVF its time column is a plain timestamp: ask the TVF's input
+    for n in node.walk():
+        if isinstance(n, WindowTVF) and n.window.id == window.id:
+            f = n.input.field(window.time_field)
+            return f is not None and f.time == TimeKind.PROCTIME
+    f = node.inputs[0].field(window.time_field) if node.inputs else None  # a legacy GROUP BY TUMBLE(proc, ...)
+    return f is not None and f.time == TimeKind.PROCTIME
+
+
 @dataclass(frozen=True, eq=False)
 class WindowAggregate(Unary):
     KIND = OperatorKind.WINDOW_AGGREGATE
@@ -312,13 +323,7 @@ class WindowAggregate(Unary):
     @property
     def on_proctime(self) -> bool:
         """A processing-time window: closed by the wall clock, not by a watermark."""
-        # after a window TVF its time column is a plain timestamp: ask the TVF's input
-        for n in self.walk():
-            if isinstance(n, WindowTVF) and n.window.id == self.window.id:
-                f = n.input.field(self.window.time_field)
-                return f is not None and f.time == TimeKind.PROCTIME
-        f = self.input.field(self.window.time_field)  # a legacy GROUP BY TUMBLE(proctime, ...)
-        return f is not None and f.time == TimeKind.PROCTIME
+        return window_on_proctime(self, self.window)
 
     def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
         return INSERT_ONLY

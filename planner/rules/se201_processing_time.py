@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from planner.diagnostics import Category, Severity
 from planner.logical.fields import TimeKind
 from planner.logical.joins import IntervalJoin, LookupJoin
-from planner.logical.operators import Deduplicate, MatchRecognize, Node, OverAggregate, TopN, WindowAggregate, WindowTVF
+from planner.logical.operators import Deduplicate, MatchRecognize, Node, OverAggregate, TopN, WindowAggregate, window_on_proctime
 from planner.rules.base import Finding, Rule, RuleContext
 from planner.rules.naming import join_sides, side_label
 
@@ -22,13 +22,7 @@ def _kind(node: Node, name: str | None) -> TimeKind | None:
 
 def _proctime_window(node: Node) -> bool:
     window = getattr(node, "window", None)
-    if window is None:
-        return False
-    for n in node.walk():
-        if isinstance(n, WindowTVF) and n.window.id == window.id:
-            f = n.input.field(window.time_field)
-            return f is not None and f.time == TimeKind.PROCTIME
-    return _kind(node, window.time_field) == TimeKind.PROCTIME  # a legacy GROUP BY TUMBLE(p, ...)
+    return window is not None and window_on_proctime(node, window)
 
 
 HINT = "use the event time (a column with WATERMARK FOR) so that results depend only on the data"
@@ -36,7 +30,7 @@ HINT = "use the event time (a column with WATERMARK FOR) so that results depend 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     for node in ctx.nodes():
-        if isinstance(node, WindowAggregate) and _proctime_window(node):
+        if isinstance(node, WindowAggregate) and node.on_proctime:
             col = ctx.lineage.display(node.input, node.window.time_field)
             yield Finding(
                 node,

@@ -34,6 +34,7 @@ from planner.logical.operators import (
     Union,
     WindowAggregate,
     WindowTVF,
+    window_on_proctime,
 )
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 
@@ -85,8 +86,7 @@ Check = Callable[[Any, Context], list[Problem]]
 
 
 def _proctime_window(node: Node, window: WindowSpec | None) -> Problem | None:
-    source = node.inputs[0].field(window.time_field) if window is not None else None
-    if source is not None and source.time == TimeKind.PROCTIME:
+    if window is not None and window_on_proctime(node, window):
         return problem(Code.PROCTIME_WINDOW, node)
     return None
 
@@ -156,9 +156,9 @@ def check_match(node: MatchRecognize, ctx: Context) -> list[Problem]:
 def check_topn(node: TopN, ctx: Context) -> list[Problem]:
     if node.window is not None:
         found = _first(
+            _proctime_window(node, node.window) if ctx.streaming else None,
             _carried(node, ctx, node.window, "window Top-N"),
             problem(Code.WINDOW_RANK_FUNCTION, node, function=node.rank_func.value) if node.rank_func != AggFunc.ROW_NUMBER else None,
-            _proctime_window(node, node.window) if ctx.streaming else None,
         )
         return found
     return []
@@ -167,8 +167,8 @@ def check_topn(node: TopN, ctx: Context) -> list[Problem]:
 def check_dedup(node: Deduplicate, ctx: Context) -> list[Problem]:
     if node.window is not None:
         return _first(
-            _carried(node, ctx, node.window, "window deduplication"),
             _proctime_window(node, node.window) if ctx.streaming else None,
+            _carried(node, ctx, node.window, "window deduplication"),
         )
     if ctx.streaming and ctx.updating_input(node) and node.on_proctime:
         return [problem(Code.DEDUP_PROCTIME_CHANGES, node)]
