@@ -4,6 +4,7 @@ plain STOP JOB is as it was."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,18 +13,23 @@ from planner.statements.script import parse_script
 from planner.statements.session import Kind, Outcome
 from repl.client import ClientError
 from repl.job_statements import answer
+from sqlengine.checkpoint_root import savepoint_root
 from sqlengine.jobs import Job, JobKind, Status
 
 
 class Engine:
     """What the job statements ask of the engine: its jobs, and a savepoint of a stopped one."""
 
-    def __init__(self, *jobs: Job) -> None:
+    def __init__(self, *jobs: Job, settings: dict[str, str] | None = None) -> None:
         self.jobs = list(jobs)
         self.savepoints: list[str] = []
+        self.settings = settings or {}
 
     def job_list(self) -> list[Job]:
         return self.jobs
+
+    def savepoint_root(self) -> Path:
+        return savepoint_root(self.settings, Path("/home/me/.sqlengine"))
 
     def take_savepoint(self, job: Job) -> Path:
         self.savepoints.append(job.id)
@@ -89,3 +95,12 @@ def test_a_plain_stop_is_as_it_was():
     (line,) = answer(engine, stop_statement(f"STOP JOB '{running.id}';"), stop)
     assert line.text == "Job 0123456789ab stopped; its checkpoint is kept: running the same statement again resumes it."
     assert stopped == [(running.id, False)] and engine.savepoints == []
+
+
+def test_a_savepoint_directory_sqlengine_cannot_write_is_said_before_the_job_is_stopped():
+    running = job()
+    engine = Engine(running, settings={"execution.checkpointing.savepoint-dir": "s3://bucket/sp"})
+    stop, stopped = stopper()
+    with pytest.raises(ClientError, match=re.escape("'execution.checkpointing.savepoint-dir' = 's3://bucket/sp': checkpoints and savepoints")):
+        answer(engine, stop_statement(f"STOP JOB '{running.id}' WITH SAVEPOINT;"), stop)
+    assert stopped == [] and running.status == Status.RUNNING and engine.savepoints == []
