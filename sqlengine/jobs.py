@@ -146,6 +146,10 @@ class Job:
         so that no output of the job is ahead of its checkpoint."""
         self._whole_batches = whole_batches
         self._stop.set()
+        self.stop_queries()
+
+    def stop_queries(self) -> None:
+        """Stop each query the job has started (Spark waits for each); one already gone is fine."""
         for q in list(self._queries):
             try:
                 q.stop()
@@ -200,11 +204,7 @@ class JobManager:
         commit in the checkpoint. A savepoint of that checkpoint would run the batch again and
         emit the output twice. So the job's queries run once more, with the availableNow trigger:
         the interrupted batch first, then whatever input has come, and they stop at a batch's end."""
-        for q in job._queries:  # Job.stop may still be stopping them: this waits for each
-            try:
-                q.stop()
-            except Exception:
-                log.debug("stopping %s", job.id, exc_info=True)
+        job.stop_queries()  # Job.stop may still be stopping them: this waits for each
         if not interrupted_batches(job.checkpoint):
             return
         log.info("job %s: running the batch its stop interrupted to its end", job.id)
@@ -229,11 +229,7 @@ class JobManager:
             if stoppable and job._stop.is_set():
                 # Job.stop stops the queries it sees; one started while it ran (a stop during the
                 # job's start) is stopped here, so no query outlives its job's CANCELED
-                for q in job._queries:
-                    try:
-                        q.stop()
-                    except Exception:
-                        log.debug("stopping %s", job.id, exc_info=True)
+                job.stop_queries()
                 return
             # progress is read twice a second; the end of a query is noticed at once (a bounded
             # job's next phase, or its caller, waits on it); stop() ends the wait too
@@ -295,11 +291,7 @@ class JobManager:
             log.exception("job %s failed", job.id)
             job.error_detail = err
             job.status = Status.CANCELED if job._stop.is_set() else Status.FAILED
-            for q in job._queries:
-                try:
-                    q.stop()
-                except Exception:
-                    pass
+            job.stop_queries()
         finally:
             job.ended_at = time.time()
 

@@ -136,9 +136,10 @@ class _Calls:
             distinct = call.distinct and call.func.value in ("COUNT", "SUM", "AVG")
             self.specs.append(AggCallSpec(call.func.value, distinct, call.star, len(args), call.filter is not None, typing))
 
-    def arg_types(self, t: Translator, payload: DataFrame) -> list[pa.DataType | None]:
-        """Per call, its first argument's Arrow type (``payload``: bucket, kind, then the columns)."""
-        return [_arrow(t, payload.schema.fields[2 + i].dataType) if i is not None else None for i in self.positions]
+    def arg_types(self, t: Translator, payload: DataFrame, inserted: int = 0) -> list[pa.DataType | None]:
+        """Per call, its first argument's Arrow type (``payload``: bucket, kind, then the columns,
+        with ``inserted`` more columns between the keys and the arguments)."""
+        return [_arrow(t, payload.schema.fields[2 + inserted + i].dataType) if i is not None else None for i in self.positions]
 
 
 def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
@@ -192,8 +193,8 @@ def translate_proctime_window_aggregate(t: Translator, node: WindowAggregate) ->
                   + [(a.name, calls.types[a.name]) for a in node.aggs])
     out = _out_schema(t, kind, out_fields)
     slide = w.slide_ms if w.kind == WindowKind.HOP else w.step_ms if w.kind == WindowKind.CUMULATE else w.size_ms
-    arg_types = [_arrow(t, payload.schema.fields[2 + len(window_cols) + i].dataType) if i is not None else None for i in calls.positions]
-    op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, arg_types, _arrow_schema(t, out), given)
+    op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, calls.arg_types(t, payload, len(window_cols)),
+            _arrow_schema(t, out), given)
     # timers close windows on an idle source; a bounded job has none (see the operator)
     op.timers = not all(s.bounded for s in t.sources)
     result = _run(t, node, _packed(payload), op, out)

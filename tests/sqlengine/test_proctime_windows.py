@@ -18,6 +18,15 @@ from sqlengine.jobs import Status
 pytestmark = pytest.mark.spark
 
 
+def _clicks(tmp_path: Path, spark, rows: int) -> tuple[Engine, Path]:
+    """An engine whose `clicks` table watches a directory holding one file of ``rows`` clicks
+    over two pages; the directory, for more files."""
+    incoming = tmp_path / "incoming"
+    incoming.mkdir()
+    (incoming / "1.json").write_text("".join(f'{{"user_id": {i}, "page": "/{i % 2}"}}\n' for i in range(rows)))
+    return _engine(tmp_path, spark, incoming), incoming
+
+
 def _engine(tmp_path: Path, spark, incoming: Path) -> Engine:
     engine = Engine(home=tmp_path / "home", spark=spark)
     ddl = f"""CREATE TABLE clicks (user_id BIGINT, page STRING, pt AS PROCTIME())
@@ -45,10 +54,7 @@ def _rows_until(job, want_total: int, timeout: float = 90) -> list:
     "GROUP BY page, TUMBLE(pt, INTERVAL '1' SECOND);",
 ])
 def test_a_processing_time_window_closes_on_the_clock_without_more_input(tmp_path, spark, query):
-    incoming = tmp_path / "incoming"
-    incoming.mkdir()
-    (incoming / "1.json").write_text("".join(f'{{"user_id": {i}, "page": "/{i % 2}"}}\n' for i in range(10)))
-    engine = _engine(tmp_path, spark, incoming)
+    engine, incoming = _clicks(tmp_path, spark, 10)
     (stmt,) = parse_script(query).statements
     job = engine.start(engine.plan(stmt))
     try:
@@ -81,10 +87,7 @@ def test_a_bounded_job_ends_dropping_the_windows_still_open_as_flink_does(tmp_pa
 
 def test_a_hopping_window_counts_each_row_once_in_each_of_its_windows(tmp_path, spark):
     """A HOP table function makes a row per window; the operator counts it there and nowhere else."""
-    incoming = tmp_path / "incoming"
-    incoming.mkdir()
-    (incoming / "1.json").write_text("".join(f'{{"user_id": {i}, "page": "/{i % 2}"}}\n' for i in range(10)))
-    engine = _engine(tmp_path, spark, incoming)
+    engine, _ = _clicks(tmp_path, spark, 10)
     (stmt,) = parse_script("SELECT page, window_start, window_end, COUNT(*) AS n FROM TABLE(HOP(TABLE clicks, DESCRIPTOR(pt), "
                            "INTERVAL '1' SECOND, INTERVAL '2' SECOND)) GROUP BY page, window_start, window_end;").statements
     job = engine.start(engine.plan(stmt))
@@ -101,10 +104,7 @@ def test_a_hopping_window_counts_each_row_once_in_each_of_its_windows(tmp_path, 
 
 
 def test_an_over_window_on_processing_time_emits_each_row_as_it_comes_in_arrival_order(tmp_path, spark):
-    incoming = tmp_path / "incoming"
-    incoming.mkdir()
-    (incoming / "1.json").write_text("".join(f'{{"user_id": {i}, "page": "/{i % 2}"}}\n' for i in range(6)))
-    engine = _engine(tmp_path, spark, incoming)
+    engine, _ = _clicks(tmp_path, spark, 6)
     (stmt,) = parse_script("SELECT page, user_id, COUNT(*) OVER (PARTITION BY page ORDER BY pt ROWS BETWEEN UNBOUNDED PRECEDING "
                            "AND CURRENT ROW) AS n FROM clicks;").statements
     job = engine.start(engine.plan(stmt))
