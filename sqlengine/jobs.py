@@ -178,7 +178,7 @@ class JobManager:
 
     # -- running -------------------------------------------------------------------------------
 
-    def _start_all(self, job: Job, trigger: Trigger) -> None:
+    def _start_all(self, job: Job, trigger: Trigger, *, stoppable: bool = True) -> None:
         # the job's own session: a query clones it when it starts, so this run's settings reach
         # this run only, and no other job
         spark = job.spark
@@ -190,7 +190,7 @@ class JobManager:
                 spark.conf.set(key, value)
         job._queries = []
         for i, p in enumerate(job.pipelines):
-            if job._stop.is_set():  # stopped while starting: the rest never start
+            if stoppable and job._stop.is_set():  # stopped while starting: the rest never start
                 break
             query = p.start(trigger, job.checkpoint / f"q{i}")
             if query is not None:
@@ -208,7 +208,8 @@ class JobManager:
         if not interrupted_batches(job.checkpoint):
             return
         log.info("job %s: running the batch its stop interrupted to its end", job.id)
-        self._start_all(job, Trigger(available_now=True))
+        # the stop is set: this run is not stoppable, or it would start nothing
+        self._start_all(job, Trigger(available_now=True), stoppable=False)
         self._monitor(job, stoppable=False)
 
     def _monitor(self, job: Job, *, stoppable: bool = True) -> None:

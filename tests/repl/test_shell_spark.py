@@ -164,8 +164,9 @@ def test_a_query_that_retracts_runs_and_its_job_says_which_operators_are_changel
     (job,) = [j for j in spark_engine.job_list() if j.kind == "insert"]
     sh.wait_until(lambda: job.done, timeout=180, what="the bounded job's end")
     assert job.status.value == "FINISHED", job.error
-    out = sh.run("SHOW JOBS;")
-    assert "changelog" in out.split(job.id, 1)[1].splitlines()[0]
+    out = sh.run("SHOW JOBS;")  # a notice of the job's end ("[INFO] Job ... finished.") may come first
+    (row,) = [ln for ln in out.splitlines() if ln.lstrip("| ").startswith(job.id)]
+    assert "changelog" in row, out
     out = sh.run(f"DESCRIBE JOB '{job.id}';")
     section = out.split("  operators:", 1)[1].split("  latest progress:", 1)[0]
     runs = [ln.strip() for ln in section.splitlines() if ln.startswith("    GroupAggregate")]
