@@ -99,6 +99,9 @@ def describe(err: BaseException) -> str:
     failed = _user_function_failure(chain)
     if failed is not None:
         return failed
+    refused = _OPERATOR_FAILURE.search(chain)
+    if refused is not None:  # a changelog operator failed the job on purpose, as Flink's would
+        return refused.group(1).strip()
     deepest = deepest_condition(chain) or deepest_condition(str(cause))
     if deepest is not None and (condition is None or "Traceback" in message or "Python Proxy" in message or deepest[0] != condition
                              or f"[{condition}" not in message):
@@ -117,6 +120,9 @@ def describe(err: BaseException) -> str:
     return message
 
 
+# an exception a changelog operator raises to fail its job with a message of its own (its class
+# lives in sqlengine.changelog; an unforeseen error there is a builtin one and keeps its trace)
+_OPERATOR_FAILURE = re.compile(r"^sqlengine\.changelog\.[\w.]+Error: (.+)$", re.M)
 _USER_FAILURE = re.compile(r"\[USER_FUNCTION_FAILED\] (.*)")
 _JVM_FAILURE = re.compile(r"User defined function \(`(sqlengine_udf_\w+).*?\) failed due to: (.*?)(?:\. SQLSTATE|$)", re.M)
 

@@ -40,6 +40,7 @@ from planner.logical.operators import (
     Correlate,
     Deduplicate,
     GroupAggregate,
+    MatchRecognize,
     Node,
     OverAggregate,
     Sink,
@@ -109,7 +110,8 @@ NATIVE = Physical(Execution.NATIVE)
 # the operators there is a changelog implementation of (exact classes; windowed rankings run
 # natively, as they are insert-only and Flink refuses them over changes)
 CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset(
-    {GroupAggregate, TopN, Deduplicate, Join, Sort, ChangelogNormalize, OverAggregate, TemporalJoin, WindowAggregate}
+    {GroupAggregate, TopN, Deduplicate, Join, Sort, ChangelogNormalize, OverAggregate, TemporalJoin, WindowAggregate,
+     MatchRecognize}
 )
 # stateless operators rows pass through with their kind
 PASS_THROUGH: frozenset[type[Node]] = frozenset({Calc, Correlate, Union, Sink, LookupJoin, WindowTVF})
@@ -165,6 +167,8 @@ def _no_native(node: Node) -> bool:
         return node.limit is not None and bool(node.order)
     if isinstance(node, OverAggregate):
         return True  # Spark has no OVER window on a stream
+    if isinstance(node, MatchRecognize):
+        return True  # nor row pattern matching
     if isinstance(node, WindowAggregate):
         return node.on_proctime  # Spark closes a window only when a watermark passes it
     if isinstance(node, TemporalJoin):

@@ -14,13 +14,14 @@ from catalog.model import CatalogObject
 from planner.binder.base import BinderBase, ViewDeps
 from planner.binder.expressions import ExprBinder, type_of
 from planner.binder.intervals import interval_ms, is_interval
+from planner.binder.match_recognize import bind_match_recognize
 from planner.binder.scope import Relation, Scope
 from planner.binder.windows import spec_from_tvf, tvf_arguments, window_fields
 from planner.dialect import Flink, nodes, parse_type
 from planner.logical import typing as T
 from planner.logical.copying import copy_expr
 from planner.logical.fields import Field, TimeKind
-from planner.logical.operators import Calc, ChangelogNormalize, Correlate, MatchRecognize, Node, Scan, Values, WindowTVF
+from planner.logical.operators import Calc, ChangelogNormalize, Correlate, Node, Scan, Values, WindowTVF
 from planner.names import object_name
 from planner.problems import BindError
 
@@ -322,38 +323,9 @@ class RelationsMixin(BinderBase):
         return call, (parse_type(sig.result) if sig is not None else None)
 
     def bind_match_recognize(self, source: Item, node: exp.MatchRecognize) -> Item:
-        scope = Scope()
-        scope.add(relation_for(source))
-        binder = ExprBinder(scope)
-        partition = tuple(scope.resolve(p)[0] for p in node.args.get("partition_by") or [] if isinstance(p, exp.Column))
-        order = node.args.get("order")
-        if order is None or not order.expressions:
-            raise BindError("MATCH_RECOGNIZE needs ORDER BY a time attribute", node)
-        order_name, order_field, _ = scope.resolve(order.expressions[0].this)
-        if order_field.time is None:
-            raise BindError("MATCH_RECOGNIZE must be ordered by a time attribute first", order)
-        fields = [scope.by_internal[p] for p in partition]
-        for measure in node.args.get("measures") or []:
-            expr = measure.this
-            alias = expr.alias if isinstance(expr, exp.Alias) else None
-            if not alias:
-                raise BindError("Each MEASURES item needs a name (AS ...)", measure)
-            inner = expr.this if isinstance(expr, exp.Alias) else expr
-            fields.append(Field(alias, _measure_type(inner, scope)))
-        within = node.args.get("within")
-        mr = MatchRecognize(
-            tuple(fields),
-            input=source.node,
-            partition_keys=partition,
-            order_field=order_name,
-            within_ms=interval_ms(within) if within is not None else None,
-            pattern=node.text("pattern"),
-            origin=node,
-        )
-        del binder
+        mr, fields = bind_match_recognize(relation_for(source), source.node, node)
         alias_node = node.args.get("alias")
         return Item(mr, alias_node.name if alias_node is not None else None, fields, origin=node)
-
 
 
 # a table's fields, bound computed columns, watermark column, delay (ms) and watermark expression
@@ -400,17 +372,6 @@ def _table_shape(name: str, columns: tuple[Column, ...], watermark: Watermark | 
         if not any(f.name == wm_field for f in fields):
             raise BindError(f"Watermark column `{wm_field}` of `{table.name}` is not a top-level column", None)
     return tuple(fields), tuple(computed), wm_field, delay, wm_expr
-
-def _measure_type(expr: exp.Expr, scope: Scope) -> exp.DataType:
-    # pattern variables qualify columns (A.price): type them as the input column
-    for c in expr.find_all(exp.Column):
-        for f in scope.by_internal.values():
-            if f.name == c.name:
-                if isinstance(expr, exp.Column) or expr.is_leaf():
-                    return f.type
-                return T.agg_type(type(expr).__name__.upper(), f.type) if isinstance(expr, exp.AggFunc) else f.type
-    return T.UNKNOWN
-
 
 def _col(name: str) -> exp.Column:
     return exp.column(exp.to_identifier(name, quoted=True))

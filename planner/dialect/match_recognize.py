@@ -43,6 +43,11 @@ class MatchRecognizeMixin(ParserBase):
                 if var is None:
                     self.raise_error(f"Expected a pattern variable after AFTER MATCH SKIP TO {direction}")
                 text += f" TO {direction} {var.name}"
+            elif self._match_text_seq("TO"):  # SKIP TO x is SKIP TO LAST x
+                var = self._parse_id_var(any_token=True)
+                if var is None:
+                    self.raise_error("Expected a pattern variable after AFTER MATCH SKIP TO")
+                text += f" TO LAST {var.name}"
             else:
                 self.raise_error("Expected PAST LAST ROW, TO NEXT ROW, TO FIRST x or TO LAST x")
             after = exp.var(text)

@@ -25,6 +25,7 @@ from catalog import TableDef
 from catalog.connectors import spec_of
 from planner.logical.changelog import INSERT_ONLY, RETRACT, Changelog, Mode
 from planner.logical.fields import Field, TimeKind
+from planner.logical.match import MatchSpec
 from planner.logical.specs import AggCall, AggFunc, OperatorKind, WindowSpec, fmt_ms, sql
 
 UNNUMBERED = -1
@@ -456,10 +457,15 @@ class MatchRecognize(Unary):
     order_field: str = field(kw_only=True)
     within_ms: int | None = field(default=None, kw_only=True)
     pattern: str = field(default="", kw_only=True)
+    spec: MatchSpec | None = field(default=None, kw_only=True)  # None only in hand-built plans
+    secondary_order: bool = field(default=False, kw_only=True)  # ORDER BY time, then more columns
+    all_rows: bool = field(default=False, kw_only=True)  # ALL ROWS PER MATCH
 
     def describe(self) -> str:
         w = f", within={fmt_ms(self.within_ms)}" if self.within_ms else ""
-        return f"partitionBy=[{', '.join(self.partition_keys)}], orderBy=[{self.order_field}], pattern=[{self.pattern}]{w}"
+        pattern = self.spec.pattern_sql() if self.spec is not None else self.pattern
+        skip = f", skip=[{self.spec.skip.value}{' ' + self.spec.skip_var if self.spec.skip_var else ''}]" if self.spec else ""
+        return f"partitionBy=[{', '.join(self.partition_keys)}], orderBy=[{self.order_field}], pattern=[{pattern}]{w}{skip}"
 
     def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
         return INSERT_ONLY

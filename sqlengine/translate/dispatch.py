@@ -10,6 +10,7 @@ from planner.logical.operators import (
     Correlate,
     Deduplicate,
     GroupAggregate,
+    MatchRecognize,
     Node,
     OverAggregate,
     Scan,
@@ -35,6 +36,7 @@ from sqlengine.translate.changelog import (
 )
 from sqlengine.translate.core import Handler, Rel, Translator
 from sqlengine.translate.joins import translate_join, translate_temporal_join_batch
+from sqlengine.translate.match_recognize import translate_changelog_match, translate_match_batch
 from sqlengine.translate.relational import translate_calc, translate_correlate, translate_union, translate_values
 from sqlengine.translate.scan import translate_scan
 from sqlengine.translate.windows import translate_tvf, translate_window_aggregate
@@ -69,6 +71,7 @@ BATCH_HANDLERS: dict[type[Node], Handler] = {
     TopN: translate_rank_batch,
     Deduplicate: translate_rank_batch,
     TemporalJoin: translate_temporal_join_batch,
+    MatchRecognize: translate_match_batch,
 }
 
 
@@ -83,6 +86,7 @@ CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
     OverAggregate: translate_changelog_over,
     TemporalJoin: translate_changelog_temporal_join,
     WindowAggregate: translate_proctime_window_aggregate,  # on processing time (physical.py)
+    MatchRecognize: translate_changelog_match,
 }
 
 

@@ -10,7 +10,7 @@ keep-first deduplication, aggregation of an append-only input) and the changelog
 updating input with MIN/MAX falling back, COUNT(DISTINCT), FILTER, HAVING; keep-last
 deduplication and Top-1 over updates; regular joins with updating sides; LEFT/RIGHT/FULL OUTER
 joins without a time bound; semi and anti joins; a stateful operator after an updating one;
-OVER aggregations and event-time temporal joins, which wait for the watermark).
+OVER aggregations, event-time temporal joins and MATCH_RECOGNIZE, which wait for the watermark).
 Each expected file records Flink's changelog counts, so which queries retract is on record too.
 """
 

@@ -73,6 +73,11 @@ OWN = (
     # auctions of every category still made the growth 2.4x, short of the harness's 2.5x)
     Case("temporal-join-view", "WITH P0 AS (SELECT id, name, `dateTime` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY `dateTime` DESC) AS rn FROM person) WHERE rn = 1) SELECT A.id, A.seller, P.name FROM auction A JOIN P0 FOR SYSTEM_TIME AS OF A.`dateTime` AS P ON A.seller = P.id WHERE A.category = 10", "SE110 bad, changelog temporal join"),
     Case("session-window", "SELECT bidder, SESSION_START(`dateTime`, INTERVAL '5' SECOND), COUNT(*) FROM bid GROUP BY bidder, SESSION(`dateTime`, INTERVAL '5' SECOND)", "session", warmup=WARMUP),
+    # MATCH_RECOGNIZE (Nexmark CEP q3's pattern): with WITHIN a partition's partial matches time
+    # out with the watermark (bounded); without, each auction keeps the partial match its last
+    # bid began, which no later bid completes (unbounded: auctions keep coming)
+    Case("match-within", "SELECT * FROM bid MATCH_RECOGNIZE (PARTITION BY auction, bidder ORDER BY `dateTime` MEASURES C.`dateTime` AS drop_time, A.price - C.price AS drop_diff ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B* C) WITHIN INTERVAL '5' SECOND DEFINE B AS B.price > A.price - 50, C AS C.price < A.price - 50)", "SE111 good, changelog MATCH_RECOGNIZE"),
+    Case("match-unbounded", "SELECT * FROM bid MATCH_RECOGNIZE (PARTITION BY auction ORDER BY `dateTime` MEASURES C.`dateTime` AS done ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A C) DEFINE A AS A.price > 0, C AS C.price < 0)", "SE111 bad, changelog MATCH_RECOGNIZE"),
 )
 
 

@@ -108,7 +108,7 @@ MESSAGES: dict[Code, str] = {
         "group aggregate)"
     ),
     Code.WATERMARK_NOT_CONSTANT: "Only watermarks of the form `ts - INTERVAL ...` (or `ts`) run on Spark",
-    Code.MATCH_RECOGNIZE: "MATCH_RECOGNIZE has no counterpart in Spark",
+    Code.MATCH_RECOGNIZE: "MATCH_RECOGNIZE cannot run on Spark {what}",
     Code.TABLE_FUNCTION: (
         "table function `{name}` is declared as '{class_name}' ({language}): sqlengine runs JVM scalar functions "
         "only (Spark's UDF1..UDF22); Python table functions (LANGUAGE PYTHON, a generator) run"
@@ -179,4 +179,9 @@ HINTS: dict[Code, str] = {
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
     Code.PROCTIME_WINDOW: "window on the event-time attribute (the column of WATERMARK FOR)",
+    Code.MATCH_RECOGNIZE: (
+        "DEFINE and MEASURES run comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column "
+        "references, FIRST/LAST/PREV, COUNT/SUM/AVG/MIN/MAX, MATCH_ROWTIME() and CLASSIFIER(); compute other "
+        "functions in a subquery below MATCH_RECOGNIZE"
+    ),
 }

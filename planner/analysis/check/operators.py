@@ -16,9 +16,11 @@ from planner.analysis.lineage import Lineage
 from planner.analysis.physical import PROCTIME_WINDOWS, Physical, carries_kinds
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import versioned
+from planner.logical import typing as T
 from planner.logical.evaluate import residual_condition, unsupported
-from planner.logical.fields import TimeKind
+from planner.logical.fields import Field, TimeKind
 from planner.logical.joins import IntervalJoin, Join, JoinKind, LookupJoin, TemporalJoin, WindowJoin
+from planner.logical.match import MatchExpr
 from planner.logical.operators import (
     Calc,
     Correlate,
@@ -150,7 +152,31 @@ def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
 
 
 def check_match(node: MatchRecognize, ctx: Context) -> list[Problem]:
-    return [problem(Code.MATCH_RECOGNIZE, node)]
+    """What the changelog operator (sqlengine.changelog.match_recognize) does not run."""
+    if node.spec is None:
+        return [problem(Code.MATCH_RECOGNIZE, node, what="without its bound pattern")]
+    order = node.input.field(node.order_field)
+    if order is None or order.time != TimeKind.ROWTIME:
+        return [problem(Code.MATCH_RECOGNIZE, node, what="ordered by processing time yet; order it by the event-time attribute")]
+    if node.secondary_order:
+        return [problem(Code.MATCH_RECOGNIZE, node, what="with more than the time attribute in ORDER BY yet")]
+    if node.all_rows:
+        return [problem(Code.MATCH_RECOGNIZE, node, what="with ALL ROWS PER MATCH (Flink has ONE ROW PER MATCH only)")]
+    if ctx.streaming and ctx.updating_input(node):
+        return [problem(Code.MATCH_RECOGNIZE, node, what="over an updating input (nor can Flink's)")]
+    for name, expr in (*node.spec.defines, *node.spec.measures):
+        slots = [Field(MatchExpr.slot(i), T.UNKNOWN) for i in range(len(expr.navs))]
+        bad = unsupported(expr.tree, slots)
+        if bad is not None:
+            return [problem(Code.MATCH_RECOGNIZE, node, what=f"with `{_shown(bad, expr)}` in {name}")]
+    return []
+
+
+def _shown(sql: str, expr: MatchExpr) -> str:
+    """A part of a pattern expression as SQL, its reads from the match written out."""
+    for i in reversed(range(len(expr.navs))):
+        sql = sql.replace(MatchExpr.slot(i), str(expr.navs[i]))
+    return sql
 
 
 def check_topn(node: TopN, ctx: Context) -> list[Problem]:

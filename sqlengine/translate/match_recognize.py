@@ -1,0 +1,73 @@
+"""MATCH_RECOGNIZE on Spark: its rows, hashed into buckets by the partition key, go to the
+changelog operator ``sqlengine.changelog.match_recognize`` (on a stream with event-time timers:
+rows wait for the watermark; in batch mode each bucket's rows at once, the watermark at the end
+of time). Its output is insert-only: the partition key, then the measures."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from planner.logical.operators import MatchRecognize
+from sqlengine.translate.changelog import _arrow_schema, _bucket, _out_schema, _packed, _run
+from sqlengine.translate.core import Rel, Translator
+from sqlengine.translate.expressions import quote
+from sqlengine.types import spark_type
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from pyspark.sql.types import StructType
+
+    from sqlengine.changelog.match_recognize import MatchRecognize as Op
+
+END_OF_TIME_MS = 253402300799999  # 9999-12-31 23:59:59.999, the last TIMESTAMP(3)
+
+
+def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, StructType, str]:
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.match_recognize import MatchRecognize as Op
+
+    assert node.spec is not None, "a bound MATCH_RECOGNIZE has its spec"
+    rel = t.translate(node.input)
+    df = rel.df
+    in_names = list(rel.columns)
+    cols = [F.unix_millis(F.col(quote(node.order_field))).alias("c0")]
+    cols += [F.col(quote(c)).alias(f"c{1 + i}") for i, c in enumerate(in_names)]
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.partition_keys]), rel.kind_column(), *cols)
+    kind = t.fresh("kind")
+    fields = [(k, df.schema[k].dataType) for k in node.partition_keys]
+    fields += [(name, spark_type(m.type)) for name, m in node.spec.measures]
+    out = _out_schema(t, kind, fields)
+    op = Op([in_names.index(k) for k in node.partition_keys], len(in_names), in_names.index(node.order_field), node.spec, _arrow_schema(t, out))
+    return payload, op, out, kind
+
+
+def translate_changelog_match(t: Translator, node: MatchRecognize) -> Rel:
+    from pyspark.sql import functions as F
+
+    payload, op, out, _kind = _prepared(t, node)
+    result = _run(t, node, _packed(payload), op, out)
+    names = tuple(node.field_names())
+    return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
+
+
+def translate_match_batch(t: Translator, node: MatchRecognize) -> Rel:
+    """Batch mode: each bucket's rows go through the operator at once, then the end of time."""
+    from pyspark.sql import functions as F
+
+    payload, op, out, _kind = _prepared(t, node)
+    result = payload.groupBy("b").applyInArrow(_whole_bucket(op), out)
+    names = tuple(node.field_names())
+    return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
+
+
+def _whole_bucket(op: Op):  # type: ignore[no-untyped-def]
+    import pyarrow as pa
+
+    def run(table: pa.Table) -> pa.Table:
+        state = op.new_state()
+        rows = table.drop_columns(["b"])
+        op.apply(state, [rows], 0)
+        return op.fire(state, END_OF_TIME_MS, 0).table(op.out_schema)
+
+    return run
