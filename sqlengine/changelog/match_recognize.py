@@ -232,8 +232,14 @@ class MatchRecognize(Operator):
         return out
 
     def next_time(self, state: Any) -> int | None:
+        """The bucket's timer: its earliest waiting row, or with WITHIN the time its oldest partial
+        match times out (Flink's timer at start + WITHIN): a match held back for it goes out then,
+        with no more input, and the partition's state is released."""
         parts = state["parts"]
         times = [min(parts[k]["pending"]) for k in state["waiting"]]
+        within = self.spec.within_ms
+        if within is not None:
+            times += [min(p.start_ms for p in part["partials"]) + within for part in parts.values() if part["partials"]]
         return min(times) if times else None
 
     # -- the automaton -------------------------------------------------------------------------

@@ -143,8 +143,14 @@ def test_within_is_strict_and_times_out_partial_matches() -> None:
         "DEFINE X AS v IN (1, 5), Z AS v = X.v + 10);"
     )
     # 5 then 15 complete while the match from 1 is open; the watermark times that one out at 11 s
-    got = run(held, [([(1, 1, 1), (2, 1, 5), (3, 1, 15)], 2), ([], 11.5)])
+    got = run(held, [([(1, 1, 1), (2, 1, 5), (3, 1, 15)], 3), ([], 11.5)])
     assert got == [(1, 5, 15, BASE + dt.timedelta(seconds=11.5))]
+    # the bucket's timer is set for that time out (with no input after, it still goes out)
+    op = operator(held)
+    state = op.new_state()
+    op.apply(state, [table([(1, 1, 1), (2, 1, 5), (3, 1, 15)])], 0)
+    assert op.fire(state, BASE_MS + 3000, 0).rows == []
+    assert op.next_time(state) == BASE_MS + 1000 + 10_000
 
 
 def test_optional_variables_are_plain_and_a_trailing_one_ends_the_match_without_a_row() -> None:
