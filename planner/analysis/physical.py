@@ -93,6 +93,8 @@ class Physical:
     # for a keep-last deduplication that is a temporal join's versioned view: it emits each row it
     # keeps as it comes, not one change per key and micro-batch, for each is a version there
     every_change: bool = False
+    # for an OVER aggregation: it runs over changes (``OverAggregate.on_changes``), not on time
+    over_changes: bool = False
 
     @property
     def changelog(self) -> bool:
@@ -101,7 +103,7 @@ class Physical:
     def __str__(self) -> str:
         if self.execution == Execution.NATIVE:
             return "native"
-        strategy = f", {self.strategy}" if self.strategy else ""
+        strategy = f", {self.strategy}" if self.strategy else ", over changes" if self.over_changes else ""
         return f"changelog operator ({self.why}{strategy})" if self.why else "changelog operator"
 
 
@@ -328,7 +330,8 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         strategy = rank_strategy(node, props) if ranking else None
         # a temporal join emits each left row once, when the watermark passes it: it counts nothing
         counted = counted_sides(node.join_kind) if isinstance(node, Join) and not isinstance(node, TemporalJoin) else (False, False)
-        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted, node.node_id in versioned_views)
+        over_changes = isinstance(node, OverAggregate) and node.on_changes(all(props[c.node_id].changelog.insert_only for c in node.inputs))
+        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted, node.node_id in versioned_views, over_changes)
     return out
 
 

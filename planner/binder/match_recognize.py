@@ -88,11 +88,21 @@ def bind_match_recognize(source: Relation, input_node: Node, node: exp.MatchReco
         within_ms=spec.within_ms,
         pattern=node.text("pattern"),
         spec=spec,
-        secondary_order=len(order.expressions) > 1,
+        then_by=tuple(_then_by(scope, order.expressions[1:])),
         all_rows=rows is not None and "ALL" in rows.name.upper(),
         origin=node,
     )
     return mr, fields
+
+
+def _then_by(scope: Scope, keys: list[exp.Expr]) -> list[tuple[str, bool]]:
+    """The ORDER BY keys after the time attribute: they order the rows of one time."""
+    out = []
+    for key in keys:
+        if not isinstance(key.this, exp.Column):
+            raise BindError("MATCH_RECOGNIZE orders the rows of one time by columns here", key)
+        out.append((scope.resolve(key.this)[0], bool(key.args.get("desc"))))
+    return out
 
 
 def _pattern(node: exp.MatchRecognize) -> tuple[PatternTerm, ...]:

@@ -442,11 +442,22 @@ class OverAggregate(Unary):
         )
 
     def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
-        return INSERT_ONLY
+        return RETRACT if self.on_changes(all(i.insert_only for i in inputs)) else INSERT_ONLY
+
+    def on_time(self) -> bool:
+        """Ordered by one time attribute, ascending: rows are taken in time order, once."""
+        f = self.input.field(self.order_field)
+        return f is not None and f.time is not None and len(self.order) <= 1 and not any(d for _, d in self.order)
+
+    def on_changes(self, input_insert_only: bool) -> bool:
+        """Runs over changes (``sqlengine.changelog.over_changes``): its input updates, or its
+        order is no time attribute. Each change updates the rows whose frame it reaches, so the
+        result updates too (Flink 2.3 runs the second kind so; the first it cannot run)."""
+        return not input_insert_only or not self.on_time()
 
     def waits_on_watermark(self) -> bool:
         f = self.input.field(self.order_field)
-        return f is not None and f.time == TimeKind.ROWTIME
+        return f is not None and f.time == TimeKind.ROWTIME and self.on_time()
 
 
 @dataclass(frozen=True, eq=False)
@@ -458,14 +469,15 @@ class MatchRecognize(Unary):
     within_ms: int | None = field(default=None, kw_only=True)
     pattern: str = field(default="", kw_only=True)
     spec: MatchSpec | None = field(default=None, kw_only=True)  # None only in hand-built plans
-    secondary_order: bool = field(default=False, kw_only=True)  # ORDER BY time, then more columns
+    then_by: tuple[tuple[str, bool], ...] = field(default=(), kw_only=True)  # ORDER BY time, then these (name, DESC)
     all_rows: bool = field(default=False, kw_only=True)  # ALL ROWS PER MATCH
 
     def describe(self) -> str:
         w = f", within={fmt_ms(self.within_ms)}" if self.within_ms else ""
         pattern = self.spec.pattern_sql() if self.spec is not None else self.pattern
         skip = f", skip=[{self.spec.skip.value}{' ' + self.spec.skip_var if self.spec.skip_var else ''}]" if self.spec else ""
-        return f"partitionBy=[{', '.join(self.partition_keys)}], orderBy=[{self.order_field}], pattern=[{pattern}]{w}{skip}"
+        order = ", ".join([self.order_field, *(f"{n} {'DESC' if d else 'ASC'}" for n, d in self.then_by)])
+        return f"partitionBy=[{', '.join(self.partition_keys)}], orderBy=[{order}], pattern=[{pattern}]{w}{skip}"
 
     def changelog(self, inputs: Sequence[Changelog]) -> Changelog:
         return INSERT_ONLY

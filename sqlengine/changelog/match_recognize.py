@@ -36,7 +36,7 @@ from planner.logical.evaluate import compile_expression
 from planner.logical.match import MatchExpr, MatchSpec, Nav, NavKind, Skip
 from sqlengine.changelog.kinds import INSERT
 from sqlengine.changelog.operator import Changes, Operator
-from sqlengine.changelog.values import DECIMAL_CONTEXT, Row, Typing, columns, thawed
+from sqlengine.changelog.values import DECIMAL_CONTEXT, Row, Typing, columns, order_key, thawed
 
 # one row of a match: (variable's index in the pattern, the row's sequence number, time ms, row)
 Taken = tuple[int, int, int, Row]
@@ -140,11 +140,14 @@ class MatchRecognize(Operator):
 
     def __init__(
         self, keys: Sequence[int], n_fields: int, order_pos: int, spec: MatchSpec, out_schema: pa.Schema,
+        then_by: Sequence[tuple[int, bool]] = (), types: Sequence[pa.DataType] = (),
     ) -> None:
         """``keys``: the partition key's positions in the input row of ``n_fields`` columns;
-        ``order_pos``: the time attribute's position."""
+        ``order_pos``: the time attribute's position; ``then_by``: the ORDER BY keys after it
+        (position, descending), which order the rows of one time (``types``: the input's)."""
         super().__init__(out_schema, None)
         self.keys, self.n_fields, self.order_pos = tuple(keys), n_fields, order_pos
+        self.then_by, self.types = tuple(then_by), tuple(types)
         self.spec = spec
         self.terms = spec.terms
 
@@ -152,6 +155,7 @@ class MatchRecognize(Operator):
         d = dict(self.__dict__)
         d.pop("_compiled", None)  # functions: built again where it runs
         d.pop("_types", None)
+        d.pop("_then_key_fn", None)
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
@@ -214,7 +218,10 @@ class MatchRecognize(Operator):
                 part = parts[key]
                 pending: dict[int, list[Row]] = part["pending"]
                 for ts in sorted(t for t in pending if t <= watermark_ms):
-                    for row in pending.pop(ts):
+                    rows = pending.pop(ts)
+                    if self.then_by:  # a stable sort: arrival order where the keys are equal too
+                        rows.sort(key=self._then_key())
+                    for row in rows:
                         part["seq"] += 1
                         self._step(part, key, (part["seq"], ts, row), out)
                 if not pending:
@@ -333,6 +340,12 @@ class MatchRecognize(Operator):
         typings = self._typings()
         values = thawed(tuple(f(m.rows, time) for f in measures))
         out.emit(INSERT, (*thawed(key), *(t.cast(v) for t, v in zip(typings, values, strict=True))))
+
+    def _then_key(self) -> Callable[[Row], Any]:
+        got = getattr(self, "_then_key_fn", None)
+        if got is None:
+            got = self._then_key_fn = order_key(self.then_by, self.types)
+        return got
 
     def _typings(self) -> list[Typing]:
         # each measure made its column's type (a decimal at its scale, a long that wraps)

@@ -37,6 +37,7 @@ from sqlengine.translate.changelog import (
 from sqlengine.translate.core import Handler, Rel, Translator
 from sqlengine.translate.joins import translate_join, translate_temporal_join_batch
 from sqlengine.translate.match_recognize import translate_changelog_match, translate_match_batch
+from sqlengine.translate.over_changes import translate_over_changes
 from sqlengine.translate.relational import translate_calc, translate_correlate, translate_union, translate_values
 from sqlengine.translate.scan import translate_scan
 from sqlengine.translate.windows import translate_tvf, translate_window_aggregate
@@ -96,5 +97,7 @@ def handler_for(node: Node, streaming: bool, physical: Physical | None = None) -
         if batch is not None:
             return batch
     if physical is not None and physical.changelog:
+        if physical.over_changes:  # an OVER over updates, or ordered by no time attribute
+            return translate_over_changes
         return CHANGELOG_HANDLERS.get(type(node))
     return HANDLERS.get(type(node))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.logical.operators import MatchRecognize
-from sqlengine.translate.changelog import _arrow_schema, _bucket, _out_schema, _packed, _run
+from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, _packed, _run
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.expressions import quote
 from sqlengine.types import spark_type
@@ -38,7 +38,11 @@ def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, Struc
     fields = [(k, df.schema[k].dataType) for k in node.partition_keys]
     fields += [(name, spark_type(m.type)) for name, m in node.spec.measures]
     out = _out_schema(t, kind, fields)
-    op = Op([in_names.index(k) for k in node.partition_keys], len(in_names), in_names.index(node.order_field), node.spec, _arrow_schema(t, out))
+    types = [_arrow(t, df.schema[c].dataType) for c in in_names]
+    op = Op(
+        [in_names.index(k) for k in node.partition_keys], len(in_names), in_names.index(node.order_field), node.spec,
+        _arrow_schema(t, out), [(in_names.index(n), d) for n, d in node.then_by], types,
+    )
     return payload, op, out, kind
 
 

@@ -221,21 +221,42 @@ def test_native_operators_stay_native():
 @pytest.mark.parametrize(
     ("sql", "code"),
     [
-        ("SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY price) FROM bids;", Code.OVER_NOT_ROWTIME),
-        ("SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY ts DESC) FROM bids;", Code.OVER_NOT_ROWTIME),
-        ("SELECT item, LAST_VALUE(price) OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_FUNCTION),
         (
-            "SELECT item, SUM(n) OVER (PARTITION BY item ORDER BY ts) FROM "
-            "(SELECT item, MAX(ts) AS ts, COUNT(*) AS n FROM bids GROUP BY item);",
+            "SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY url RANGE BETWEEN INTERVAL '1' HOUR PRECEDING AND "
+            "CURRENT ROW) FROM bids;",
             Code.OVER_NOT_ROWTIME,
         ),
+        ("SELECT item, LAST_VALUE(price) OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_FUNCTION),
+        ("SELECT item, COUNT(DISTINCT url) OVER (PARTITION BY item ORDER BY price) FROM bids;", Code.DISTINCT_AGGREGATE),
     ],
 )
-def test_a_streaming_over_runs_on_event_time_over_appends(sql: str, code: Code):
-    """OVER on a stream is a changelog operator ordered by a rowtime (or the processing time),
-    over insert-only rows, of COUNT/SUM/AVG/MIN/MAX; the rest is refused with its own reason."""
+def test_what_a_streaming_over_cannot_run_is_refused(sql: str, code: Code):
+    """OVER on a stream runs on event or processing time, or over changes, of COUNT/SUM/AVG/MIN/
+    MAX; a RANGE frame with a size needs a number or a time to measure it; the rest is refused
+    with its own reason."""
     outcome = plan(sql)
     assert [p.code for p in outcome.analysis.problems] == [code]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY price) FROM bids;",
+        "SELECT item, SUM(price) OVER (PARTITION BY item ORDER BY ts DESC) FROM bids;",
+        "SELECT item, SUM(n) OVER (PARTITION BY item ORDER BY ts) FROM (SELECT item, MAX(ts) AS ts, COUNT(*) AS n FROM bids GROUP BY item);",
+    ],
+)
+def test_an_over_ordered_by_no_time_attribute_or_over_updates_runs_over_changes(sql: str):
+    """Its result updates as rows come and go (Flink 2.3 runs the first two so; the third, over an
+    aggregation's updates, not at all); its state is every row its input holds."""
+    outcome = plan(sql)
+    assert outcome.analysis.problems == ()
+    (over,) = [n for n in distinct_nodes(outcome.plans) if n.kind == "OverAggregate"]
+    physical = outcome.analysis.physical[over.node_id]
+    assert physical.changelog and physical.over_changes and not over.waits_on_watermark()
+    assert outcome.analysis.props[over.node_id].changelog.mode.value == "retract"
+    (info,) = [i for i in outcome.analysis.state if i.node is over]
+    assert info.verdict.value == "unbounded" and "keeps every row its input holds" in str(info.parts[0].release)
 
 
 def test_a_streaming_over_on_processing_time_runs():

@@ -403,6 +403,19 @@ CORPUS: dict[str, Case] = {
         "SELECT bidder, ts, SUM(price) OVER (PARTITION BY bidder ORDER BY ts) AS s, MIN(price) OVER (PARTITION BY bidder ORDER BY ts) AS lo FROM bids",
         O.expect_over_unbounded,
     ),
+    # OVER over changes: ordered by no time attribute (each bid changes the rows above its
+    # price), and over a Top-1's updates (Nexmark q6's shape, which Flink cannot run)
+    "over_by_price": Case(
+        "SELECT item, price, COUNT(*) OVER w AS at_or_below, MAX(amount) OVER w AS top_amount FROM bids "
+        "WINDOW w AS (PARTITION BY item ORDER BY price)",
+        O.expect_over_by_price,
+    ),
+    "over_top_prices": Case(
+        """SELECT bidder, item, price, SUM(price) OVER (PARTITION BY bidder ORDER BY item ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s
+           FROM (SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY price DESC, ts) AS rn FROM bids
+                 WHERE item IS NOT NULL) WHERE rn = 1)""",
+        O.expect_over_top_prices,
+    ),
     # the upsert key (item) is projected away: rows of one item replace each other by retraction
     "group_key_projected_away": Case("SELECT COUNT(*) AS c FROM bids GROUP BY item", C.expect_group_key_projected_away),
     "average_of_maxima": Case(

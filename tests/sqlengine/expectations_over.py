@@ -54,3 +54,36 @@ def expect_over_unbounded(w: Data) -> Rows:
         prices = _values(frame, "price")
         out.append((r["bidder"], r["ts"], sum(prices) if prices else None, min(prices) if prices else None))
     return out
+
+
+def expect_over_by_price(w: Data) -> Rows:
+    """Per item, each bid with the count of bids at or below its price and their highest amount
+    (the default RANGE frame: peers included; NULL prices first, peers of each other)."""
+    out = []
+    for r in w.bids:
+        p = r["price"]
+        frame = [x for x in w.bids if x["item"] == r["item"] and (x["price"] is None or (p is not None and x["price"] <= p))]
+        amounts = _values(frame, "amount")
+        out.append((r["item"], p, len(frame), max(amounts) if amounts else None))
+    return out
+
+
+def expect_over_top_prices(w: Data) -> Rows:
+    """q6's shape: each item's highest price (a Top-1 over bids that updates as higher bids come),
+    then per bidder of those rows the sum of the prices of its last two, ordered by item."""
+    best: dict[Any, Row] = {}
+    for r in w.bids:  # ORDER BY price DESC (NULLs last), ts: the highest price, its earliest bid
+        if r["item"] is None:
+            continue
+        rank = (r["price"] is None, -(r["price"] or 0), r["ts"])
+        held = best.get(r["item"])
+        if held is None or rank < (held["price"] is None, -(held["price"] or 0), held["ts"]):
+            best[r["item"]] = r
+    out = []
+    tops = sorted(best.values(), key=lambda r: r["item"])
+    for r in tops:
+        part = [x for x in tops if x["bidder"] == r["bidder"]]
+        i = part.index(r)
+        prices = _values(part[max(0, i - 1) : i + 1], "price")
+        out.append((r["bidder"], r["item"], r["price"], sum(prices) if prices else None))
+    return out

@@ -43,7 +43,9 @@ def operator(sql: str) -> Op:
     names = n.input.field_names()
     arrow = {"INT": pa.int32(), "BIGINT": pa.int64(), "TIMESTAMP(3)": pa.timestamp("ms")}
     fields = [(f.name, arrow[f.type.sql().upper()]) for f in n.fields]
-    op = Op([names.index(k) for k in n.partition_keys], len(names), names.index(n.order_field), n.spec, out_schema(fields))
+    then_by = [(names.index(c), desc) for c, desc in n.then_by]
+    types = [f.type for f in list(IN)[2:]]
+    op = Op([names.index(k) for k in n.partition_keys], len(names), names.index(n.order_field), n.spec, out_schema(fields), then_by, types)
     return pickle.loads(pickle.dumps(op))  # as Spark ships it
 
 
@@ -185,6 +187,14 @@ def test_define_reads_the_match_as_flink_does() -> None:
     assert starts("PREV(v) = 4 AND PREV(v, 2) = 2") == [1]  # the rows before, in the match
     assert starts("PREV(A.v) = 2") == [1]  # Flink's PREV(A.v) is LAST(A.v, 1)
     assert starts("LAST(B.v, 1) IS NULL") == [1, 2, 4, 8, 16]
+
+
+@pytest.mark.parametrize(("order", "expected"), [("ts", (3, 1, 2, 9)), ("ts, v", (1, 2, 3, 9)), ("ts, v DESC", (3, 2, 1, 9))])
+def test_more_order_by_keys_order_the_rows_of_one_time(order: str, expected: tuple[int, ...]) -> None:
+    """Rows 3, 1, 2 arrive at one time, then 9: arrival order, unless ORDER BY says more."""
+    sql = (f"SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY {order} MEASURES A.v AS a, B.v AS b, C.v AS c, "
+           "D.v AS d PATTERN (A B C D) DEFINE A AS v > 0);")
+    assert run(sql, [([(1, 1, 3), (1, 1, 1), (1, 1, 2), (2, 1, 9)], 100)]) == [(1, *expected)]
 
 
 def test_skip_to_the_first_row_of_a_match_fails_as_in_flink() -> None:

@@ -81,3 +81,18 @@ def test_skipping_to_the_first_row_of_a_match_fails_the_job_with_flinks_line(tmp
     assert job.wait(120)
     assert job.status == Status.FAILED and job.error_detail is not None
     assert describe(job.error_detail) == "Could not skip to first element of a match."
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_more_order_by_keys_order_the_rows_of_one_time(tmp_path, spark, mode):
+    """As Flink (checked with PyFlink): rows 3, 1, 2 of one time, then 9, taken by ORDER BY ts, v DESC."""
+    incoming = tmp_path / "in"
+    incoming.mkdir()
+    _write(incoming / "0.json", [(1, 1, 3), (1, 1, 1), (1, 1, 2), (2, 1, 9), (9, 2, 0)])
+    engine = _engine(tmp_path, spark, incoming, watched=False)
+    engine.planner.settings["execution.runtime-mode"] = mode
+    (stmt,) = parse_script("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts, v DESC MEASURES A.v AS a, B.v AS b, "
+                           "C.v AS c, D.v AS d PATTERN (A B C D) DEFINE A AS v > 0);").statements
+    job = engine.start(engine.plan(stmt))
+    assert job.wait(120) and job.status == Status.FINISHED, job.error
+    assert job.result is not None and job.result.rows() == [(1, 3, 2, 1, 9)]

@@ -63,12 +63,12 @@ MESSAGES: dict[Code, str] = {
     ),
     Code.INSERT_OVERWRITE_STREAMING: "INSERT OVERWRITE runs only in batch mode (SET 'execution.runtime-mode' = 'batch'), as in Flink",
     Code.OVER_NOT_ROWTIME: (
-        "an OVER window on a stream runs only ordered by one time attribute (a column with a WATERMARK, or PROCTIME()), "
-        "ascending; other orders (which Flink 2.3 runs with retractions) cannot run yet"
+        "an OVER window with a RANGE frame of a size needs one ascending ORDER BY key that is a number or a time, to "
+        "measure the range on"
     ),
     Code.OVER_UPDATING_INPUT: (
-        "an OVER window over an updating input (or the rows of a changelog operator) cannot run yet: each retraction "
-        "would change the result of every later row of its partition"
+        "an OVER window ordered by a time attribute cannot read the rows of a changelog operator yet: they carry no "
+        "watermark to wait on"
     ),
     Code.OVER_FUNCTION: "{function} cannot run in an OVER window on a stream yet; COUNT, SUM, AVG, MIN and MAX can",
     Code.WINDOW_RANK_FUNCTION: "{function} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()",
@@ -159,9 +159,9 @@ MESSAGES: dict[Code, str] = {
 HINTS: dict[Code, str] = {
     Code.UPSERT_SOURCE: "SET 'execution.runtime-mode' = 'streaming', or read the topic with 'connector' = 'kafka'",
     Code.WINDOW_RANK_FUNCTION: "use ROW_NUMBER()",
-    Code.OVER_NOT_ROWTIME: "ORDER BY the table's event-time column (the one its WATERMARK is declared on)",
+    Code.OVER_NOT_ROWTIME: "use a ROWS frame, or ORDER BY one number or time column",
     Code.OVER_FUNCTION: "run it in batch mode (SET 'execution.runtime-mode' = 'batch'), where Spark's window functions compute it",
-    Code.OVER_UPDATING_INPUT: "compute the OVER window on the insert-only rows, before the aggregation or join that updates them",
+    Code.OVER_UPDATING_INPUT: "compute the OVER window on the rows before that operator, or order it by a column that is no time attribute",
     Code.SORT_NOT_TIME: "sort the results where they are read (ORDER BY is for bounded results)",
     Code.SORT_STREAMING: "sort the results where they are read (ORDER BY is for bounded results)",
     Code.WINDOW_AGG_UPDATING_INPUT: "aggregate an insert-only input (a window aggregation below emits final rows)",

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sqlglot import exp
+
 from catalog.connectors import spec_of
 from planner.analysis.check.codes import Code
 from planner.analysis.check.problem import Problem, problem
@@ -140,14 +142,22 @@ def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
         # Spark's window functions take no DISTINCT (the changelog operator keeps the set of values)
         distinct = next((a for a in node.aggs if a.distinct and a.func in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG)), None)
         return [problem(Code.DISTINCT_AGGREGATE, node, function=distinct.func.value)] if distinct else []
-    order = node.input.field(node.order_field)
-    if order is None or order.time is None or len(node.order) != 1 or node.order[0][1]:
-        return [problem(Code.OVER_NOT_ROWTIME, node)]
-    if ctx.updating_input(node) or ctx.after_changelog(node) is not None:
-        return [problem(Code.OVER_UPDATING_INPUT, node)]
     for call in node.aggs:
         if call.func not in CHANGELOG_AGGREGATES:
             return [problem(Code.OVER_FUNCTION, node, function=call.func.value)]
+    if node.on_changes(not ctx.updating_input(node)):
+        # over changes (sqlengine.changelog.over_changes): a RANGE frame with a size needs one
+        # ascending key with a number or a time to measure it
+        order = node.input.field(node.order_field)
+        if not node.rows and node.preceding is not None and (
+            len(node.order) > 1 or any(d for _, d in node.order) or order is None
+            or not T.is_type(order.type, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL, *T.TIMESTAMPS, exp.DType.DATE)
+        ):
+            return [problem(Code.OVER_NOT_ROWTIME, node)]
+        distinct = next((a for a in node.aggs if a.distinct), None)
+        return [problem(Code.DISTINCT_AGGREGATE, node, function=distinct.func.value)] if distinct else []
+    if ctx.after_changelog(node) is not None:
+        return [problem(Code.OVER_UPDATING_INPUT, node)]
     return []
 
 
@@ -158,8 +168,6 @@ def check_match(node: MatchRecognize, ctx: Context) -> list[Problem]:
     order = node.input.field(node.order_field)
     if order is None or order.time != TimeKind.ROWTIME:
         return [problem(Code.MATCH_RECOGNIZE, node, what="ordered by processing time yet; order it by the event-time attribute")]
-    if node.secondary_order:
-        return [problem(Code.MATCH_RECOGNIZE, node, what="with more than the time attribute in ORDER BY yet")]
     if node.all_rows:
         return [problem(Code.MATCH_RECOGNIZE, node, what="with ALL ROWS PER MATCH (Flink has ONE ROW PER MATCH only)")]
     if ctx.streaming and ctx.updating_input(node):

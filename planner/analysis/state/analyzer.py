@@ -52,9 +52,12 @@ class StateAnalyzer(JoinState, AnalyzerBase):
     """The state of each stateful operator: aggregations, rankings, OVER, MATCH_RECOGNIZE and
     sorts here, joins in ``planner.analysis.state.joins``."""
 
-    def _ranking_over_changes(self, node: Node, keys: tuple[str, ...], n: int, ttl: int | None) -> StatePart:
-        """What a ranking over changes keeps: every row its input holds (a row leaves when the
-        input retracts it), per partition: rows of an upsert input grow with its keys."""
+    def _ranking_over_changes(
+        self, node: Node, keys: tuple[str, ...], n: int | None, ttl: int | None, *, over: bool = False,
+    ) -> StatePart:
+        """What a ranking (or an OVER aggregation, ``over``) over changes keeps: every row its
+        input holds (a row leaves when the input retracts it), per partition: rows of an upsert
+        input grow with its keys."""
         child = node.inputs[0]
         upstream = self.props[child.node_id].changelog
         if ttl:
@@ -62,12 +65,12 @@ class StateAnalyzer(JoinState, AnalyzerBase):
             release = Release(ReleaseKind.TTL, after_ms=ttl, ttl_clock=TtlClock.LAST_UPDATE)
         else:
             growth = Growth.KEYS if upstream.key else Growth.ROWS
-            retention, release = None, Release(ReleaseKind.NEVER, never=Never.RANKING_INPUT)
+            retention, release = None, Release(ReleaseKind.NEVER, never=Never.OVER_INPUT if over else Never.RANKING_INPUT)
         info = self._keys(child, keys)
         if growth == Growth.KEYS:  # the input's current rows: one per upsert key
             info = {**self._keys(child, upstream.key), "keys": upstream.key}
         return StatePart(
-            role=PartRole.RANKED_ROWS,
+            role=PartRole.WINDOW_ROWS if over else PartRole.RANKED_ROWS,
             stored=Stored(StoredKind.PARTITION_ROWS, count=n),
             grouping=Grouping.PARTITION if keys else Grouping.GLOBAL_RANKING,
             release=release,
@@ -267,6 +270,10 @@ class StateAnalyzer(JoinState, AnalyzerBase):
     def _over(self, node: OverAggregate) -> StateInfo:
         keys = node.partition_keys
         ttl = ttl_for(node, self.ttl)
+        p = self.physical.get(node.node_id)
+        if p is not None and p.over_changes:  # every row its input holds (over_changes.py)
+            part = self._ranking_over_changes(node, keys, None, None, over=True)
+            return StateInfo(node, node.kind, (part,), watermark_delay_ms=self.delay(node))
         keyed = self._keyed(node, keys, ttl)
         growth, release = keyed.growth, keyed.release
         waiting = (Extra.WAITING,) if node.waits_on_watermark() else ()  # on processing time nothing waits

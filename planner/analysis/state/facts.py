@@ -139,6 +139,7 @@ class Never(StrEnum):
     NO_WATERMARK_SORT = "without a watermark no row is ever ready"
     NOT_TIME_ATTRIBUTE = "sorted by a column that is not a time attribute"
     RANKING_INPUT = "a ranking over changes keeps every row its input holds"
+    OVER_INPUT = "an OVER aggregation over changes keeps every row its input holds"
 
 
 class TtlClock(StrEnum):

@@ -29,6 +29,7 @@ _NEVER = {
     Never.NO_WATERMARK_SORT: ": without a watermark no row is ever ready",
     Never.NOT_TIME_ATTRIBUTE: ": sorted by a column that is not a time attribute",
     Never.RANKING_INPUT: ": a row leaves only when its input retracts it (a retraction may bring any row into the top)",
+    Never.OVER_INPUT: ": a row leaves only when its input retracts it (any change may move the frames of the rows after it)",
 }
 
 _EXTRAS = {
