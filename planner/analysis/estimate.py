@@ -38,8 +38,9 @@ PROVIDERS = tuple(STORE_OVERHEAD)
 WINDOW_BOUNDS = ("window_start", "window_end", "window_time")
 ROW_KINDS = frozenset({StoredKind.ROWS, StoredKind.WAITING_ROWS, StoredKind.OVER_ROWS, StoredKind.OVER_RANGE,
                        StoredKind.WINDOW_RANKED, StoredKind.PARTITION_ROWS, StoredKind.PARTIAL_MATCHES})
-# a changelog operator keeping these counts partitions, not rows (sqlengine.changelog.over.entries)
-PARTITIONED_ROWS = frozenset({StoredKind.OVER_ROWS, StoredKind.OVER_RANGE})
+# a changelog operator keeping these counts partitions, not rows (the entries of
+# sqlengine.changelog.over and .match_recognize)
+PARTITIONED_ROWS = frozenset({StoredKind.OVER_ROWS, StoredKind.OVER_RANGE, StoredKind.PARTIAL_MATCHES})
 # the event time a micro-batch of a live stream covers: batches run back to back, about a second each
 LIVE_BATCH_MS = 1000
 
@@ -454,9 +455,10 @@ class Estimator:
     @staticmethod
     def _partitions(formula: str, rate: float | None, row: int, rows: float, domain: int | None, keys: str,
                     assumptions: list[str]) -> Estimate:
-        """A changelog OVER operator counts its state in partitions (its entries, as the job's
-        progress reports them), and holds the rows of each: entries are the partitions among the
-        rows held, bytes those rows."""
+        """A changelog OVER or MATCH_RECOGNIZE operator counts its state in partitions (its
+        entries, as the job's progress reports them), and holds the rows of each: entries are the
+        partitions among the rows held (at most: a MATCH_RECOGNIZE partition whose rows began no
+        partial match keeps none), bytes those rows."""
         partitions = expected_distinct(domain, rows) if domain is not None else rows
         notes = [*assumptions, f"entries are the partitions ({keys}) among the rows held"]
         if domain is None:
