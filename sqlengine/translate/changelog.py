@@ -13,6 +13,7 @@ continuous query and batch mode give the same types, and the Python code the sam
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from planner.analysis.versioned import versioned
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import DataType, StructType
 
+    from sqlengine.changelog.aggregate import AggCallSpec
     from sqlengine.changelog.operator import Operator
 
 DEFAULT_BUCKETS = 64
@@ -205,11 +207,24 @@ def translate_proctime_window_aggregate(t: Translator, node: WindowAggregate) ->
 # -- OVER aggregation on event time ----------------------------------------------------------
 
 
-def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:
+@dataclass
+class OverPayload:
+    """An OVER aggregation's input as its changelog operator reads it: the bucket, the row kind,
+    one column of the operator's own (``first``), the input row, then each call's arguments."""
+
+    payload: DataFrame
+    in_names: list[str]
+    in_types: list[pa.DataType]
+    specs: list[AggCallSpec]
+    arg_types: list[pa.DataType | None]
+    kind: str  # the output's row kind column
+    out: StructType  # the kind, then the input row and the aggregates
+
+
+def over_payload(t: Translator, node: OverAggregate, first: Column) -> OverPayload:
     from pyspark.sql import functions as F
 
     from sqlengine.changelog.aggregate import AggCallSpec
-    from sqlengine.changelog.over import OverAggregate as Op
     from sqlengine.changelog.values import Typing
 
     rel = t.translate(node.input)
@@ -219,7 +234,7 @@ def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:
     # the result types: those of the native aggregation of the same calls (nothing runs)
     native = df.agg(*[F.expr(agg_sql(exprs, a)).alias(a.name) for a in node.aggs])
     types = {f.name: f.dataType for f in native.schema.fields}
-    cols: list[Column] = [F.unix_millis(F.col(quote(node.order_field))).alias("c0")]
+    cols: list[Column] = [first.alias("c0")]
     cols += [F.col(quote(c)).alias(f"c{1 + i}") for i, c in enumerate(in_names)]
     specs, positions = [], []
     for call in node.aggs:
@@ -232,15 +247,30 @@ def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:
     arg_types = [_arrow(t, payload.schema.fields[2 + i].dataType) if i is not None else None for i in positions]
     kind = t.fresh("kind")
     fields = [(c, df.schema[c].dataType) for c in in_names] + [(a.name, types[a.name]) for a in node.aggs]
-    out = _out_schema(t, kind, fields)
+    in_types = [_arrow(t, df.schema[c].dataType) for c in in_names]
+    return OverPayload(payload, in_names, in_types, specs, arg_types, kind, _out_schema(t, kind, fields))
+
+
+def over_result(t: Translator, node: OverAggregate, p: OverPayload, op: Operator) -> Rel:
+    from pyspark.sql import functions as F
+
+    result = _run(t, node, _packed(p.payload), op, p.out)
+    names = tuple(node.field_names())
+    return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(p.kind)), names, kind=p.kind)
+
+
+def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.over import OverAggregate as Op
+
+    p = over_payload(t, node, F.unix_millis(F.col(quote(node.order_field))))
     order = node.input.field(node.order_field)
     op = Op(
-        [in_names.index(k) for k in node.partition_keys], len(in_names), node.rows, node.preceding, specs, arg_types,
-        _arrow_schema(t, out), _ttl(t, node), processing=order is not None and order.time == TimeKind.PROCTIME,
+        [p.in_names.index(k) for k in node.partition_keys], len(p.in_names), node.rows, node.preceding, p.specs,
+        p.arg_types, _arrow_schema(t, p.out), _ttl(t, node), processing=order is not None and order.time == TimeKind.PROCTIME,
     )
-    result = _run(t, node, _packed(payload), op, out)
-    names = tuple(node.field_names())
-    return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(kind)), names, kind=kind)
+    return over_result(t, node, p, op)
 
 
 # -- rankings: Top-N, ORDER BY ... LIMIT, deduplication over changes ----------------------------
