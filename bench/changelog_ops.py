@@ -62,6 +62,22 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
         "auction BIGINT, window_start TIMESTAMP(3), top BIGINT",
         "MAX over the 10 s before each bid per auction (changelog OVER, waits for the watermark) vs MAX per 10 s tumbling window (native)",
     ),
+    "udaf_group": (
+        "SELECT auction, wavg(price, bidder) AS a FROM bid GROUP BY auction",
+        "auction BIGINT, a DOUBLE",
+        "SELECT auction, SUM(price * bidder) / SUM(bidder) AS a FROM bid GROUP BY auction",
+        "auction BIGINT, a BIGINT",
+        "a Python aggregate function per auction (changelog) vs the same weighted average with built-ins (native)",
+    ),
+    "udaf_tumble": (
+        "SELECT auction, window_start, wavg(price, bidder) AS a FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), "
+        "INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end",
+        "auction BIGINT, window_start TIMESTAMP(3), a DOUBLE",
+        "SELECT auction, window_start, SUM(price * bidder) / SUM(bidder) AS a FROM TABLE(TUMBLE(TABLE bid, "
+        "DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end",
+        "auction BIGINT, window_start TIMESTAMP(3), a BIGINT",
+        "a Python aggregate function per auction and 10 s window (changelog, event time) vs built-ins (native)",
+    ),
     "left_join": (
         "SELECT B.auction, B.price, A.seller FROM bid B LEFT JOIN auction A ON B.auction = A.id",
         "auction BIGINT, price BIGINT, seller BIGINT",
@@ -72,8 +88,13 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
 }
 
 
+# the Python aggregate function of the udaf pairs (examples/udf/nexmark_udfs.py)
+FUNCTIONS = (f"SET 'python.files' = '{ROOT / 'examples' / 'udf' / 'nexmark_udfs.py'}';\n"
+             "CREATE TEMPORARY FUNCTION wavg AS 'nexmark_udfs.WeightedAvg' LANGUAGE PYTHON;\n")
+
+
 def runner(spark, query: str, columns: str, events: int, work: Path, tag: str):
-    script = f"{SINK.format(columns=columns)};\nINSERT INTO discard {query};"
+    script = f"{FUNCTIONS}{SINK.format(columns=columns)};\nINSERT INTO discard {query};"
     return statements_runner(spark, script, events, 10_000, work / tag)
 
 

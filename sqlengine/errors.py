@@ -123,6 +123,8 @@ def describe(err: BaseException) -> str:
 # an exception a changelog operator raises to fail its job with a message of its own (its class
 # lives in sqlengine.changelog; an unforeseen error there is a builtin one and keeps its trace)
 _OPERATOR_FAILURE = re.compile(r"^sqlengine\.changelog\.[\w.]+Error: (.+)$", re.M)
+# a user function that failed on a row raises with this marker before its one line
+USER_FAILURE_MARKER = "USER_FUNCTION_FAILED"
 _USER_FAILURE = re.compile(r"\[USER_FUNCTION_FAILED\] (.*)")
 _JVM_FAILURE = re.compile(r"User defined function \(`(sqlengine_udf_\w+).*?\) failed due to: (.*?)(?:\. SQLSTATE|$)", re.M)
 
@@ -137,7 +139,12 @@ def _user_function_failure(text: str) -> str | None:
     threw: its position, its name and the exception."""
     m = _USER_FAILURE.search(text)
     if m:
-        return m.group(1).strip()[:400]
+        line = m.group(1).strip()
+        # an aggregate function's line starts with its name in the job (its position is known here)
+        label, _, rest = line.partition(": ")
+        if label in USER_FUNCTIONS:
+            line = f"{USER_FUNCTIONS[label][0]}: {rest}"
+        return line[:400]
     m = _JVM_FAILURE.search(text)
     if m:
         where, name = USER_FUNCTIONS.get(m.group(1), ("", m.group(1)))

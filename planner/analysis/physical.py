@@ -127,11 +127,16 @@ def has_changelog_implementation(node: Node) -> bool:
     if isinstance(node, Sort):
         return node.limit is not None and bool(node.order)
     if isinstance(node, WindowAggregate):  # on processing time; Spark's own windows close on a watermark
-        return node.on_proctime and node.window.kind in PROCTIME_WINDOWS
+        return (node.on_proctime or user_aggregate(node)) and node.window.kind in PROCTIME_WINDOWS
     return True
 
 
-# the processing-time windows the changelog operator assigns (sqlengine.changelog.proctime_window)
+def user_aggregate(node: Node) -> bool:
+    """The node calls a Python aggregate function: Spark's own aggregations cannot call one."""
+    return isinstance(node, (GroupAggregate, WindowAggregate, OverAggregate)) and any(a.udf is not None for a in node.aggs)
+
+
+# the windows the changelog window aggregation assigns (sqlengine.changelog.window_aggregate)
 PROCTIME_WINDOWS = frozenset({WindowKind.TUMBLE, WindowKind.HOP, WindowKind.CUMULATE})
 
 
@@ -161,6 +166,8 @@ def reversible(node: Node, order: Sequence[tuple[str, bool]]) -> bool:
 
 
 def _no_native(node: Node) -> bool:
+    if user_aggregate(node):
+        return True
     if isinstance(node, TopN) and node.window is None:
         return not node.top1 or not reversible(node, node.order)
     if isinstance(node, Deduplicate) and node.window is None:

@@ -55,10 +55,7 @@ class BinderBase:
             jars = tuple(str(j) for j in found)
         else:
             dirs = tuple(dict.fromkeys(dirs))
-            found_sig = resolve(fn.class_name, dirs) if self.run_user_code else resolve_static(fn.class_name, dirs)
-            if found_sig is None:
-                return UserFunction(fn, None)  # a class (an aggregate function): refused at the call
-            sig = found_sig
+            sig = resolve(fn.class_name, dirs) if self.run_user_code else resolve_static(fn.class_name, dirs)
         for text in (sig.result, *sig.params):
             if text is not None:
                 try:

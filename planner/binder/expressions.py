@@ -67,7 +67,20 @@ def is_aggregate(node: exp.Expr) -> bool:
         return False
     if isinstance(node, exp.AggFunc):
         return True
-    return isinstance(node, exp.Anonymous) and node.name.upper() in AGG_NAMES
+    return isinstance(node, exp.Anonymous) and (node.name.upper() in AGG_NAMES or USER_AGGREGATE in node.meta)
+
+
+USER_AGGREGATE = "user_aggregate"  # the meta key of a call of a Python aggregate function
+
+
+def mark_user_aggregates(exprs: list[exp.Expr], binder: ExprBinder) -> None:
+    """Flag each call of a Python aggregate function (the catalog says which names are), so that
+    ``is_aggregate`` knows it as it knows COUNT; errors at the call."""
+    for e in exprs:
+        for call in find_all(e, exp.Anonymous):
+            udf = binder.user_function(call)
+            if udf is not None and udf.signature is not None and udf.signature.aggregate:
+                call.meta[USER_AGGREGATE] = udf
 
 
 def no_group_window_calls(exprs: list[exp.Expr]) -> None:
@@ -97,6 +110,7 @@ class OverCall:
     frame: exp.Expr | None  # sqlglot WindowSpec
     node: exp.Expr
     distinct: bool = False
+    udf: UserFunction | None = None  # a Python aggregate function's
 
 
 @dataclass
@@ -221,6 +235,7 @@ class ExprBinder:
             where = node.expression
             filter_expr = self._bind(where.this if isinstance(where, exp.Where) else where, None)
         name = func_name(call)
+        udf = call.meta.get(USER_AGGREGATE)
         distinct = False
         star = False
         args: list[exp.Expr] = []
@@ -240,19 +255,21 @@ class ExprBinder:
                 if any(is_aggregate(n) for n in a.walk()):
                     raise BindError("Aggregate functions cannot be nested", a)
                 args.append(self._bind(a, None))
-        if name == "COUNT" and not args:
+        if name == "COUNT" and not args and udf is None:
             star = True
         agg = AggCall(
             name=collector.new_name("agg"),
-            func=agg_func(name, call),
+            func=agg_func(name, call) if udf is None else AggFunc.USER_DEFINED,
             args=tuple(args),
             distinct=distinct,
             filter=filter_expr,
             star=star,
+            udf=udf,
+            call=call if udf is not None else None,
         )
         for existing, _existing_node in zip(collector.aggs, collector.agg_nodes, strict=True):
-            if (existing.func, existing.args, existing.distinct, existing.filter, existing.star) == (
-                agg.func, agg.args, agg.distinct, agg.filter, agg.star
+            if (existing.func, existing.args, existing.distinct, existing.filter, existing.star, existing.udf) == (
+                agg.func, agg.args, agg.distinct, agg.filter, agg.star, agg.udf
             ):
                 return col(existing.name)
         collector.aggs.append(agg)
@@ -275,15 +292,17 @@ class ExprBinder:
         order = tuple(
             (self._bind(o.this, None), bool(o.args.get("desc"))) for o in (order_node.expressions if order_node else [])
         )
+        udf = func.meta.get(USER_AGGREGATE)
         over = OverCall(
             name=collector.new_name("over"),
-            func=agg_func(name, func),
+            func=agg_func(name, func) if udf is None else AggFunc.USER_DEFINED,
             args=args,
             partition=partition,
             order=order,
             frame=node.args.get("spec"),
             node=node,
             distinct=distinct,
+            udf=udf,
         )
         collector.overs.append(over)
         return col(over.name)
@@ -306,6 +325,9 @@ class ExprBinder:
                 raise BindError(
                     f"`{node.name}` is a table function: call it in FROM, as LATERAL TABLE({node.name}(...))", node
                 )
+            if sig is not None and sig.aggregate:
+                raise BindError(f"Aggregate function {node.name} is not allowed here", node,
+                                "aggregates belong in the select list or HAVING of a grouped query")
             # remembered on the call, so that what runs where can be decided from the plan alone
             node.meta["user_function"] = udf
             return
@@ -328,14 +350,6 @@ class ExprBinder:
         except UdfError as err:
             raise BindError(f"Function `{node.name}`: {err.message}", node, err.hint) from None
         sig = udf.signature if udf is not None else None
-        if udf is not None and udf.python and sig is None:
-            raise BindError(
-                f"Function `{node.name}`: '{udf.definition.class_name}' is a Python class: user-defined aggregate "
-                "functions (Flink's AggregateFunction) cannot run on Spark yet; Python scalar functions and "
-                "generators (table functions) run",
-                node,
-                "aggregate with built-in functions, over a Python function's per-row result if need be",
-            )
         if sig is not None and not sig.accepts(len(node.expressions)):
             raise BindError(
                 f"Function `{node.name}` ('{sig.target}') takes {sig.arity()} argument{'' if sig.arity() == '1' else 's'}, "

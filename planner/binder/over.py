@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from planner.binder.base import BinderBase
-from planner.binder.expressions import Collector, ExprBinder, col
+from planner.binder.expressions import Collector, ExprBinder, col, user_result_type
 from planner.logical.fields import Field
 from planner.logical.operators import Calc, Node, OverAggregate
 from planner.logical.specs import AggCall
@@ -40,9 +40,9 @@ class OverMixin(BinderBase):
         order_name = order_expr.name if isinstance(order_expr, exp.Column) else ""
         rows, preceding = _frame(first.frame, first.node)
         aggs = tuple(
-            AggCall(name=o.name, func=o.func, args=o.args, distinct=o.distinct) for o in collector.overs
+            AggCall(name=o.name, func=o.func, args=o.args, distinct=o.distinct, udf=o.udf, call=o.node.this if o.udf else None) for o in collector.overs
         )
-        over_fields = [Field(o.name, agg_type(binder, AggCall(o.name, o.func, o.args))) for o in collector.overs]
+        over_fields = [Field(a.name, agg_type(binder, a)) for a in aggs]
         over = OverAggregate(
             tuple(list(node.fields) + over_fields),
             input=node,
@@ -62,6 +62,8 @@ class OverMixin(BinderBase):
 def agg_type(binder: ExprBinder, agg: AggCall) -> exp.DataType:
     from planner.logical import typing as T
 
+    if agg.udf is not None:
+        return user_result_type(agg.udf)
     if agg.func in ("ROW_NUMBER", "RANK", "DENSE_RANK", "COUNT"):
         return T.BIGINT
     arg = binder.type_of(agg.args[0]) if agg.args else None

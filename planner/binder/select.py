@@ -15,6 +15,7 @@ from planner.binder.expressions import (
     ExprBinder,
     col,
     is_aggregate,
+    mark_user_aggregates,
     no_group_window_calls,
 )
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
@@ -209,13 +210,14 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
         node, replaced = self.bind_scalar_subqueries(node, scope, [*where_parts, *named])
         where_parts, items = replaced[: len(where_parts)], replaced[len(where_parts) :]
         binder = ExprBinder(scope, self.user_function)
+        having = sel.args.get("having")
+        mark_user_aggregates([*items, *([having] if having is not None else [])], binder)
         if where_parts:
             try:
                 node = self._where(node, scope, binder, where_parts, sel)
             except BindError as err:
                 raise _alias_hint(err, sel) from None
         group = sel.args.get("group")
-        having = sel.args.get("having")
         aggregate = bool(group) or any(
             is_aggregate(n) and not n.find_ancestor(exp.Window) for it in items for n in find_all(it, exp.Expr)
         ) or (having is not None)

@@ -3,12 +3,16 @@ specifications, and how a plan prints an expression or a duration."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from planner.dialect import Flink
+
+if TYPE_CHECKING:
+    from planner.udf import UserFunction
 
 
 def sql(e: exp.Expr | None) -> str:
@@ -80,6 +84,7 @@ class AggFunc(StrEnum):
     NTILE = "NTILE"
     LAG = "LAG"
     LEAD = "LEAD"
+    USER_DEFINED = "USER_DEFINED"  # a Python aggregate function (AggCall.udf)
 
     @property
     def ranking(self) -> bool:
@@ -134,9 +139,15 @@ class AggCall:
     distinct: bool = False
     filter: exp.Expr | None = None
     star: bool = False  # COUNT(*)
+    udf: UserFunction | None = None  # the function of a USER_DEFINED call
+    call: exp.Expr | None = field(default=None, compare=False, repr=False)  # a USER_DEFINED call as written (its position)
+
+    @property
+    def function_name(self) -> str:
+        return self.udf.name if self.udf is not None else self.func.value
 
     def __str__(self) -> str:
         inner = "*" if self.star else ", ".join(sql(a) for a in self.args)
         d = "DISTINCT " if self.distinct else ""
         f = f" FILTER (WHERE {sql(self.filter)})" if self.filter is not None else ""
-        return f"{self.func.value}({d}{inner}){f} AS {self.name}"
+        return f"{self.function_name}({d}{inner}){f} AS {self.name}"

@@ -184,7 +184,7 @@ class Definitions:
 
     def call_text(self, node: Node, call: AggCall) -> str:
         args = "*" if call.star else ", ".join(_plain(self.inline(node, a)) for a in call.args)
-        text = f"{call.func.value}({'DISTINCT ' if call.distinct else ''}{args})"
+        text = f"{call.function_name}({'DISTINCT ' if call.distinct else ''}{args})"
         if call.filter is not None:
             text += f" FILTER (WHERE {_plain(self.inline(node, call.filter))})"
         return text

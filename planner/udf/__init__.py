@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from catalog import FunctionDef
 from planner.udf.decorator import Declared, declared_of, function
-from planner.udf.loader import PYTHON_FILES, Signature, UdfError, absolute_files, load, resolve, search_path, signature
+from planner.udf.imported import resolve
+from planner.udf.loader import PYTHON_FILES, Signature, UdfError, absolute_files, load, search_path, signature
 
 
 @dataclass(frozen=True)

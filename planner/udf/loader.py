@@ -48,6 +48,8 @@ class Signature:
     deterministic: bool
     vectorized: bool
     module_file: str | None  # the module's file, shipped to Spark's Python workers
+    aggregate: bool = False  # a class with PyFlink's AggregateFunction methods (planner.udf.aggregate)
+    retracts: bool = False  # an aggregate function with a ``retract`` method
 
     def arity(self) -> str:
         if self.varargs:
@@ -254,10 +256,3 @@ def _iterator(annotation: Any) -> bool:
         return is_iterator(annotation)
     except Exception:
         return False
-
-
-def resolve(target: str, paths: Sequence[str]) -> Signature | None:
-    """The signature of the Python function ``target``; None for a class (an aggregate function,
-    as Flink's are classes: the checker refuses its calls)."""
-    fn = load(target, paths)
-    return None if inspect.isclass(fn) else signature(target, fn)

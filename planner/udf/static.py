@@ -17,6 +17,7 @@ import typing
 from collections.abc import Sequence
 from typing import Any
 
+from planner.udf.aggregate import aggregate_signature, missing_methods
 from planner.udf.decorator import Declared
 from planner.udf.loader import Params, Signature, UdfError, build, source_file
 
@@ -42,9 +43,9 @@ class _Unreadable(Exception):
     pass
 
 
-def resolve_static(target: str, paths: Sequence[str]) -> Signature | None:
-    """The signature of ``target`` ('module.function') from its source; None for a class (an
-    aggregate function: refused at the call)."""
+def resolve_static(target: str, paths: Sequence[str]) -> Signature:
+    """The signature of ``target`` ('module.function') from its source (a class: an aggregate
+    function, read from its methods)."""
     module_name, _, attr = target.rpartition(".")
     if not module_name or not attr:
         raise UdfError(f"'{target}' names no Python function: write 'module.function'")
@@ -71,23 +72,37 @@ def resolve_static(target: str, paths: Sequence[str]) -> Signature | None:
         raise UdfError(f"Python module '{module_name}' has no function `{attr}`")
     fn = found[-1]  # the last definition is the one an import would keep
     if isinstance(fn, ast.ClassDef):
-        return None
-    declared = _declared(fn, target)
+        return _aggregate(fn, target, str(path))
+    params, hints, unreadable = _read(fn, fn.returns)
+    return build(target, _declared(fn, target), params, hints, unreadable, _generator(fn), str(path))
+
+
+def _read(fn: ast.FunctionDef | ast.AsyncFunctionDef, returns: ast.expr | None) -> tuple[Params, dict[str, Any] | None, str]:
+    """A def's positional parameters, and their annotations and ``returns`` evaluated (None and
+    why, when one cannot be read)."""
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     names = tuple(a.arg for a in positional) + ((args.vararg.arg,) if args.vararg else ())
     params = Params(names, len(positional) - len(args.defaults), args.vararg is not None)
-    hints: dict[str, Any] | None = {}
-    unreadable = ""
+    hints: dict[str, Any] = {}
     try:
         for a in [*positional, *([args.vararg] if args.vararg else [])]:
             if a.annotation is not None:
-                hints[a.arg] = _evaluate(a.annotation)  # type: ignore[index]
-        if fn.returns is not None:
-            hints["return"] = _evaluate(fn.returns)  # type: ignore[index]
+                hints[a.arg] = _evaluate(a.annotation)
+        if returns is not None:
+            hints["return"] = _evaluate(returns)
     except _Unreadable as err:
-        hints, unreadable = None, str(err)
-    return build(target, declared, params, hints, unreadable, _generator(fn), str(path))
+        return params, None, str(err)
+    return params, hints, ""
+
+
+def _aggregate(cls: ast.ClassDef, target: str, path: str) -> Signature:
+    """An aggregate function's signature from its class body (``planner.udf.aggregate``)."""
+    methods = {n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    missing_methods(target, set(methods))
+    get_value = methods["get_value"]
+    params, hints, unreadable = _read(methods["accumulate"], get_value.returns)
+    return aggregate_signature(target, _declared(cls, target), params, hints, unreadable, "retract" in methods, path)
 
 
 def _targets(node: ast.Assign | ast.AnnAssign) -> set[str]:
@@ -95,7 +110,7 @@ def _targets(node: ast.Assign | ast.AnnAssign) -> set[str]:
     return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
-def _declared(fn: ast.FunctionDef | ast.AsyncFunctionDef, target: str) -> Declared:
+def _declared(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, target: str) -> Declared:
     for d in fn.decorator_list:
         call = d if isinstance(d, ast.Call) else None
         name = call.func if call is not None else d

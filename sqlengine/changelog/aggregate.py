@@ -24,8 +24,10 @@ from typing import Any
 
 import pyarrow as pa
 
+from sqlengine.changelog.accumulator import Accumulator
 from sqlengine.changelog.kinds import DELETE, INSERT, SIGN, UPDATE_AFTER, UPDATE_BEFORE
 from sqlengine.changelog.operator import Changes, Expiry, Operator
+from sqlengine.changelog.user_aggregate import UserAggregate
 from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing, columns, thaw, value_key
 
 _MISSING = object()
@@ -40,19 +42,12 @@ class AggCallSpec:
     args: int = 1  # argument columns
     filtered: bool = False  # a FILTER column follows the arguments
     typing: Typing = AS_IS  # the result's type, as the batch engine gives it
-
-
-class Accumulator:
-    """One aggregate call's accumulate/retract/value over a per-group slot."""
-
-    def new(self) -> Any:
-        raise NotImplementedError
-
-    def update(self, acc: Any, args: Sequence[Any], sign: int) -> Any:
-        raise NotImplementedError
-
-    def value(self, acc: Any) -> Any:
-        raise NotImplementedError
+    # a Python aggregate function (func USER_DEFINED): its class, its name in the job (for its
+    # errors), its SQL name and its declared result type
+    function: type | None = None
+    label: str = ""
+    name: str = ""
+    result: pa.DataType | None = None
 
 
 class _CountStar(Accumulator):
@@ -164,6 +159,9 @@ def accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: boo
     """One call's accumulator (also the OVER aggregation's); ``retracting``: values may be taken
     back, so MIN/MAX keep every value."""
     key = value_key(arg_type) if arg_type is not None else (lambda v: v)
+    if spec.function is not None:
+        assert spec.result is not None
+        return UserAggregate(spec.function, spec.label, spec.name, spec.result)
     if spec.func == "COUNT" and spec.star:
         return _CountStar()
     if spec.distinct and spec.func in ("COUNT", "SUM", "AVG"):
@@ -222,6 +220,15 @@ class GroupAggregate(Operator):
 
     def entries(self, state: Any) -> int:
         return len(state["groups"])
+
+    def end_of_input(self, state: Any) -> Changes | None:
+        """Without GROUP BY, batch mode has one row over no input too: the initial values
+        (COUNT 0, SUM NULL), as Flink's batch aggregation gives."""
+        if self.n_keys or state["groups"]:
+            return None
+        out = Changes()
+        out.emit(INSERT, tuple(a.value(a.new()) for a in self._accumulators()))
+        return out
 
     def apply(self, state: Any, inputs: Sequence[pa.Table | None], now_ms: int) -> Changes:
         batch = inputs[0]

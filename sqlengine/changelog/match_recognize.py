@@ -35,7 +35,7 @@ import pyarrow as pa
 from planner.logical.evaluate import compile_expression
 from planner.logical.match import MatchExpr, MatchSpec, Nav, NavKind, Skip
 from sqlengine.changelog.kinds import INSERT
-from sqlengine.changelog.operator import Changes, Operator
+from sqlengine.changelog.operator import END_OF_TIME_MS, Changes, Operator
 from sqlengine.changelog.values import DECIMAL_CONTEXT, Row, Typing, columns, order_key, thawed
 
 # one row of a match: (variable's index in the pattern, the row's sequence number, time ms, row)
@@ -48,12 +48,11 @@ class MatchError(RuntimeError):
 
 def _as_time(ms: int, like: Any) -> Any:
     """Epoch milliseconds as a value of the time attribute's kind (naive, or aware when ``like`` is)."""
-    t = _EPOCH + datetime.timedelta(milliseconds=min(ms, _LAST_MS))
+    t = _EPOCH + datetime.timedelta(milliseconds=min(ms, END_OF_TIME_MS))
     return t.replace(tzinfo=datetime.UTC) if getattr(like, "tzinfo", None) is not None else t
 
 
 _EPOCH = datetime.datetime(1970, 1, 1)
-_LAST_MS = 253402300799999  # 9999-12-31 23:59:59.999: a watermark at the end of input is later
 
 
 class Partial:

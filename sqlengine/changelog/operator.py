@@ -18,6 +18,7 @@ import pyarrow as pa
 
 Row = tuple[Any, ...]
 KIND_FIELD = pa.field("kind", pa.int8(), nullable=False)
+END_OF_TIME_MS = 253402300799999  # 9999-12-31 23:59:59.999, the last TIMESTAMP(3): a batch run's final watermark
 
 
 class Changes:
@@ -97,6 +98,9 @@ class Operator(ABC):
     # (an unbounded job; a bounded one fires as its input comes, and ends with what is left open)
     clock: str | None = None
     timers: bool = False
+    # a timed operator: the watermark of the micro-batch being applied (the processor sets it
+    # before ``apply``; before any watermark, and in batch mode, nothing is behind it)
+    watermark_ms: int = -(1 << 63)
 
     def __init__(self, out_schema: pa.Schema, ttl_ms: int | None) -> None:
         self.out_schema = out_schema  # the kind, then the output fields
@@ -123,4 +127,8 @@ class Operator(ABC):
 
     def next_time(self, state: Any) -> int | None:
         """A timed operator: the earliest event time a held row waits for."""
+        return None
+
+    def end_of_input(self, state: Any) -> Changes | None:
+        """Batch mode, after the last row: what a bounded input's end adds (None: nothing)."""
         return None

@@ -33,7 +33,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine.changelog.aggregate import Accumulator, AggCallSpec, accumulator
+from sqlengine.changelog.accumulator import Accumulator
+from sqlengine.changelog.aggregate import AggCallSpec, accumulator
 from sqlengine.changelog.kinds import INSERT
 from sqlengine.changelog.operator import Changes, Expiry, Operator
 from sqlengine.changelog.values import DECIMAL_CONTEXT, Row, columns, thawed

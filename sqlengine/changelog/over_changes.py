@@ -28,7 +28,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine.changelog.aggregate import Accumulator, AggCallSpec, accumulator
+from sqlengine.changelog.accumulator import Accumulator
+from sqlengine.changelog.aggregate import AggCallSpec, accumulator
 from sqlengine.changelog.kinds import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, adds
 from sqlengine.changelog.operator import Changes, Operator
 from sqlengine.changelog.values import DECIMAL_CONTEXT, Row, columns, order_key, thawed

@@ -55,6 +55,9 @@ class BucketProcessor(StatefulProcessor):
             blobs.extend(zip(pdf["side"].tolist(), pdf["part"].tolist(), pdf["seq"].tolist(), pdf["blob"].tolist(), strict=True))
         blobs.sort(key=lambda b: (b[0], b[1], b[2]))  # per input, the order rows had where they were packed
         op = self.operator
+        if op.timed:  # what is behind the watermark is late (the operator decides what that means)
+            wm = timerValues.getCurrentWatermarkInMs()
+            op.watermark_ms = wm if wm > 0 else Operator.watermark_ms
         inputs: list[Any] = [None] * op.inputs
         for side in range(op.inputs):
             tables = [from_blob(b[3]) for b in blobs if b[0] == side]

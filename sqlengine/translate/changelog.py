@@ -13,26 +13,22 @@ continuous query and batch mode give the same types, and the Python code the sam
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from planner.analysis.versioned import versioned
 from planner.logical.changelog import Mode
 from planner.logical.evaluate import compile_expression, residual_condition
-from planner.logical.fields import TimeKind, WindowRole
 from planner.logical.joins import Join, JoinKind, TemporalJoin
-from planner.logical.operators import ChangelogNormalize, Deduplicate, GroupAggregate, Node, OverAggregate, Sort, TopN, WindowAggregate
-from planner.logical.specs import WindowKind
+from planner.logical.operators import ChangelogNormalize, Deduplicate, Node, Sort, TopN
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
-from sqlengine.translate.expressions import agg_sql, quote
+from sqlengine.translate.expressions import quote
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import DataType, StructType
 
-    from sqlengine.changelog.aggregate import AggCallSpec
     from sqlengine.changelog.operator import Operator
 
 DEFAULT_BUCKETS = 64
@@ -93,6 +89,34 @@ def _run(t: Translator, node: Node, packed: DataFrame, op: Operator, out: Struct
     return observed.mapInArrow(unpack, out)
 
 
+def operator_rows(t: Translator, node: Node, payload: DataFrame, op: Operator, out: StructType) -> DataFrame:
+    """The operator's output (its kind column first): streaming, on ``transformWithState``; in
+    batch mode over each bucket's rows at once, then the end of time."""
+    if t.streaming:
+        return _run(t, node, _packed(payload), op, out)
+    return payload.groupBy("b").applyInArrow(whole_bucket(op), out)
+
+
+def whole_bucket(op: Operator):  # type: ignore[no-untyped-def]
+    """``applyInArrow``: one bucket's rows through the operator, then its watermark to the end
+    (a row without a kind is a marker that only makes its bucket run: ``_with_empty_group``)."""
+    import pyarrow.compute as pc
+
+    from sqlengine.changelog.operator import END_OF_TIME_MS
+
+    def run(table: pa.Table) -> pa.Table:
+        state = op.new_state()
+        rows = table.drop_columns(["b"])
+        changes = op.apply(state, [rows.filter(pc.is_valid(rows.column(0)))], 0)
+        for more in (op.fire(state, END_OF_TIME_MS, 0) if op.timed else None, op.end_of_input(state)):
+            if more is not None:
+                changes.kinds += more.kinds
+                changes.rows += more.rows
+        return changes.table(op.out_schema)
+
+    return run
+
+
 def _out_schema(t: Translator, kind: str, fields: list[tuple[str, DataType]]) -> StructType:
     from pyspark.sql.types import ByteType, StructField, StructType
 
@@ -103,174 +127,6 @@ def _ttl(t: Translator, node: Node, side: int = 0) -> int | None:
     """The state TTL of the operator (of one join side): its STATE_TTL hint, or the session's."""
     hint = node.state_ttl_ms[side] if len(node.state_ttl_ms) > side else None
     return hint if hint is not None else t.ttl_ms
-
-
-# -- group aggregation -------------------------------------------------------------------------
-
-
-class _Calls:
-    """The payload of an aggregation by keys: its columns by position (c0, c1, ...; a key and
-    arguments may be the same column, GROUP BY price ... MAX(price), MIN(price), and Arrow refuses
-    a struct with repeated names), each call's spec, and the result types, those of the native
-    aggregation of the same calls (nothing runs)."""
-
-    def __init__(self, t: Translator, node: GroupAggregate | WindowAggregate, df: DataFrame) -> None:
-        from pyspark.sql import functions as F
-
-        from sqlengine.changelog.aggregate import AggCallSpec
-        from sqlengine.changelog.values import Typing
-
-        exprs = t.exprs(node)
-        native = df.groupBy(*[F.col(quote(k)) for k in node.keys]).agg(
-            *[F.expr(agg_sql(exprs, a)).alias(a.name) for a in node.aggs] or [F.count(F.lit(1)).alias(t.fresh("n"))]
-        )
-        self.types = {f.name: f.dataType for f in native.schema.fields}
-        self.cols: list[Column] = [F.col(quote(k)).alias(f"c{i}") for i, k in enumerate(node.keys)]
-        self.specs: list[AggCallSpec] = []
-        self.positions: list[int | None] = []
-        for call in node.aggs:
-            args = [] if call.star else [F.expr(exprs.sql(a)) for a in call.args]
-            self.positions.append(len(self.cols) if args else None)
-            self.cols += [a.alias(f"c{len(self.cols) + i}") for i, a in enumerate(args)]
-            if call.filter is not None:
-                self.cols.append(F.expr(exprs.sql(call.filter)).alias(f"c{len(self.cols)}"))
-            typing = Typing.of(_arrow(t, self.types[call.name]))
-            distinct = call.distinct and call.func.value in ("COUNT", "SUM", "AVG")
-            self.specs.append(AggCallSpec(call.func.value, distinct, call.star, len(args), call.filter is not None, typing))
-
-    def arg_types(self, t: Translator, payload: DataFrame, inserted: int = 0) -> list[pa.DataType | None]:
-        """Per call, its first argument's Arrow type (``payload``: bucket, kind, then the columns,
-        with ``inserted`` more columns between the keys and the arguments)."""
-        return [_arrow(t, payload.schema.fields[2 + inserted + i].dataType) if i is not None else None for i in self.positions]
-
-
-def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
-    from pyspark.sql import functions as F
-
-    from sqlengine.changelog.aggregate import GroupAggregate as Op
-
-    rel = t.translate(node.input)
-    df = without_event_time(rel.df)
-    calls = _Calls(t, node, df)
-    types, specs = calls.types, calls.specs
-    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *calls.cols)
-    arg_types = calls.arg_types(t, payload)
-    kind = t.fresh("kind")
-    out_fields = [(k, types[k]) for k in node.keys] + [(a.name, types[a.name]) for a in node.aggs]
-    out = _out_schema(t, kind, out_fields)
-    updating = not t.props[node.input.node_id].changelog.insert_only or rel.kind is not None
-    op = Op(len(node.keys), specs, arg_types, updating, _arrow_schema(t, out), _ttl(t, node))
-    result = _run(t, node, _packed(payload), op, out)
-    names = tuple(node.field_names())
-    return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(kind)), names, kind=kind)
-
-
-# -- window aggregation on processing time --------------------------------------------------
-
-
-def translate_proctime_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
-    """TUMBLE, HOP and CUMULATE on processing time: the operator counts each row in the windows
-    of its processing time and emits each window when the wall clock passes its end."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import TimestampType
-
-    from sqlengine.changelog.proctime_window import ProcTimeWindowAggregate as Op
-
-    rel = t.translate(node.input)
-    df = without_event_time(rel.df)
-    calls = _Calls(t, node, df)
-    w = node.window
-    # after a window TVF each row comes once per window it is in, with the window's bounds; a
-    # GROUP BY TUMBLE(proc, ..) gives the operator the row's processing time to assign
-    bounds = {f.window.role: f.name for f in node.input.fields if f.window is not None and f.window.window_id == w.id}
-    given = WindowRole.START in bounds and WindowRole.END in bounds
-    window_cols = ([F.unix_millis(F.col(quote(bounds[WindowRole.START]))), F.unix_millis(F.col(quote(bounds[WindowRole.END])))] if given
-                   else [F.unix_millis(F.col(quote(w.time_field)))])
-    n_keys = len(node.keys)
-    cols = calls.cols[:n_keys] + [c.alias(t.fresh("w")) for c in window_cols] + calls.cols[n_keys:]
-    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *cols)
-    kind = t.fresh("kind")
-    window_names = [f.name for f in node.fields[n_keys : n_keys + 3]]
-    out_fields = ([(k, calls.types[k]) for k in node.keys] + [(n, TimestampType()) for n in window_names]
-                  + [(a.name, calls.types[a.name]) for a in node.aggs])
-    out = _out_schema(t, kind, out_fields)
-    slide = w.slide_ms if w.kind == WindowKind.HOP else w.step_ms if w.kind == WindowKind.CUMULATE else w.size_ms
-    op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, calls.arg_types(t, payload, len(window_cols)),
-            _arrow_schema(t, out), given)
-    # timers close windows on an idle source; a bounded job has none (see the operator)
-    op.timers = not all(s.bounded for s in t.sources)
-    result = _run(t, node, _packed(payload), op, out)
-    names = tuple(node.field_names())
-    return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
-
-
-# -- OVER aggregation on event time ----------------------------------------------------------
-
-
-@dataclass
-class OverPayload:
-    """An OVER aggregation's input as its changelog operator reads it: the bucket, the row kind,
-    one column of the operator's own (``first``), the input row, then each call's arguments."""
-
-    payload: DataFrame
-    in_names: list[str]
-    in_types: list[pa.DataType]
-    specs: list[AggCallSpec]
-    arg_types: list[pa.DataType | None]
-    kind: str  # the output's row kind column
-    out: StructType  # the kind, then the input row and the aggregates
-
-
-def over_payload(t: Translator, node: OverAggregate, first: Column) -> OverPayload:
-    from pyspark.sql import functions as F
-
-    from sqlengine.changelog.aggregate import AggCallSpec
-    from sqlengine.changelog.values import Typing
-
-    rel = t.translate(node.input)
-    df = rel.df
-    in_names = list(rel.columns)
-    exprs = t.exprs(node)
-    # the result types: those of the native aggregation of the same calls (nothing runs)
-    native = df.agg(*[F.expr(agg_sql(exprs, a)).alias(a.name) for a in node.aggs])
-    types = {f.name: f.dataType for f in native.schema.fields}
-    cols: list[Column] = [first.alias("c0")]
-    cols += [F.col(quote(c)).alias(f"c{1 + i}") for i, c in enumerate(in_names)]
-    specs, positions = [], []
-    for call in node.aggs:
-        args = [] if call.star else [F.expr(exprs.sql(a)) for a in call.args]
-        positions.append(len(cols) if args else None)
-        cols += [a.alias(f"c{len(cols) + i}") for i, a in enumerate(args)]
-        specs.append(AggCallSpec(call.func.value, call.distinct, call.star, len(args), False, Typing.of(_arrow(t, types[call.name]))))
-    # the watermark stays on the input: Spark's timers need it (the operator drops late rows itself)
-    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.partition_keys]), rel.kind_column(), *cols)
-    arg_types = [_arrow(t, payload.schema.fields[2 + i].dataType) if i is not None else None for i in positions]
-    kind = t.fresh("kind")
-    fields = [(c, df.schema[c].dataType) for c in in_names] + [(a.name, types[a.name]) for a in node.aggs]
-    in_types = [_arrow(t, df.schema[c].dataType) for c in in_names]
-    return OverPayload(payload, in_names, in_types, specs, arg_types, kind, _out_schema(t, kind, fields))
-
-
-def over_result(t: Translator, node: OverAggregate, p: OverPayload, op: Operator) -> Rel:
-    from pyspark.sql import functions as F
-
-    result = _run(t, node, _packed(p.payload), op, p.out)
-    names = tuple(node.field_names())
-    return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(p.kind)), names, kind=p.kind)
-
-
-def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:
-    from pyspark.sql import functions as F
-
-    from sqlengine.changelog.over import OverAggregate as Op
-
-    p = over_payload(t, node, F.unix_millis(F.col(quote(node.order_field))))
-    order = node.input.field(node.order_field)
-    op = Op(
-        [p.in_names.index(k) for k in node.partition_keys], len(p.in_names), node.rows, node.preceding, p.specs,
-        p.arg_types, _arrow_schema(t, p.out), _ttl(t, node), processing=order is not None and order.time == TimeKind.PROCTIME,
-    )
-    return over_result(t, node, p, op)
 
 
 # -- rankings: Top-N, ORDER BY ... LIMIT, deduplication over changes ----------------------------

@@ -25,14 +25,17 @@ from planner.logical.operators import (
 from sqlengine.translate.aggregates import translate_deduplicate, translate_group_aggregate, translate_topn
 from sqlengine.translate.batch_only import translate_over, translate_rank_batch, translate_sort
 from sqlengine.translate.changelog import (
-    translate_changelog_aggregate,
     translate_changelog_dedup,
     translate_changelog_join,
     translate_changelog_normalize,
-    translate_changelog_over,
     translate_changelog_rank,
     translate_changelog_temporal_join,
-    translate_proctime_window_aggregate,
+)
+from sqlengine.translate.changelog_aggregates import (
+    has_user_aggregate,
+    translate_changelog_aggregate,
+    translate_changelog_over,
+    translate_changelog_window_aggregate,
 )
 from sqlengine.translate.core import Handler, Rel, Translator
 from sqlengine.translate.joins import translate_join, translate_temporal_join_batch
@@ -86,13 +89,29 @@ CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
     ChangelogNormalize: translate_changelog_normalize,
     OverAggregate: translate_changelog_over,
     TemporalJoin: translate_changelog_temporal_join,
-    WindowAggregate: translate_proctime_window_aggregate,  # on processing time (physical.py)
+    WindowAggregate: translate_changelog_window_aggregate,  # on processing time, or with a Python aggregate function
     MatchRecognize: translate_changelog_match,
+}
+
+
+def translate_user_over_batch(t: Translator, node: OverAggregate) -> Rel:
+    """Batch mode: an OVER ordered by one time attribute as on a stream, any other as over changes."""
+    return translate_over_changes(t, node) if node.on_changes(True) else translate_changelog_over(t, node)
+
+
+# in batch mode, the aggregations that call a Python aggregate function (Spark's cannot) run
+# their changelog operator over each bucket's rows at once
+USER_AGGREGATE_BATCH_HANDLERS: dict[type[Node], Handler] = {
+    GroupAggregate: translate_changelog_aggregate,
+    WindowAggregate: translate_changelog_window_aggregate,
+    OverAggregate: translate_user_over_batch,
 }
 
 
 def handler_for(node: Node, streaming: bool, physical: Physical | None = None) -> Handler | None:
     if not streaming:
+        if has_user_aggregate(node):
+            return USER_AGGREGATE_BATCH_HANDLERS.get(type(node))
         batch = BATCH_HANDLERS.get(type(node))
         if batch is not None:
             return batch

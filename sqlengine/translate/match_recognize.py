@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.logical.operators import MatchRecognize
-from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, _packed, _run
+from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, operator_rows
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.expressions import quote
 from sqlengine.types import spark_type
@@ -19,10 +19,7 @@ if TYPE_CHECKING:
 
     from sqlengine.changelog.match_recognize import MatchRecognize as Op
 
-END_OF_TIME_MS = 253402300799999  # 9999-12-31 23:59:59.999, the last TIMESTAMP(3)
-
-
-def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, StructType, str]:
+def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, StructType]:
     from pyspark.sql import functions as F
 
     from sqlengine.changelog.match_recognize import MatchRecognize as Op
@@ -34,44 +31,26 @@ def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, Struc
     cols = [F.unix_millis(F.col(quote(node.order_field))).alias("c0")]
     cols += [F.col(quote(c)).alias(f"c{1 + i}") for i, c in enumerate(in_names)]
     payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.partition_keys]), rel.kind_column(), *cols)
-    kind = t.fresh("kind")
     fields = [(k, df.schema[k].dataType) for k in node.partition_keys]
     fields += [(name, spark_type(m.type)) for name, m in node.spec.measures]
-    out = _out_schema(t, kind, fields)
+    out = _out_schema(t, t.fresh("kind"), fields)
     types = [_arrow(t, df.schema[c].dataType) for c in in_names]
     op = Op(
         [in_names.index(k) for k in node.partition_keys], len(in_names), in_names.index(node.order_field), node.spec,
         _arrow_schema(t, out), [(in_names.index(n), d) for n, d in node.then_by], types,
     )
-    return payload, op, out, kind
+    return payload, op, out
 
 
 def translate_changelog_match(t: Translator, node: MatchRecognize) -> Rel:
+    """Streaming, on event-time timers; batch mode (``translate_match_batch``), each bucket's
+    rows at once, then the end of time."""
     from pyspark.sql import functions as F
 
-    payload, op, out, _kind = _prepared(t, node)
-    result = _run(t, node, _packed(payload), op, out)
+    payload, op, out = _prepared(t, node)
+    result = operator_rows(t, node, payload, op, out)
     names = tuple(node.field_names())
     return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
 
 
-def translate_match_batch(t: Translator, node: MatchRecognize) -> Rel:
-    """Batch mode: each bucket's rows go through the operator at once, then the end of time."""
-    from pyspark.sql import functions as F
-
-    payload, op, out, _kind = _prepared(t, node)
-    result = payload.groupBy("b").applyInArrow(_whole_bucket(op), out)
-    names = tuple(node.field_names())
-    return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
-
-
-def _whole_bucket(op: Op):  # type: ignore[no-untyped-def]
-    import pyarrow as pa
-
-    def run(table: pa.Table) -> pa.Table:
-        state = op.new_state()
-        rows = table.drop_columns(["b"])
-        op.apply(state, [rows], 0)
-        return op.fire(state, END_OF_TIME_MS, 0).table(op.out_schema)
-
-    return run
+translate_match_batch = translate_changelog_match

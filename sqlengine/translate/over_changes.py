@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from planner.logical import typing as T
 from planner.logical.operators import OverAggregate
-from sqlengine.translate.changelog import _arrow_schema, over_payload, over_result
+from sqlengine.translate.changelog import _arrow_schema
+from sqlengine.translate.changelog_aggregates import over_payload, over_result
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.expressions import quote
 

@@ -29,11 +29,12 @@ from sqlglot import exp
 
 from planner.analysis.check.expressions import node_expressions
 from planner.logical.operators import Node
+from planner.logical.specs import AggCall
 from planner.logical.walk import find_all
 from planner.problems import node_span
 from planner.source import SourceText, Span
 from planner.udf import UserFunction, load
-from sqlengine.errors import USER_FUNCTIONS
+from sqlengine.errors import USER_FAILURE_MARKER, USER_FUNCTIONS
 from sqlengine.spark_connect import add_py_file
 from sqlengine.types import spark_type
 
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
     from pyspark.sql.types import DataType
 
-MARKER = "USER_FUNCTION_FAILED"
+MARKER = USER_FAILURE_MARKER
 log = logging.getLogger(__name__)
 
 
@@ -65,6 +66,9 @@ def user_calls(plans: Sequence[Node]) -> dict[str, tuple[UserFunction, exp.Expr]
                     udf = call.meta.get("user_function")
                     if isinstance(udf, UserFunction):
                         out.setdefault(spark_name(udf, call), (udf, call))
+            for agg in getattr(node, "aggs", ()):  # Python aggregate functions
+                if isinstance(agg, AggCall) and agg.udf is not None and agg.call is not None:
+                    out.setdefault(spark_name(agg.udf, agg.call), (agg.udf, agg.call))
     return out
 
 
@@ -81,6 +85,8 @@ def register(spark: SparkSession, plans: Sequence[Node], source: SourceText | No
         fn = load(sig.target, ())
         _by_value(fn)
         _ship(spark, sig.module_file, sig.target, job_dir)
+        if sig.aggregate:
+            continue  # a class the changelog aggregations call (sqlengine.changelog.user_aggregate)
         result = spark_type(sig.result)
         if sig.table:
             from pyspark.sql.types import ArrayType

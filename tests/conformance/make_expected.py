@@ -47,6 +47,15 @@ def tables(streaming: bool, data: Path) -> TableEnvironment:
     ddl = (HERE / "tables.sql").read_text().replace("${DATA}", str(data)).replace("${SOURCE_OPTIONS}", "")
     for stmt in statements(ddl):
         env.execute_sql(stmt)
+    # the Python aggregate functions (functions.sql gives sqlengine the same classes)
+    udfs = HERE / "udfs"
+    sys.path.insert(0, str(udfs))
+    import flink_aggs
+
+    env.get_config().set("python.files", f"{udfs / 'conformance_aggs.py'},{udfs / 'flink_aggs.py'}")
+    env.get_config().set("python.executable", sys.executable)
+    for name, fn in flink_aggs.FUNCTIONS.items():
+        env.create_temporary_function(name, fn)
     return env
 
 

@@ -68,6 +68,7 @@ def sql(spark, tmp_path_factory) -> Sql:
     data = _copy_in_order(tmp_path_factory.mktemp("conformance-data"))
     runner.ddl(tables.replace("${DATA}", str(data))
                .replace("${SOURCE_OPTIONS}", ", 'source.max-files-per-trigger' = '1'"))
+    runner.ddl((HERE / "functions.sql").read_text().replace("${HERE}", str(HERE)))
     return runner
 
 

@@ -122,6 +122,34 @@ def untyped(s):
 class Total:
     def accumulate(self, acc, v):
         pass
+
+class Wavg:
+    def create_accumulator(self):
+        return [0, 0]
+
+    def accumulate(self, acc, v: int | None, w: int = 1) -> None:
+        if v is not None:
+            acc[0] += v * w
+            acc[1] += w
+
+    def retract(self, acc, v: int | None, w: int = 1) -> None:
+        if v is not None:
+            acc[0] -= v * w
+            acc[1] -= w
+
+    def get_value(self, acc) -> float | None:
+        return acc[0] / acc[1] if acc[1] else None
+
+@function(result="DECIMAL(10, 2)", params=("DECIMAL(10, 2)",))
+class Money:
+    def create_accumulator(self):
+        return []
+
+    def accumulate(self, acc, x):
+        acc.append(x)
+
+    def get_value(self, acc):
+        return sum(acc)
 """
 
 
@@ -190,16 +218,36 @@ def test_binder_errors_are_positioned_at_the_call(tmp_path):
     assert all(str(f) == e.source.path for e in errors)
 
 
-def test_a_python_class_an_aggregate_function_is_refused_at_its_call(tmp_path):
+def test_a_class_without_the_aggregate_methods_is_refused_at_its_call(tmp_path):
     f = _script(tmp_path, "udf_classes", """\
         CREATE TEMPORARY FUNCTION total AS 'udf_classes.Total' LANGUAGE PYTHON;
         SELECT s, total(n) AS x FROM t GROUP BY s;
         """)
     err = _run(f)[-1]
     assert (err.line, err.column) == (3, 11)
-    assert err.message.startswith("Function `total`: 'udf_classes.Total' is a Python class: user-defined aggregate")
+    assert err.message == (
+        "Function `total`: 'udf_classes.Total' is a class without a `create_accumulator` method: it is not an aggregate function"
+    )
 
 
+def test_a_python_aggregate_function_is_an_aggregate_with_its_declared_types(tmp_path):
+    f = _script(tmp_path, "udf_aggs", """\
+        CREATE TEMPORARY FUNCTION wavg AS 'udf_aggs.Wavg' LANGUAGE PYTHON;
+        CREATE TEMPORARY FUNCTION money AS 'udf_aggs.Money' LANGUAGE PYTHON;
+        CREATE VIEW v AS SELECT s, wavg(n, n) AS a, wavg(n) AS b, money(n) FILTER (WHERE n > 0) AS m FROM t GROUP BY s;
+        DESCRIBE v;
+        EXPLAIN SELECT s, wavg(n) AS a FROM t GROUP BY s;
+        SELECT s FROM t WHERE wavg(n) > 1;
+        SELECT s, wavg(n, n, n) FROM t GROUP BY s;
+        SELECT s, wavg(n) + 1 FROM t;
+        """)
+    *_, describe, explain, where, arity, ungrouped = _run(f)
+    assert {row[0]: row[1] for row in describe.rows} == {"s": "STRING", "a": "DOUBLE", "b": "DOUBLE", "m": "DECIMAL(10, 2)"}
+    assert "GroupAggregate(groupBy=[s], select=[wavg(`n`) AS $agg0])" in explain.text
+    assert "changelog operator (Spark has no operator for it)" in explain.text
+    assert (where.line, where.column, where.message) == (7, 23, "Aggregate function wavg is not allowed here")
+    assert (arity.line, arity.column, arity.message) == (8, 11, "Function `wavg` ('udf_aggs.Wavg') takes 1 to 2 arguments, not 3")
+    assert ungrouped.line == 9 and "s" in ungrouped.message
 def test_python_files_setting_adds_to_the_search_path(tmp_path):
     lib = tmp_path / "lib"
     lib.mkdir()
@@ -304,3 +352,28 @@ def test_a_jvm_function_is_typed_from_its_class_file_without_a_jvm(tmp_path):
     assert (arity.line, arity.column, arity.message) == (
         10, 8, "Function `cc` ('com.example.CountChar') takes 2 arguments, not 1"
     )
+
+
+def test_an_aggregate_function_without_retract_is_refused_where_rows_are_taken_back(tmp_path):
+    """Over an updating input and in a bounded OVER frame (Flink's job fails there at run time);
+    over an insert-only input, in a window and in an unbounded frame it runs. No SESSION window."""
+    f = _script(tmp_path, "udf_retract", """\
+        CREATE TEMPORARY FUNCTION money AS 'udf_retract.Money' LANGUAGE PYTHON;
+        CREATE TEMPORARY FUNCTION wavg AS 'udf_retract.Wavg' LANGUAGE PYTHON;
+        CREATE TABLE e (k STRING, d DECIMAL(10, 2), ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');
+        SELECT k, money(d) AS m FROM e GROUP BY k;
+        SELECT money(m) FROM (SELECT k, money(d) AS m FROM e GROUP BY k);
+        SELECT wavg(n) FROM (SELECT k, COUNT(*) AS n FROM e GROUP BY k);
+        SELECT k, money(d) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM e;
+        SELECT k, money(d) OVER (PARTITION BY k ORDER BY ts) FROM e;
+        SELECT k, window_start, money(d) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end;
+        SELECT k, window_start, money(d) FROM TABLE(SESSION(TABLE e PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end;
+        """)
+    found = [(d.line, d.column, d.code, d.message) for d in lint_paths([f]).diagnostics if d.code == "SE301"]
+    assert [x[:3] for x in found] == [(6, 8, "SE301"), (8, 11, "SE301"), (11, 25, "SE301")]
+    assert ("the aggregate function `money` ('udf_retract.Money') has no retract method, which it needs here: its input "
+            "updates or retracts rows") in found[0][3]
+    assert "its OVER frame takes each row back when the row leaves it" in found[1][3]
+    assert "a Python aggregate function (`money`) cannot run in a SESSION window yet" in found[2][3]
+    changelog = [[p.changelog for p in o.analysis.physical.values()] for o in _run(f)[4:] if o.analysis is not None]
+    assert changelog[:5] == [[True], [True, True], [True, True], [True], [True]]

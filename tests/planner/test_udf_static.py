@@ -13,19 +13,29 @@ import pytest
 
 from planner.lint.driver import lint_paths
 from planner.udf import UdfError
-from planner.udf.loader import load, resolve
+from planner.udf.imported import resolve
+from planner.udf.loader import load
 from planner.udf.static import resolve_static
 from tests.planner.test_udf import DDL, MODULE
 
 
-@pytest.mark.parametrize("name", ["count_char", "money", "words"])
+@pytest.mark.parametrize("name", ["count_char", "money", "words", "Wavg", "Money"])
 def test_the_source_gives_the_signature_an_import_gives(tmp_path, name):
     (tmp_path / "udf_same.py").write_text(MODULE)
     by_import, by_source = resolve(f"udf_same.{name}", [str(tmp_path)]), resolve_static(f"udf_same.{name}", [str(tmp_path)])
-    assert by_import is not None and by_source is not None
-    fields = ("params", "result", "required", "varargs", "table", "deterministic", "vectorized")
+    fields = ("params", "result", "required", "varargs", "table", "deterministic", "vectorized", "aggregate", "retracts")
     assert [getattr(by_source, f) for f in fields] == [getattr(by_import, f) for f in fields]
-    assert resolve_static("udf_same.Total", [str(tmp_path)]) is None  # a class: refused at its call
+    assert by_source.aggregate == name[0].isupper()
+
+
+def test_an_aggregate_functions_signature_is_read_from_its_methods(tmp_path):
+    (tmp_path / "udf_agg.py").write_text(MODULE)
+    wavg, money = (resolve_static(f"udf_agg.{n}", [str(tmp_path)]) for n in ("Wavg", "Money"))
+    assert (wavg.params, wavg.result, wavg.required, wavg.retracts) == (("BIGINT", "BIGINT"), "DOUBLE", 1, True)
+    assert (money.params, money.result, money.retracts) == (("DECIMAL(10, 2)",), "DECIMAL(10, 2)", False)
+    for how in (resolve, resolve_static):
+        with pytest.raises(UdfError, match="is a class without a `create_accumulator` method"):
+            how("udf_agg.Total", [str(tmp_path)])
 
 
 def test_lint_reads_a_function_without_running_its_module(tmp_path):

@@ -1,7 +1,8 @@
 """Python user functions on Spark: scalar functions (row at a time on Arrow, and vectorized),
 NULL in and out, a declared result type, a function raising on a row (one positioned line), a
-table function through LATERAL TABLE (inner and LEFT), and Nexmark q14 with count_char written in
-Python (examples/udf/nexmark_udfs.py) — each streaming equal to batch."""
+table function through LATERAL TABLE (inner and LEFT), aggregate functions (grouped, global, over
+a frame; their windows are in the conformance suite, l01-l04), and Nexmark q14 with count_char
+written in Python (examples/udf/nexmark_udfs.py) — each streaming equal to batch."""
 
 from __future__ import annotations
 
@@ -52,6 +53,37 @@ def keys(m: dict[str, int] | None) -> list[str] | None:
 def words(s: str | None) -> Iterator[tuple[str, int]]:
     for w in (s or "").split():
         yield w, len(w)
+
+class Longest:
+    # the longest string (the first of equal length); no retract
+    def create_accumulator(self):
+        return [None]
+
+    def accumulate(self, acc, s: str | None) -> None:
+        if s is not None and (acc[0] is None or len(s) > len(acc[0])):
+            acc[0] = s
+
+    def get_value(self, acc) -> str | None:
+        return acc[0]
+
+class SumSquares:
+    def create_accumulator(self):
+        return [0, 0]
+
+    def accumulate(self, acc, n: int | None) -> None:
+        if n is not None:
+            acc[0] += n * n
+            acc[1] += 1
+
+    def retract(self, acc, n: int | None) -> None:
+        if n is not None:
+            acc[0] -= n * n
+            acc[1] -= 1
+
+    def get_value(self, acc) -> int | None:
+        if acc[1] and acc[0] > 1000:
+            raise OverflowError("too large")
+        return acc[0] if acc[1] else None
 """
 
 ROWS = [
@@ -79,6 +111,8 @@ def sql(spark, tmp_path_factory) -> Sql:
         CREATE TEMPORARY FUNCTION fragile AS 'udf_spark_tests.fragile' LANGUAGE PYTHON;
         CREATE TEMPORARY FUNCTION words AS 'udf_spark_tests.words' LANGUAGE PYTHON;
         CREATE TEMPORARY FUNCTION keys_of AS 'udf_spark_tests.keys' LANGUAGE PYTHON;
+        CREATE TEMPORARY FUNCTION longest AS 'udf_spark_tests.Longest' LANGUAGE PYTHON;
+        CREATE TEMPORARY FUNCTION sumsq AS 'udf_spark_tests.SumSquares' LANGUAGE PYTHON;
     """)
     return s
 
@@ -117,6 +151,39 @@ def test_a_function_raising_on_a_row_fails_the_job_with_one_positioned_line(sql:
     line = describe(job.error_detail)
     assert "\n" not in line and "Traceback" not in line
     assert re.fullmatch(r"job\.sql:2:3: fragile\(NULL\) raised TypeError: object of type 'NoneType' has no len\(\)", line), line
+
+
+def test_aggregate_functions_streaming_equals_batch(sql: Sql):
+    """A Python aggregate function beside a built-in one: grouped, global, and global over no rows
+    (batch mode has one row then, as Flink's batch aggregation; a stream has none)."""
+    streaming, batch = sql.both("SELECT n > 2 AS big, longest(s) AS l, sumsq(n) AS q, COUNT(*) AS c FROM r GROUP BY n > 2")
+    assert streaming == batch == multiset([(True, "a banana", 58, 2), (False, "", 0, 1), (None, "cab", None, 1)])
+    streaming, batch = sql.both("SELECT longest(s) AS l, sumsq(n) AS q, COUNT(*) AS c FROM r")
+    assert streaming == batch == multiset([("a banana", 58, 4)])
+    streaming, batch = sql.both("SELECT longest(s) AS l, COUNT(*) AS c FROM r WHERE id > 9")
+    assert (streaming, batch) == (multiset([]), multiset([(None, 0)]))
+
+
+def test_an_aggregate_function_over_a_frame_streaming_equals_batch(sql: Sql, tmp_path):
+    """A bounded OVER frame takes each row back as it leaves (retract); Flink cannot plan a Python
+    aggregate function in OVER, so batch mode is the reference here."""
+    rows = [{"k": k, "n": n, "ts": f"2026-01-01 00:00:{i:02d}"} for i, (k, n) in enumerate([("a", 1), ("b", 2), ("a", 3), ("a", 4), ("b", 5)])]
+    data = write_json(tmp_path / "ev" / "part-0.json", rows)
+    sql.ddl(f"""CREATE TABLE ev (k STRING, n INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+                WITH ('connector' = 'filesystem', 'path' = '{data.parent}', 'format' = 'json')""")
+    query = "SELECT k, n, sumsq(n) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS q FROM ev"
+    streaming, batch = sql.both(query)
+    assert streaming == batch == multiset([("a", 1, 1), ("a", 3, 10), ("a", 4, 25), ("b", 2, 4), ("b", 5, 29)])
+
+
+def test_an_aggregate_function_raising_fails_the_job_with_one_positioned_line(sql: Sql):
+    sql.mode("streaming")
+    (stmt,) = parse_script("SELECT id,\n  sumsq(id * 100) AS q FROM r GROUP BY id", "agg.sql").statements
+    job = sql.engine.start(sql.engine.plan(stmt))
+    job.wait()
+    assert job.error_detail is not None
+    line = describe(job.error_detail)
+    assert line == "agg.sql:2:3: sumsq: get_value raised OverflowError: too large", line
 
 
 def test_table_function_streaming_equals_batch(sql: Sql):

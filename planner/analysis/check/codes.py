@@ -49,6 +49,8 @@ class Code(StrEnum):
     UPSERT_SOURCE = "upsert-source"
     # expressions, both modes
     USER_FUNCTION = "user-function"
+    USER_AGGREGATE_RETRACT = "user-aggregate-retract"
+    USER_AGGREGATE_SESSION = "user-aggregate-session"
     NO_COUNTERPART = "no-counterpart"
     LITERAL_SEPARATOR = "literal-separator"
     DISTINCT_AGGREGATE = "distinct-aggregate"
@@ -150,6 +152,14 @@ MESSAGES: dict[Code, str] = {
         "without USING JAR, so there is no class to load; Python functions (LANGUAGE PYTHON) run, and JVM "
         "classes implementing Spark's UDF1..UDF22 from USING JAR 'path.jar'"
     ),
+    Code.USER_AGGREGATE_RETRACT: (
+        "the aggregate function `{function}` ('{target}') has no retract method, which it needs here: {what} (Flink's "
+        "job fails there with \"Method retract is not implemented\")"
+    ),
+    Code.USER_AGGREGATE_SESSION: (
+        "a Python aggregate function (`{function}`) cannot run in a SESSION window yet (sessions merge, and "
+        "sqlengine's window operator does not merge accumulators); GROUP BY, TUMBLE, HOP, CUMULATE and OVER run it"
+    ),
     Code.NO_COUNTERPART: "{function}() has no counterpart in Spark",
     Code.LITERAL_SEPARATOR: "{function} needs a literal separator to run on Spark",
     Code.DISTINCT_AGGREGATE: "{function}(DISTINCT ...) cannot run on Spark yet",
@@ -176,12 +186,14 @@ HINTS: dict[Code, str] = {
     ),
     Code.TABLE_FUNCTION: "write it in Python as a generator: CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON",
     Code.DISTINCT_AGGREGATE: "use COUNT, SUM or AVG (DISTINCT), or GROUP BY the value first and aggregate the groups",
+    Code.USER_AGGREGATE_RETRACT: "define retract(self, acc, ...) undoing what accumulate does for the same arguments",
+    Code.USER_AGGREGATE_SESSION: "aggregate the session's rows with built-in functions, or use a TUMBLE or HOP window",
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
     Code.PROCTIME_WINDOW: "window on the event-time attribute (the column of WATERMARK FOR)",
     Code.MATCH_RECOGNIZE: (
         "DEFINE and MEASURES run comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column "
-        "references, FIRST/LAST/PREV, COUNT/SUM/AVG/MIN/MAX, MATCH_ROWTIME() and CLASSIFIER(); compute other "
+        "references, FIRST/LAST/PREV, COUNT/SUM/AVG/MIN/MAX and MATCH_ROWTIME(); compute other "
         "functions in a subquery below MATCH_RECOGNIZE"
     ),
 }

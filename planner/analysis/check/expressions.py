@@ -115,5 +115,5 @@ def _distinct(node: Node, aggs: tuple[AggCall, ...]) -> list[Problem]:
     """DISTINCT aggregates run as sets of values (COUNT, SUM, AVG; MIN/MAX ignore DISTINCT)."""
     for a in aggs:
         if a.distinct and a.func not in _DISTINCT_OK:
-            return [problem(Code.DISTINCT_AGGREGATE, node, function=a.func.value)]
+            return [problem(Code.DISTINCT_AGGREGATE, node, a.call, function=a.function_name)]
     return []

@@ -15,7 +15,7 @@ from catalog.connectors import spec_of
 from planner.analysis.check.codes import Code
 from planner.analysis.check.problem import Problem, problem
 from planner.analysis.lineage import Lineage
-from planner.analysis.physical import PROCTIME_WINDOWS, Physical, carries_kinds
+from planner.analysis.physical import PROCTIME_WINDOWS, Physical, carries_kinds, user_aggregate
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import versioned
 from planner.logical import typing as T
@@ -136,14 +136,35 @@ def check_scan(node: Scan, ctx: Context) -> list[Problem]:
     return []
 
 
+def _user_aggregates(node: GroupAggregate | WindowAggregate | OverAggregate, what: str | None, session: bool = False) -> Problem | None:
+    """A Python aggregate function needs ``retract`` where its input takes rows back (``what``
+    says why, None: it does not); none runs in a SESSION window."""
+    for a in node.aggs:
+        sig = a.udf.signature if a.udf is not None else None
+        if a.udf is None or sig is None:
+            continue
+        if session:
+            return problem(Code.USER_AGGREGATE_SESSION, node, a.call, function=a.udf.name)
+        if what is not None and not sig.retracts:
+            return problem(Code.USER_AGGREGATE_RETRACT, node, a.call, function=a.udf.name, target=sig.target, what=what)
+    return None
+
+
 def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
     """A streaming OVER runs as a changelog operator on event or processing time (``sqlengine.changelog.over``)."""
+    # a bounded frame over a time attribute takes each row back when it leaves the frame (over
+    # changes computes each frame afresh)
+    over_time = not node.on_changes(not ctx.updating_input(node)) if ctx.streaming else not node.on_changes(True)
+    leaving = "its OVER frame takes each row back when the row leaves it" if over_time and node.preceding is not None else None
+    user = _user_aggregates(node, leaving)
+    if user is not None:
+        return [user]
     if not ctx.streaming:
         # Spark's window functions take no DISTINCT (the changelog operator keeps the set of values)
         distinct = next((a for a in node.aggs if a.distinct and a.func in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG)), None)
         return [problem(Code.DISTINCT_AGGREGATE, node, function=distinct.func.value)] if distinct else []
     for call in node.aggs:
-        if call.func not in CHANGELOG_AGGREGATES:
+        if call.func not in CHANGELOG_AGGREGATES and call.udf is None:
             return [problem(Code.OVER_FUNCTION, node, function=call.func.value)]
     if node.on_changes(not ctx.updating_input(node)):
         # over changes (sqlengine.changelog.over_changes): a RANGE frame with a size needs one
@@ -242,6 +263,7 @@ def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]
                 out.append(problem(Code.SESSION_KEYS, node))
         else:
             out += _first(_carried(node, ctx, w, "window aggregation"))
+    out += _first(_user_aggregates(node, None, session=w.kind == WindowKind.SESSION))
     if ctx.streaming:
         out += _first(
             problem(Code.WINDOW_AGG_UPDATING_INPUT, node) if ctx.updating_input(node) else None,
@@ -256,16 +278,20 @@ def _proctime_window_aggregate(node: WindowAggregate, ctx: Context) -> Problem |
     if node.window.kind not in PROCTIME_WINDOWS:
         return problem(Code.PROCTIME_WINDOW, node)
     for call in node.aggs:
-        if call.func not in CHANGELOG_AGGREGATES:
+        if call.func not in CHANGELOG_AGGREGATES and call.udf is None:
             return problem(Code.CHANGELOG_AGGREGATE, node, function=call.func.value, why=str(ctx.physical[node.node_id].why))
     return None
 
 
 def check_group_aggregate(node: GroupAggregate, ctx: Context) -> list[Problem]:
+    updating = ctx.streaming and ctx.updating_input(node)
+    user = _user_aggregates(node, "its input updates or retracts rows" if updating else None)
+    if user is not None:
+        return [user]
     if not ctx.changelog(node):
         return []
     for call in node.aggs:
-        if call.func not in CHANGELOG_AGGREGATES:
+        if call.func not in CHANGELOG_AGGREGATES and call.udf is None:
             return [problem(Code.CHANGELOG_AGGREGATE, node, function=call.func.value, why=str(ctx.physical[node.node_id].why))]
     return []
 
@@ -390,8 +416,8 @@ def carried_windows(node: Node, memo: dict[int, Windows]) -> Windows:
             out |= Windows(session_times=frozenset({node.window.id}))
         else:
             out |= Windows(structs=frozenset({node.window.id}))
-    elif isinstance(node, WindowAggregate) and node.on_proctime:
-        pass  # its operator assigns windows by the clock: no struct, no event time to carry on
+    elif isinstance(node, WindowAggregate) and (node.on_proctime or user_aggregate(node)):
+        pass  # a changelog operator assigns its windows: no struct, no event time to carry on
     elif isinstance(node, WindowAggregate) or (isinstance(node, (TopN, Deduplicate)) and node.window is not None):
         window = node.window
         assert window is not None

@@ -1,27 +1,31 @@
-"""Window aggregation on processing time (Flink's processing-time TUMBLE, HOP and CUMULATE), as
-a changelog operator: a row falls into the windows of its processing time (the start of the
-micro-batch that read it: Spark's current_timestamp()), and each window's aggregates come out
-once, when the wall clock reaches its end.
+"""Window aggregation as a changelog operator (TUMBLE, HOP and CUMULATE): where Spark's own
+window aggregation cannot run it.
 
-Spark closes its own windows only when an event-time watermark passes them, and a watermark
-moves only with data. This operator runs with Spark's processing-time timers instead
-(``transformWithStateInPandas`` in ProcessingTime mode, one timer per bucket at its earliest
-open window's end): Spark runs a micro-batch every trigger interval to fire them, input or not,
-so a window closes on time on an idle source too, as Flink's does.
+- **On processing time** (Flink's processing-time windows): a row falls into the windows of its
+  processing time (the start of the micro-batch that read it: Spark's current_timestamp()), and
+  each window's aggregates come out once, when the wall clock reaches its end. Spark closes its
+  own windows only when an event-time watermark passes them, and a watermark moves only with
+  data. This operator runs with Spark's processing-time timers instead
+  (``transformWithStateInPandas`` in ProcessingTime mode, one timer per bucket at its earliest
+  open window's end): Spark runs a micro-batch every trigger interval to fire them, input or not,
+  so a window closes on time on an idle source too, as Flink's does. A batch's rows share one
+  processing time, and batches' times only grow, so no row comes for a window already emitted.
+  A bounded job has no timers (Spark would run batches for them forever): its windows close as
+  later input reaches the operator, and the windows still open when the input ends are dropped,
+  as Flink drops them (it does not fire processing-time timers once its input has ended).
+- **On event time**, when an aggregate call is a Python aggregate function (Spark's aggregation
+  cannot call one): a row falls into the windows of its event time, a window is emitted when the
+  watermark reaches its last instant (end - 1 ms, as Flink fires it), with window_time = end -
+  1 ms; a row whose window the watermark has already reached is late and dropped from it, as
+  Flink drops it (event-time timers, one per bucket at its earliest open window's last instant).
 
 Input: the row kind (always +I: the planner refuses an updating input), the group key columns,
 the row's window (after a window TVF, which made a row per window: its start and end in epoch
-milliseconds) or its processing time (a GROUP BY TUMBLE(proc, ..): the operator assigns the
-windows), then per aggregate call its argument columns and, with a FILTER clause, the filter's
-value. A batch's rows share one processing time, and batches' times only grow, so no row comes
-for a window already emitted.
+milliseconds) or its time (a GROUP BY TUMBLE(ts, ..): the operator assigns the windows), then per
+aggregate call its argument columns and, with a FILTER clause, the filter's value.
 
 State layout (``planner.analysis.state``: one accumulator per open window and key): ``windows``,
 (window end, window start, key) -> the accumulators. A window is released when it is emitted.
-
-A bounded job has no timers (Spark would run batches for them forever): its windows close as
-later input reaches the operator, and the windows still open when the input ends are dropped, as
-Flink drops them (it does not fire processing-time timers once its input has ended).
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from sqlengine.changelog.aggregate import Accumulator, AggCallSpec, accumulator, call_columns
+from sqlengine.changelog.accumulator import Accumulator
+from sqlengine.changelog.aggregate import AggCallSpec, accumulator, call_columns
 from sqlengine.changelog.kinds import INSERT
 from sqlengine.changelog.operator import Changes, Operator
 from sqlengine.changelog.values import DECIMAL_CONTEXT, columns, thaw
@@ -54,9 +59,8 @@ def windows_at(kind: str, t: int, size: int, slide: int, offset: int) -> list[tu
     return [(start, start + k * slide) for k in range(first, size // slide + 1)]
 
 
-class ProcTimeWindowAggregate(Operator):
-    name = "processing-time window aggregation"
-    clock = "processing"
+class WindowAggregate(Operator):
+    name = "window aggregation"
 
     def __init__(
         self,
@@ -69,10 +73,18 @@ class ProcTimeWindowAggregate(Operator):
         arg_types: Sequence[pa.DataType | None],
         out_schema: pa.Schema,
         given: bool = False,
+        event_time: bool = False,
     ) -> None:
         """``out_schema``: the kind, the keys, window start, end and time, then the aggregates;
-        ``given``: each row carries its window's start and end (else its time to assign)."""
+        ``given``: each row carries its window's start and end (else its time to assign);
+        ``event_time``: windows close on the watermark (else on the wall clock)."""
         super().__init__(out_schema, None)
+        self.event_time = event_time
+        if event_time:
+            self.timed = True
+        else:
+            self.clock = "processing"
+            self.name = "processing-time window aggregation"
         self.kind, self.size_ms, self.slide_ms, self.offset_ms = kind, size_ms, slide_ms, offset_ms
         self.n_keys = n_keys
         self.given = given
@@ -104,16 +116,21 @@ class ProcTimeWindowAggregate(Operator):
         n = len(cols[0])
         keys: list[Any] = list(zip(*cols[1 : 1 + self.n_keys], strict=True)) if self.n_keys else [()] * n
         pos = 1 + self.n_keys
+        # a row without a time is in no window (Spark's window() gives it none)
         if self.given:
-            spans = [[(s, e)] for s, e in zip(cols[pos], cols[pos + 1], strict=True)]
+            spans = [[(s, e)] if s is not None else [] for s, e in zip(cols[pos], cols[pos + 1], strict=True)]
             pos += 2
         else:
-            spans = [windows_at(self.kind, t, self.size_ms, self.slide_ms, self.offset_ms) for t in cols[pos]]
+            spans = [windows_at(self.kind, t, self.size_ms, self.slide_ms, self.offset_ms) if t is not None else [] for t in cols[pos]]
             pos += 1
         arg_cols, filters = call_columns(self.calls, cols, pos)
+        # event time: a window the watermark has reached was emitted (or is now): its rows are late
+        closed = self.watermark_ms if self.event_time else None
         with decimal.localcontext(DECIMAL_CONTEXT):
             for i in range(n):
                 for start, end in spans[i]:
+                    if closed is not None and end - 1 <= closed:
+                        continue
                     slot = windows.get((end, start, keys[i]))
                     if slot is None:
                         slot = windows[(end, start, keys[i])] = [a.new() for a in accs]
@@ -125,19 +142,23 @@ class ProcTimeWindowAggregate(Operator):
         return Changes()
 
     def fire(self, state: Any, watermark_ms: int, now_ms: int) -> Changes:
-        """Emit and release every window whose end the wall clock (``watermark_ms``, the clock the
-        processor passes) has reached, in the order of their ends (Flink fires a processing-time
-        window at its end)."""
+        """Emit and release every window the clock has reached, in the order of their ends: on
+        processing time the wall clock (``watermark_ms``, the clock the processor passes) at its
+        end; on event time the watermark at its last instant (end - 1 ms)."""
         windows: dict[tuple[int, int, Any], list[Any]] = state["windows"]
+        reached = watermark_ms + 1 if self.event_time else watermark_ms
         out = Changes()
-        for w in sorted((w for w in windows if w[0] <= watermark_ms), key=lambda w: (w[0], w[1])):
+        for w in sorted((w for w in windows if w[0] <= reached), key=lambda w: (w[0], w[1])):
             end, start, key = w
             slot = windows.pop(w)
             values = (acc.value(v) for acc, v in zip(self.accs, slot, strict=True))
-            # window_time of a processing-time window is the time it is emitted (Flink 2.3 gives
-            # the clock at emission, a few ms after the end: checked with PyFlink)
-            out.emit(INSERT, (*(thaw(k) for k in key), start * 1000, end * 1000, now_ms * 1000, *values))
+            # window_time: an event-time window's last instant; a processing-time window's is the
+            # time it is emitted (Flink 2.3 gives the clock at emission, a few ms after the end:
+            # checked with PyFlink)
+            time_ms = end - 1 if self.event_time else now_ms
+            out.emit(INSERT, (*(thaw(k) for k in key), start * 1000, end * 1000, time_ms * 1000, *values))
         return out
 
     def next_time(self, state: Any) -> int | None:
-        return min((w[0] for w in state["windows"]), default=None)
+        end = min((w[0] for w in state["windows"]), default=None)
+        return end - 1 if end is not None and self.event_time else end

@@ -1,8 +1,8 @@
-"""The processing-time window aggregation operator on its own (plain Python over Arrow): each row
-falls into the windows of its processing time (TUMBLE, HOP, CUMULATE, as Flink assigns them), or
-after a window TVF into the one window it carries, and each window comes out once, with its
-aggregates, when the clock reaches its end, in the order of the windows' ends; a window emitted is
-released. The window assignment is checked against a brute-force model of each kind."""
+"""The window aggregation operator on its own, on processing time (plain Python over Arrow; on
+event time: test_changelog_user_aggregate.py): each row falls into the windows of its processing
+time (TUMBLE, HOP, CUMULATE, as Flink assigns them), or after a window TVF into the one window it
+carries, and each window comes out once, with its aggregates, when the clock reaches its end, in
+the order of the windows' ends; a window emitted is released. The window assignment is checked against a brute-force model of each kind."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from sqlengine.changelog.aggregate import AggCallSpec
 from sqlengine.changelog.kinds import INSERT
-from sqlengine.changelog.proctime_window import CUMULATE, HOP, TUMBLE, ProcTimeWindowAggregate, windows_at
 from sqlengine.changelog.values import Typing
+from sqlengine.changelog.window_aggregate import CUMULATE, HOP, TUMBLE, WindowAggregate, windows_at
 from tests.sqlengine.test_changelog_operators import out_schema
 
 # input: kind, key, the row's time (or its window's start and end), then the arguments: COUNT(*)
@@ -30,8 +30,8 @@ CALLS = [
 ]
 
 
-def op(kind: str = TUMBLE, size: int = 1000, slide: int = 1000, given: bool = False) -> ProcTimeWindowAggregate:
-    return ProcTimeWindowAggregate(kind, size, slide, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT), given)
+def op(kind: str = TUMBLE, size: int = 1000, slide: int = 1000, given: bool = False) -> WindowAggregate:
+    return WindowAggregate(kind, size, slide, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT), given)
 
 
 def batch(rows: list[tuple[str, int, bool]], at: int | tuple[int, int]) -> pa.Table:

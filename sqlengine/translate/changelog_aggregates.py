@@ -1,0 +1,258 @@
+"""The aggregations that run as changelog operators (``sqlengine.translate.changelog`` wires
+them into Spark): group aggregation, window aggregation (on processing time, or on event time
+with a Python aggregate function) and OVER on event or processing time.
+
+Result types are the batch engine's: the output types of the built-in calls are read from the
+schema of the native aggregation of the same calls (Spark computes them without running
+anything), so a continuous query and batch mode give the same types; a Python aggregate
+function's is the type it declares.
+
+In batch mode a node with a Python aggregate function (which Spark's batch aggregation cannot
+call either) runs the same operator over each bucket's rows at once (``applyInArrow``), then
+fires it at the end of time: the continuous query and batch mode share one implementation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from planner.logical.fields import TimeKind, WindowRole
+from planner.logical.operators import GroupAggregate, Node, OverAggregate, WindowAggregate
+from planner.logical.specs import AggCall, AggFunc, WindowKind
+from planner.udf import load
+from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, _ttl, operator_rows
+from sqlengine.translate.core import Rel, Translator
+from sqlengine.translate.event_time import WATERMARK_KEY, without_event_time
+from sqlengine.translate.expressions import SparkExpressions, agg_sql, quote
+from sqlengine.translate.udfs import spark_name
+from sqlengine.types import spark_type
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import Column, DataFrame
+    from pyspark.sql.types import DataType, StructType
+
+    from sqlengine.changelog.aggregate import AggCallSpec
+    from sqlengine.changelog.operator import Operator
+
+def has_user_aggregate(node: Node) -> bool:
+    return any(a.udf is not None for a in getattr(node, "aggs", ()))
+
+
+def result_types(df: DataFrame, exprs: SparkExpressions, keys: list[str], aggs: tuple[AggCall, ...]) -> dict[str, DataType]:
+    """The keys' and the calls' types: the built-ins' as Spark's native aggregation of the same
+    calls gives them (nothing runs), a Python aggregate function's as it declares."""
+    from pyspark.sql import functions as F
+
+    native = [F.expr(agg_sql(exprs, a)).alias(a.name) for a in aggs if a.udf is None]
+    types = {f.name: f.dataType for f in df.groupBy(*[F.col(quote(k)) for k in keys]).agg(*native or [F.count(F.lit(1))]).schema.fields}
+    for a in aggs:
+        if a.udf is not None and a.udf.signature is not None:
+            types[a.name] = spark_type(a.udf.signature.result)
+    return types
+
+
+def call_spec(t: Translator, exprs: SparkExpressions, call: AggCall, result: DataType, filtered: bool) -> tuple[list[Column], AggCallSpec]:
+    """One call's argument columns and its spec; a Python aggregate function's arguments cast to
+    its parameters' types (an INT column given to an ``int`` parameter arrives as a BIGINT)."""
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.aggregate import AggCallSpec
+    from sqlengine.changelog.values import Typing
+
+    args = [] if call.star else [F.expr(exprs.sql(a)) for a in call.args]
+    typing = Typing.of(_arrow(t, result))
+    sig = call.udf.signature if call.udf is not None else None
+    if call.udf is None or sig is None or call.call is None:
+        distinct = call.distinct and call.func in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG)
+        return args, AggCallSpec(call.func.value, distinct, call.star, len(args), filtered, typing)
+    args = [a if sig.param_type(i) is None else a.cast(spark_type(sig.param_type(i) or "")) for i, a in enumerate(args)]
+    cls = load(sig.target, ())
+    assert isinstance(cls, type), "an aggregate function's signature is read from its class"
+    spec = AggCallSpec(
+        call.func.value, False, False, len(args), filtered, typing,
+        function=cls, label=spark_name(call.udf, call.call), name=call.udf.name, result=_arrow(t, result),
+    )
+    return args, spec
+
+
+def _watermarked(df: DataFrame) -> list[Column]:
+    """A column that carries Spark's watermark mark, for an event-time operator's payload (Spark's
+    event-time timers need one in its input)."""
+    from pyspark.sql import functions as F
+
+    return [F.col(quote(f.name)) for f in df.schema.fields if WATERMARK_KEY in f.metadata][:1]
+
+
+class _Calls:
+    """The payload of an aggregation by keys: its columns by position (c0, c1, ...; a key and
+    arguments may be the same column, GROUP BY price ... MAX(price), MIN(price), and Arrow refuses
+    a struct with repeated names), each call's spec, and the result types."""
+
+    def __init__(self, t: Translator, node: GroupAggregate | WindowAggregate, df: DataFrame) -> None:
+        from pyspark.sql import functions as F
+
+        exprs = t.exprs(node)
+        self.types = result_types(df, exprs, list(node.keys), node.aggs)
+        self.cols: list[Column] = [F.col(quote(k)).alias(f"c{i}") for i, k in enumerate(node.keys)]
+        self.specs: list[AggCallSpec] = []
+        self.positions: list[int | None] = []
+        for call in node.aggs:
+            args, spec = call_spec(t, exprs, call, self.types[call.name], call.filter is not None)
+            self.positions.append(len(self.cols) if args else None)
+            self.cols += [a.alias(f"c{len(self.cols) + i}") for i, a in enumerate(args)]
+            if call.filter is not None:
+                self.cols.append(F.expr(exprs.sql(call.filter)).alias(f"c{len(self.cols)}"))
+            self.specs.append(spec)
+
+    def arg_types(self, t: Translator, payload: DataFrame, inserted: int = 0) -> list[pa.DataType | None]:
+        """Per call, its first argument's Arrow type (``payload``: bucket, kind, then the columns,
+        with ``inserted`` more columns between the keys and the arguments)."""
+        return [_arrow(t, payload.schema.fields[2 + inserted + i].dataType) if i is not None else None for i in self.positions]
+
+
+def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.aggregate import GroupAggregate as Op
+
+    rel = t.translate(node.input)
+    df = without_event_time(rel.df)
+    calls = _Calls(t, node, df)
+    types, specs = calls.types, calls.specs
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *calls.cols)
+    if not t.streaming and not node.keys:
+        payload = _with_empty_group(t, payload)
+    arg_types = calls.arg_types(t, payload)
+    kind = t.fresh("kind")
+    out_fields = [(k, types[k]) for k in node.keys] + [(a.name, types[a.name]) for a in node.aggs]
+    out = _out_schema(t, kind, out_fields)
+    updating = not t.props[node.input.node_id].changelog.insert_only or rel.kind is not None
+    op = Op(len(node.keys), specs, arg_types, updating, _arrow_schema(t, out), _ttl(t, node) if t.streaming else None)
+    result = operator_rows(t, node, payload, op, out)
+    names = tuple(node.field_names())
+    if not t.streaming:  # every row is final
+        return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
+    return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(kind)), names, kind=kind)
+
+
+def _with_empty_group(t: Translator, payload: DataFrame) -> DataFrame:
+    """A batch aggregation without GROUP BY has one row even over no input (COUNT(*) = 0): a
+    marker row without a kind makes its one bucket run (``whole_bucket`` drops it), and the
+    operator emits the group's initial values at the end of the input."""
+    from pyspark.sql import functions as F
+
+    marker = t.spark.range(1).select(
+        F.lit(0).cast("int").alias("b"), F.lit(None).cast("tinyint").alias(payload.columns[1]),
+        *[F.lit(None).cast(f.dataType).alias(f.name) for f in payload.schema.fields[2:]],
+    )
+    return payload.unionByName(marker)
+
+
+def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
+    """TUMBLE, HOP and CUMULATE on processing time (the operator counts each row in the windows
+    of its processing time and emits each window when the wall clock passes its end), or on
+    event time with a Python aggregate function (emitted when the watermark passes the end)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import TimestampType
+
+    from sqlengine.changelog.window_aggregate import WindowAggregate as Op
+
+    rel = t.translate(node.input)
+    event_time = not node.on_proctime
+    # event time: the watermark stays on the input (Spark's timers need it; late rows are the
+    # operator's to drop)
+    df = rel.df if event_time else without_event_time(rel.df)
+    calls = _Calls(t, node, df)
+    w = node.window
+    # after a window TVF each row comes once per window it is in, with the window's bounds; a
+    # GROUP BY TUMBLE(ts, ..) gives the operator the row's time to assign
+    bounds = {f.window.role: f.name for f in node.input.fields if f.window is not None and f.window.window_id == w.id}
+    given = WindowRole.START in bounds and WindowRole.END in bounds
+    window_cols = ([F.unix_millis(F.col(quote(bounds[WindowRole.START]))), F.unix_millis(F.col(quote(bounds[WindowRole.END])))] if given
+                   else [F.unix_millis(F.col(quote(w.time_field)))])
+    n_keys = len(node.keys)
+    cols = calls.cols[:n_keys] + [c.alias(t.fresh("w")) for c in window_cols] + calls.cols[n_keys:]
+    mark = _watermarked(df) if event_time and t.streaming else []
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *cols, *mark)
+    kind = t.fresh("kind")
+    window_names = [f.name for f in node.fields[n_keys : n_keys + 3]]
+    out_fields = ([(k, calls.types[k]) for k in node.keys] + [(n, TimestampType()) for n in window_names]
+                  + [(a.name, calls.types[a.name]) for a in node.aggs])
+    out = _out_schema(t, kind, out_fields)
+    slide = w.slide_ms if w.kind == WindowKind.HOP else w.step_ms if w.kind == WindowKind.CUMULATE else w.size_ms
+    op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, calls.arg_types(t, payload, len(window_cols)),
+            _arrow_schema(t, out), given, event_time)
+    # processing-time timers close windows on an idle source; a bounded job has none (see the operator)
+    op.timers = not event_time and not all(s.bounded for s in t.sources)
+    result = operator_rows(t, node, payload, op, out)
+    names = tuple(node.field_names())
+    return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
+
+
+# -- OVER aggregation on event time ----------------------------------------------------------
+
+
+@dataclass
+class OverPayload:
+    """An OVER aggregation's input as its changelog operator reads it: the bucket, the row kind,
+    one column of the operator's own (``first``), the input row, then each call's arguments."""
+
+    payload: DataFrame
+    in_names: list[str]
+    in_types: list[pa.DataType]
+    specs: list[AggCallSpec]
+    arg_types: list[pa.DataType | None]
+    kind: str  # the output's row kind column
+    out: StructType  # the kind, then the input row and the aggregates
+
+
+def over_payload(t: Translator, node: OverAggregate, first: Column) -> OverPayload:
+    from pyspark.sql import functions as F
+
+    rel = t.translate(node.input)
+    df = rel.df
+    in_names = list(rel.columns)
+    exprs = t.exprs(node)
+    types = result_types(df, exprs, [], node.aggs)
+    cols: list[Column] = [first.alias("c0")]
+    cols += [F.col(quote(c)).alias(f"c{1 + i}") for i, c in enumerate(in_names)]
+    specs, positions = [], []
+    for call in node.aggs:
+        args, spec = call_spec(t, exprs, call, types[call.name], False)
+        positions.append(len(cols) if args else None)
+        cols += [a.alias(f"c{len(cols) + i}") for i, a in enumerate(args)]
+        specs.append(spec)
+    # the watermark stays on the input: Spark's timers need it (the operator drops late rows itself)
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.partition_keys]), rel.kind_column(), *cols)
+    arg_types = [_arrow(t, payload.schema.fields[2 + i].dataType) if i is not None else None for i in positions]
+    kind = t.fresh("kind")
+    fields = [(c, df.schema[c].dataType) for c in in_names] + [(a.name, types[a.name]) for a in node.aggs]
+    in_types = [_arrow(t, df.schema[c].dataType) for c in in_names]
+    return OverPayload(payload, in_names, in_types, specs, arg_types, kind, _out_schema(t, kind, fields))
+
+
+def over_result(t: Translator, node: OverAggregate, p: OverPayload, op: Operator) -> Rel:
+    from pyspark.sql import functions as F
+
+    result = operator_rows(t, node, p.payload, op, p.out)
+    names = tuple(node.field_names())
+    if not t.streaming:
+        return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
+    return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(p.kind)), names, kind=p.kind)
+
+
+def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.over import OverAggregate as Op
+
+    p = over_payload(t, node, F.unix_millis(F.col(quote(node.order_field))))
+    order = node.input.field(node.order_field)
+    op = Op(
+        [p.in_names.index(k) for k in node.partition_keys], len(p.in_names), node.rows, node.preceding, p.specs,
+        p.arg_types, _arrow_schema(t, p.out), _ttl(t, node) if t.streaming else None,
+        processing=order is not None and order.time == TimeKind.PROCTIME,
+    )
+    return over_result(t, node, p, op)
