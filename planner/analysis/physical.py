@@ -126,8 +126,10 @@ def has_changelog_implementation(node: Node) -> bool:
         return node.window is None
     if isinstance(node, Sort):
         return node.limit is not None and bool(node.order)
-    if isinstance(node, WindowAggregate):  # on processing time; Spark's own windows close on a watermark
-        return (node.on_proctime or user_aggregate(node)) and node.window.kind in PROCTIME_WINDOWS
+    if isinstance(node, WindowAggregate):
+        # on processing time (Spark's own windows close on a watermark; sessions on the clock never
+        # merge), or calling a Python aggregate function (on event time, sessions would merge)
+        return node.on_proctime or (user_aggregate(node) and node.window.kind != WindowKind.SESSION)
     return True
 
 
@@ -136,8 +138,6 @@ def user_aggregate(node: Node) -> bool:
     return isinstance(node, (GroupAggregate, WindowAggregate, OverAggregate)) and any(a.udf is not None for a in node.aggs)
 
 
-# the windows the changelog window aggregation assigns (sqlengine.changelog.window_aggregate)
-PROCTIME_WINDOWS = frozenset({WindowKind.TUMBLE, WindowKind.HOP, WindowKind.CUMULATE})
 
 
 def _windowed(node: Node) -> bool:

@@ -24,8 +24,14 @@ the row's window (after a window TVF, which made a row per window: its start and
 milliseconds) or its time (a GROUP BY TUMBLE(ts, ..): the operator assigns the windows), then per
 aggregate call its argument columns and, with a FILTER clause, the filter's value.
 
+A processing-time SESSION (``slide_ms`` is the gap): a key's session starts at its first row and
+ends a gap after its last; a row within the gap of the key's open session extends it, any other
+starts a new one. Rows come in processing-time order, so sessions never merge (an event-time
+SESSION would: it is not run here).
+
 State layout (``planner.analysis.state``: one accumulator per open window and key): ``windows``,
-(window end, window start, key) -> the accumulators. A window is released when it is emitted.
+(window end, window start, key) -> the accumulators; for sessions also ``sessions``, key -> its
+open session's (end, start). A window is released when it is emitted.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from sqlengine.changelog.kinds import INSERT
 from sqlengine.changelog.operator import Changes, Operator
 from sqlengine.changelog.values import DECIMAL_CONTEXT, columns, thaw
 
-TUMBLE, HOP, CUMULATE = "TUMBLE", "HOP", "CUMULATE"
+TUMBLE, HOP, CUMULATE, SESSION = "TUMBLE", "HOP", "CUMULATE", "SESSION"
 
 
 def windows_at(kind: str, t: int, size: int, slide: int, offset: int) -> list[tuple[int, int]]:
@@ -102,7 +108,7 @@ class WindowAggregate(Operator):
         return accs
 
     def new_state(self) -> Any:
-        return {"windows": {}}
+        return {"windows": {}, "sessions": {}}
 
     def entries(self, state: Any) -> int:
         return len(state["windows"])
@@ -120,6 +126,9 @@ class WindowAggregate(Operator):
         if self.given:
             spans = [[(s, e)] if s is not None else [] for s, e in zip(cols[pos], cols[pos + 1], strict=True)]
             pos += 2
+        elif self.kind == SESSION:
+            spans = [self._session(state, keys[i], t) if t is not None else [] for i, t in enumerate(cols[pos])]
+            pos += 1
         else:
             spans = [windows_at(self.kind, t, self.size_ms, self.slide_ms, self.offset_ms) if t is not None else [] for t in cols[pos]]
             pos += 1
@@ -141,6 +150,22 @@ class WindowAggregate(Operator):
                         slot[j] = acc.update(slot[j], [c[i] for c in arg_cols[j]], 1)
         return Changes()
 
+    def _session(self, state: Any, key: Any, t: int) -> list[tuple[int, int]]:
+        """The session the row at ``t`` belongs to: the key's open one, extended to ``t`` + the
+        gap (its accumulators moved to the new end), or a new one."""
+        windows, sessions = state["windows"], state.setdefault("sessions", {})  # (a state saved before sessions ran)
+        gap = self.slide_ms
+        open_ = sessions.get(key)
+        if open_ is None or t >= open_[0]:
+            sessions[key] = (t + gap, t)
+            return [(t, t + gap)]
+        end, start = open_
+        if t + gap > end:
+            windows[(t + gap, start, key)] = windows.pop((end, start, key))
+            end = t + gap
+            sessions[key] = (end, start)
+        return [(start, end)]
+
     def fire(self, state: Any, watermark_ms: int, now_ms: int) -> Changes:
         """Emit and release every window the clock has reached, in the order of their ends: on
         processing time the wall clock (``watermark_ms``, the clock the processor passes) at its
@@ -148,9 +173,12 @@ class WindowAggregate(Operator):
         windows: dict[tuple[int, int, Any], list[Any]] = state["windows"]
         reached = watermark_ms + 1 if self.event_time else watermark_ms
         out = Changes()
+        sessions = state.get("sessions", {})
         for w in sorted((w for w in windows if w[0] <= reached), key=lambda w: (w[0], w[1])):
             end, start, key = w
             slot = windows.pop(w)
+            if sessions.get(key) == (end, start):
+                del sessions[key]
             values = (acc.value(v) for acc, v in zip(self.accs, slot, strict=True))
             # window_time: an event-time window's last instant; a processing-time window's is the
             # time it is emitted (Flink 2.3 gives the clock at emission, a few ms after the end:

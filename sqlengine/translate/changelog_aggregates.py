@@ -151,9 +151,10 @@ def _with_empty_group(t: Translator, payload: DataFrame) -> DataFrame:
 
 
 def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
-    """TUMBLE, HOP and CUMULATE on processing time (the operator counts each row in the windows
-    of its processing time and emits each window when the wall clock passes its end), or on
-    event time with a Python aggregate function (emitted when the watermark passes the end)."""
+    """TUMBLE, HOP, CUMULATE and SESSION on processing time (the operator counts each row in the
+    windows of its processing time and emits each window when the wall clock passes its end), or
+    TUMBLE, HOP and CUMULATE on event time with a Python aggregate function (emitted when the
+    watermark passes the end)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import TimestampType
 
@@ -169,7 +170,8 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     # after a window TVF each row comes once per window it is in, with the window's bounds; a
     # GROUP BY TUMBLE(ts, ..) gives the operator the row's time to assign
     bounds = {f.window.role: f.name for f in node.input.fields if f.window is not None and f.window.window_id == w.id}
-    given = WindowRole.START in bounds and WindowRole.END in bounds
+    # (a SESSION table function's bounds exist only after the aggregation: the operator makes them)
+    given = WindowRole.START in bounds and WindowRole.END in bounds and w.kind != WindowKind.SESSION
     window_cols = ([F.unix_millis(F.col(quote(bounds[WindowRole.START]))), F.unix_millis(F.col(quote(bounds[WindowRole.END])))] if given
                    else [F.unix_millis(F.col(quote(w.time_field)))])
     n_keys = len(node.keys)
@@ -181,7 +183,7 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     out_fields = ([(k, calls.types[k]) for k in node.keys] + [(n, TimestampType()) for n in window_names]
                   + [(a.name, calls.types[a.name]) for a in node.aggs])
     out = _out_schema(t, kind, out_fields)
-    slide = w.slide_ms if w.kind == WindowKind.HOP else w.step_ms if w.kind == WindowKind.CUMULATE else w.size_ms
+    slide = {WindowKind.HOP: w.slide_ms, WindowKind.CUMULATE: w.step_ms, WindowKind.SESSION: w.gap_ms}.get(w.kind, w.size_ms)
     op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, calls.arg_types(t, payload, len(window_cols)),
             _arrow_schema(t, out), given, event_time)
     # processing-time timers close windows on an idle source; a bounded job has none (see the operator)

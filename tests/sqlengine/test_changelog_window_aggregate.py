@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sqlengine.changelog.aggregate import AggCallSpec
 from sqlengine.changelog.kinds import INSERT
 from sqlengine.changelog.values import Typing
-from sqlengine.changelog.window_aggregate import CUMULATE, HOP, TUMBLE, WindowAggregate, windows_at
+from sqlengine.changelog.window_aggregate import CUMULATE, HOP, SESSION, TUMBLE, WindowAggregate, windows_at
 from tests.sqlengine.test_changelog_operators import out_schema
 
 # input: kind, key, the row's time (or its window's start and end), then the arguments: COUNT(*)
@@ -114,3 +114,23 @@ def test_after_a_window_tvf_each_row_counts_once_in_the_window_it_carries() -> N
         o.apply(state, [batch([("a", 1, True)], (start, start + 3000))], now_ms=5_600)
     out = o.fire(state, 10_000, 10_000)
     assert [(ms(r[1]), ms(r[2]), r[4]) for r in out.rows] == [(3_000, 6_000, 1), (4_000, 7_000, 1), (5_000, 8_000, 1)]
+
+
+def test_a_session_grows_while_rows_come_within_the_gap_and_closes_a_gap_after_the_last() -> None:
+    """A processing-time SESSION (gap 1 s) per key: rows within the gap of the key's session
+    extend it, across micro-batches too; a row after it has closed starts a new one."""
+    o = op(SESSION, size=0, slide=1000)
+    state = o.new_state()
+    o.apply(state, [batch([("a", 1, True), ("b", 4, True)], 1_000)], now_ms=1_000)
+    state = pickle.loads(pickle.dumps(state))
+    o.apply(state, [batch([("a", 2, True)], 1_800)], now_ms=1_800)  # a's session now ends at 2.8 s
+    assert o.entries(state) == 2 and o.next_time(state) == 2_000
+    out = o.fire(state, 2_000, 2_001)
+    assert [(r[0], ms(r[1]), ms(r[2]), r[4], r[5]) for r in out.rows] == [("b", 1_000, 2_000, 1, 4)]
+    assert not o.fire(state, 2_799, 2_799)
+    o.apply(state, [batch([("a", 3, False)], 2_700)], now_ms=2_700)  # still within: ends at 3.7 s
+    out = o.fire(state, 3_700, 3_702)
+    assert [(r[0], ms(r[1]), ms(r[2]), r[4], r[5], r[6]) for r in out.rows] == [("a", 1_000, 3_700, 3, 6, 2)]
+    assert o.entries(state) == 0 and state["sessions"] == {}
+    o.apply(state, [batch([("a", 5, True)], 4_000)], now_ms=4_000)  # a new session
+    assert [(ms(r[1]), ms(r[2]), r[4]) for r in o.fire(state, 9_000, 9_000).rows] == [(4_000, 5_000, 1)]

@@ -1,5 +1,5 @@
-"""Processing-time windows on real Spark: a TUMBLE over PROCTIME() emits each window once, when
-the wall clock passes its end, with every row counted once, also when no input comes after it
+"""Processing-time windows on real Spark: a TUMBLE (and a SESSION) over PROCTIME() emits each
+window once, when the wall clock passes its end, with every row counted once, also when no input comes after it
 (Spark's processing-time timers run a micro-batch without input; an event-time window would wait
 for a watermark that only input moves). The legacy GROUP BY TUMBLE(proctime, ...) form runs too;
 a bounded job ends as Flink's does; an OVER ordered by processing time emits each row as it comes."""
@@ -67,6 +67,31 @@ def test_a_processing_time_window_closes_on_the_clock_without_more_input(tmp_pat
         rows = _rows_until(job, 11)
         later = [r for r in rows if r[0] == "/9"]
         assert [r[3] for r in later] == [1] and later[0][1] > max(r[1] for r in rows if r[0] != "/9")
+    finally:
+        engine.stop_all()
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT page, window_start, window_end, COUNT(*) AS n FROM TABLE(SESSION(TABLE clicks PARTITION BY page, DESCRIPTOR(pt), "
+    "INTERVAL '2' SECOND)) GROUP BY page, window_start, window_end;",
+    "SELECT page, SESSION_START(pt, INTERVAL '2' SECOND), SESSION_END(pt, INTERVAL '2' SECOND), COUNT(*) AS n FROM clicks "
+    "GROUP BY page, SESSION(pt, INTERVAL '2' SECOND);",
+])
+def test_a_processing_time_session_closes_a_gap_after_its_last_row(tmp_path, spark, query):
+    """Per page, the rows read in one micro-batch make one session, closed by the clock 2 s later
+    with no input after it; a row read after that starts a new session."""
+    engine, incoming = _clicks(tmp_path, spark, 10)
+    (stmt,) = parse_script(query).statements
+    job = engine.start(engine.plan(stmt))
+    try:
+        rows = _rows_until(job, 10)
+        assert job.error_detail is None and job.status == Status.RUNNING
+        assert sorted((r[0], r[3]) for r in rows) == [("/0", 5), ("/1", 5)]
+        assert all((end - start).total_seconds() == 2 for _, start, end, _ in rows)  # one read time: the gap
+        (incoming / "2.json").write_text('{"user_id": 99, "page": "/0"}\n')
+        rows = _rows_until(job, 11)
+        again = [r for r in rows if r[0] == "/0"]
+        assert sorted(r[3] for r in again) == [1, 5] and len({r[1] for r in again}) == 2
     finally:
         engine.stop_all()
 

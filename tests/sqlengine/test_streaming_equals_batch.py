@@ -234,11 +234,11 @@ REFUSED = {
         "SELECT * FROM TABLE(SESSION(TABLE items PARTITION BY id, DESCRIPTOR(ts), INTERVAL '4' SECOND))",
         ["SESSION", "window aggregation"],
     ),
-    "proctime_session_window": (
+    "proctime_window_top_n": (
         """WITH p AS (SELECT *, PROCTIME() AS pt FROM bids)
-           SELECT window_start, COUNT(*) FROM TABLE(SESSION(TABLE p, DESCRIPTOR(pt), INTERVAL '10' SECOND))
-           GROUP BY window_start, window_end""",
-        ["processing-time SESSION"],
+           SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS rn
+                          FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(pt), INTERVAL '10' SECOND))) WHERE rn <= 3""",
+        ["window Top-N", "processing time"],
     ),
 }
 

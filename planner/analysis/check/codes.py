@@ -76,7 +76,7 @@ MESSAGES: dict[Code, str] = {
     Code.WINDOW_RANK_FUNCTION: "{function} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()",
     Code.SORT_NOT_TIME: "a stream can only be sorted by a time attribute, ascending",
     Code.SORT_STREAMING: "ORDER BY on a stream is not supported by Spark Structured Streaming",
-    Code.PROCTIME_WINDOW: "a processing-time SESSION window (or a window Top-N or deduplication on processing time) cannot run on Spark yet: processing-time TUMBLE, HOP and CUMULATE aggregations run as changelog operators",
+    Code.PROCTIME_WINDOW: "a window Top-N or window deduplication on processing time cannot run on Spark yet: processing-time window aggregations run as changelog operators",
     Code.WINDOW_AGG_UPDATING_INPUT: "a window aggregation over an updating input is not supported by Spark Structured Streaming",
     Code.TEMPORAL_JOIN_UPDATING_LEFT: (
         "an event-time temporal join whose left (probe) side updates or retracts rows cannot run yet; over an "

@@ -15,7 +15,7 @@ from catalog.connectors import spec_of
 from planner.analysis.check.codes import Code
 from planner.analysis.check.problem import Problem, problem
 from planner.analysis.lineage import Lineage
-from planner.analysis.physical import PROCTIME_WINDOWS, Physical, carries_kinds, user_aggregate
+from planner.analysis.physical import Physical, carries_kinds, user_aggregate
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import versioned
 from planner.logical import typing as T
@@ -263,7 +263,7 @@ def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]
                 out.append(problem(Code.SESSION_KEYS, node))
         else:
             out += _first(_carried(node, ctx, w, "window aggregation"))
-    out += _first(_user_aggregates(node, None, session=w.kind == WindowKind.SESSION))
+    out += _first(_user_aggregates(node, None, session=w.kind == WindowKind.SESSION and not node.on_proctime))
     if ctx.streaming:
         out += _first(
             problem(Code.WINDOW_AGG_UPDATING_INPUT, node) if ctx.updating_input(node) else None,
@@ -273,10 +273,7 @@ def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]
 
 
 def _proctime_window_aggregate(node: WindowAggregate, ctx: Context) -> Problem | None:
-    """A processing-time TUMBLE, HOP or CUMULATE runs as a changelog operator with the
-    aggregates it has; a processing-time SESSION does not run."""
-    if node.window.kind not in PROCTIME_WINDOWS:
-        return problem(Code.PROCTIME_WINDOW, node)
+    """A processing-time window aggregation runs as a changelog operator with the aggregates it has."""
     for call in node.aggs:
         if call.func not in CHANGELOG_AGGREGATES and call.udf is None:
             return problem(Code.CHANGELOG_AGGREGATE, node, function=call.func.value, why=str(ctx.physical[node.node_id].why))
