@@ -11,7 +11,8 @@ or the number; NULL otherwise), the input row, then per aggregate call its argum
 State, per partition key (``planner.analysis.state``: every row its input holds): the rows in
 order (by the ORDER BY keys, NULLs first ascending, then arrival), each with its arguments and the
 aggregates last emitted for it. A row leaves when its input retracts it (an equal row: the
-latest of them); a partition with no row left is gone.
+latest of them); a partition with no row left is gone, and so is one not written for the state
+TTL ('table.exec.state.ttl'), without retracting what it emitted.
 
 Output: +I for a new row with its aggregates; -U/+U for a row whose aggregates changed (a row
 came or went in its frame); -D for a retracted row, with the aggregates it had. A ROWS frame of n
@@ -31,7 +32,7 @@ import pyarrow as pa
 from sqlengine.changelog.accumulator import Accumulator
 from sqlengine.changelog.aggregate import AggCallSpec, accumulator
 from sqlengine.changelog.kinds import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, adds
-from sqlengine.changelog.operator import Changes, Operator
+from sqlengine.changelog.operator import Changes, Expiry, Operator
 from sqlengine.changelog.values import DECIMAL_CONTEXT, Row, columns, order_key, thawed
 
 # an entry: [sort key, arrival, row, arguments, range value, aggregates emitted (None: not yet)]
@@ -52,12 +53,14 @@ class OverChanges(Operator):
         calls: Sequence[AggCallSpec],
         arg_types: Sequence[pa.DataType | None],
         out_schema: pa.Schema,
+        ttl_ms: int | None = None,
     ) -> None:
         """``keys``: the partition key's positions in the input row of ``n_fields`` columns;
         ``order``: the ORDER BY keys (position, descending) over the input's ``types``; ``rows``:
         a ROWS frame (else RANGE); ``preceding``: rows, or the range in the order value's unit;
-        None for UNBOUNDED."""
-        super().__init__(out_schema, None)
+        None for UNBOUNDED; ``ttl_ms``: the state TTL (a partition not written for that long is
+        gone, its rows' results not retracted, as Flink's state TTL forgets)."""
+        super().__init__(out_schema, ttl_ms)
         self.keys, self.n_fields = tuple(keys), n_fields
         self.order, self.types = tuple(order), tuple(types)
         self.rows, self.preceding = rows, preceding
@@ -80,7 +83,7 @@ class OverChanges(Operator):
         return got
 
     def new_state(self) -> Any:
-        return {"parts": {}, "seq": 0}
+        return {"parts": {}, "seq": 0, "ttl": Expiry(self.ttl_ms) if self.ttl_ms else None}
 
     def entries(self, state: Any) -> int:
         return len(state["parts"])
@@ -96,9 +99,15 @@ class OverChanges(Operator):
         values, fields, args = cols[0], cols[1 : 1 + self.n_fields], cols[1 + self.n_fields :]
         rows: list[Row] = list(zip(*fields, strict=True))
         arg_rows: list[Row] = list(zip(*args, strict=True)) if args else [()] * len(rows)
+        expiry: Expiry | None = state.get("ttl")
+        touched: set[Any] = set()
         with decimal.localcontext(DECIMAL_CONTEXT):
             for kind, value, row, a in zip(kinds, values, rows, arg_rows, strict=True):
                 key = tuple(row[i] for i in self.keys)
+                if expiry is not None and key not in touched:
+                    touched.add(key)
+                    if key in parts and not expiry.alive(key, now_ms):
+                        del parts[key]  # idle longer than the TTL: gone, and nothing retracted
                 part = parts.setdefault(key, [])
                 order = sort_key(row)
                 if adds(kind):
@@ -117,6 +126,13 @@ class OverChanges(Operator):
                     self._refresh(part, found, None, out, gone)
                 else:
                     del parts[key]
+        if expiry is not None:
+            for key in touched:
+                if key in parts:
+                    expiry.touch(key, now_ms)
+                else:
+                    expiry.forget(key)
+            expiry.drop_expired(parts, now_ms)
         return out
 
     @staticmethod

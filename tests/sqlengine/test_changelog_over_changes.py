@@ -144,3 +144,21 @@ def test_q6s_shape_an_average_over_the_last_rows_whose_rows_a_top_1_updates() ->
         (UPDATE_BEFORE, ("s", 20, 200, 1, 200, 200)), (UPDATE_AFTER, ("s", 20, 200, 2, 350, 150)),
     ]
     assert op.entries(state) == 1
+
+
+def test_a_partition_idle_longer_than_the_state_ttl_is_forgotten_without_retractions() -> None:
+    types = [t for _, t in FIELDS]
+    op = OverChanges([0], 3, [(1, False)], types, True, None, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT), ttl_ms=1000)
+    state = op.new_state()
+    first = op.apply(state, batch([(INSERT, ("a", 1, 5))], False), 0)
+    assert first.rows == [("a", 1, 5, 1, 5, 5)]
+    op.apply(state, batch([(INSERT, ("b", 1, 7))], False), 600)
+    state = pickle.loads(pickle.dumps(state))
+    assert op.entries(state) == 2
+    # at 1.2 s, a's partition (last written at 0) is gone: nothing retracted, its next row alone
+    late = op.apply(state, batch([(INSERT, ("a", 2, 3))], False), 1200)
+    assert list(zip(late.kinds, late.rows, strict=True)) == [(INSERT, ("a", 2, 3, 1, 3, 3))]
+    # a retraction of a row of the forgotten partition finds nothing; b, written at 0.6 s, goes at 1.6 s
+    assert not op.apply(state, batch([(DELETE, ("a", 1, 5))], False), 1300)
+    op.apply(state, batch([], False), 1700)
+    assert op.entries(state) == 1 and set(state["parts"]) == {("a",)}
