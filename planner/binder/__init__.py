@@ -28,6 +28,7 @@ from planner.logical.simplify import simplify, simplify_top
 from planner.logical.specs import WindowSpec
 from planner.names import object_name
 from planner.problems import BindError
+from planner.udf import UserFunction
 
 
 class Binder(RelationsMixin, SelectMixin, SetOpsMixin):
@@ -41,6 +42,7 @@ class Binder(RelationsMixin, SelectMixin, SetOpsMixin):
         self.ctes: list[dict[str, Node]] = []
         self.view_stack: list[str] = []
         self.view_deps: list[ViewDeps] = []
+        self.udfs: dict[str, UserFunction | None] = {}  # the catalog functions this statement called, by name
 
     # -- queries -------------------------------------------------------------------------------
 

@@ -37,11 +37,18 @@ class BinderBase:
     view_deps: list[ViewDeps]
     udf_paths: tuple[str, ...]  # where Python functions' modules are imported from
     run_user_code: bool  # False (lint, EXPLAIN): a Python function's signature is read from its source
+    udfs: dict[str, UserFunction | None]  # what ``user_function`` found, by name (one statement's)
 
     def user_function(self, name: str) -> UserFunction | None:
         """The catalog function ``name`` with its signature (a Python function's from its
         annotations, a JVM class's from its jar; ``planner.udf.UdfError`` when it cannot be read);
         None when there is no such function."""
+        if name in self.udfs:
+            return self.udfs[name]
+        found = self.udfs[name] = self._user_function(name)
+        return found
+
+    def _user_function(self, name: str) -> UserFunction | None:
         fn = self.catalog.get_function(name)
         if fn is None:
             return None
