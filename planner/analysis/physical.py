@@ -49,6 +49,7 @@ from planner.logical.operators import (
     Union,
     WindowAggregate,
     WindowTVF,
+    window_on_proctime,
 )
 from planner.logical.specs import AggFunc, WindowKind
 from planner.logical.visit import distinct_nodes
@@ -122,8 +123,8 @@ PASS_THROUGH: frozenset[type[Node]] = frozenset({Calc, Correlate, Union, Sink, L
 def has_changelog_implementation(node: Node) -> bool:
     if type(node) not in CHANGELOG_OPERATORS:
         return False
-    if isinstance(node, (TopN, Deduplicate)):
-        return node.window is None
+    if isinstance(node, (TopN, Deduplicate)):  # windowed: on processing time (event time runs natively)
+        return node.window is None or window_on_proctime(node, node.window)
     if isinstance(node, Sort):
         return node.limit is not None and bool(node.order)
     if isinstance(node, WindowAggregate):
@@ -168,6 +169,8 @@ def reversible(node: Node, order: Sequence[tuple[str, bool]]) -> bool:
 def _no_native(node: Node) -> bool:
     if user_aggregate(node):
         return True
+    if isinstance(node, (TopN, Deduplicate)) and node.window is not None:
+        return window_on_proctime(node, node.window)  # Spark ranks a window when a watermark closes it
     if isinstance(node, TopN) and node.window is None:
         return not node.top1 or not reversible(node, node.order)
     if isinstance(node, Deduplicate) and node.window is None:

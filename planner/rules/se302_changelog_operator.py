@@ -6,15 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from planner.analysis.physical import Why
+from planner.analysis.physical import Why, user_aggregate
 from planner.diagnostics import Category, Severity
-from planner.logical.operators import ChangelogNormalize
+from planner.logical.joins import Join
+from planner.logical.operators import ChangelogNormalize, Deduplicate, Node, Sort, TopN, WindowAggregate, window_on_proctime
 from planner.rules.base import Finding, Rule, RuleContext
 
 HINTS: dict[Why, str] = {
     Why.CONSUMES_CHANGES: "window the operator below it (a window aggregation emits final rows), so that this one reads appends",
     Why.AFTER_CHANGELOG: "window the operator below it, so that the rows it reads are final",
-    Why.NO_NATIVE: "rank per window (window Top-N), or bound the join in time (an interval join), to run on Spark's own operators",
+    Why.NO_NATIVE: "rank per window (window Top-N) with ROW_NUMBER, to run on Spark's own operators",
     Why.FEEDS_STATEFUL: "window it, so that the operator above reads final rows",
     Why.RETRACTS: "window it, so that its rows are final",
     Why.FILTERED: "filter on the key only, or window it, so that no update can take a row out of the result",
@@ -31,16 +32,31 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if physical is None or not physical.changelog or physical.why is None:
             continue
         strategy = f"; it keeps {_strategy(physical.strategy.value)}" if physical.strategy is not None else ""
+        hint: str | None
         if isinstance(node, ChangelogNormalize):
             why, hint = "it turns an upsert source's records into a changelog (Spark has no such operator)", NORMALIZE_HINT
         else:
-            why, hint = str(physical.why), HINTS[physical.why]
+            why, hint = str(physical.why), _no_native_hint(node) if physical.why == Why.NO_NATIVE else HINTS[physical.why]
         yield Finding(
             node,
             f"{node.kind} runs as a changelog operator on Spark because {why}: its rows go through Python "
             f"(transformWithState), slower than Spark's own operators{strategy}",
             hint,
         )
+
+
+def _no_native_hint(node: Node) -> str | None:
+    """What would let Spark run an operator it has no operator for, where something would."""
+    if user_aggregate(node):
+        return "aggregate with built-in functions where they can say it: Spark then aggregates natively"
+    window = getattr(node, "window", None)
+    if isinstance(node, (WindowAggregate, TopN, Deduplicate)) and window is not None and window_on_proctime(node, window):
+        return "window on the event-time attribute (the column of WATERMARK FOR): Spark's own window operators run it"
+    if isinstance(node, (TopN, Deduplicate, Sort)):
+        return HINTS[Why.NO_NATIVE]
+    if type(node) is Join:
+        return "bound the join in time (an interval join), or make it an inner join, to run on Spark's own join"
+    return None  # OVER, MATCH_RECOGNIZE, an event-time temporal join: Spark has no counterpart at all
 
 
 def _strategy(name: str) -> str:

@@ -43,6 +43,7 @@ from sqlengine.translate.match_recognize import translate_changelog_match, trans
 from sqlengine.translate.over_changes import translate_over_changes
 from sqlengine.translate.relational import translate_calc, translate_correlate, translate_union, translate_values
 from sqlengine.translate.scan import translate_scan
+from sqlengine.translate.window_rank import translate_proctime_window_rank
 from sqlengine.translate.windows import translate_tvf, translate_window_aggregate
 
 
@@ -118,5 +119,7 @@ def handler_for(node: Node, streaming: bool, physical: Physical | None = None) -
     if physical is not None and physical.changelog:
         if physical.over_changes:  # an OVER over updates, or ordered by no time attribute
             return translate_over_changes
+        if isinstance(node, (TopN, Deduplicate)) and node.window is not None:  # on processing time
+            return translate_proctime_window_rank
         return CHANGELOG_HANDLERS.get(type(node))
     return HANDLERS.get(type(node))

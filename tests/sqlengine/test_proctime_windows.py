@@ -1,8 +1,9 @@
-"""Processing-time windows on real Spark: a TUMBLE (and a SESSION) over PROCTIME() emits each
-window once, when the wall clock passes its end, with every row counted once, also when no input comes after it
-(Spark's processing-time timers run a micro-batch without input; an event-time window would wait
-for a watermark that only input moves). The legacy GROUP BY TUMBLE(proctime, ...) form runs too;
-a bounded job ends as Flink's does; an OVER ordered by processing time emits each row as it comes."""
+"""Processing-time windows on real Spark: a TUMBLE (a SESSION, a window Top-N, a window
+deduplication) over PROCTIME() emits each window once, when the wall clock passes its end, with
+every row counted once, also when no input comes after it (Spark's processing-time timers run a
+micro-batch without input; an event-time window would wait for a watermark that only input
+moves). The legacy GROUP BY TUMBLE(proctime, ...) form runs too; a bounded job ends as Flink's
+does; an OVER ordered by processing time emits each row as it comes."""
 
 from __future__ import annotations
 
@@ -92,6 +93,29 @@ def test_a_processing_time_session_closes_a_gap_after_its_last_row(tmp_path, spa
         rows = _rows_until(job, 11)
         again = [r for r in rows if r[0] == "/0"]
         assert sorted(r[3] for r in again) == [1, 5] and len({r[1] for r in again}) == 2
+    finally:
+        engine.stop_all()
+
+
+def test_a_processing_time_window_top_n_and_deduplication_emit_at_the_windows_end(tmp_path, spark):
+    """Per page and 1-second window, the two highest user ids (and the latest row read), emitted
+    once the clock passes the window's end, with no input after it."""
+    engine, _ = _clicks(tmp_path, spark, 10)
+    top, last = parse_script(
+        "SELECT page, user_id, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, page "
+        "ORDER BY user_id DESC) AS rn FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND))) WHERE rn <= 2;\n"
+        "SELECT page, user_id FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, page "
+        "ORDER BY pt DESC) AS rn FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND))) WHERE rn = 1;"
+    ).statements
+    jobs = [engine.start(engine.plan(stmt)) for stmt in (top, last)]
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and any(j.error_detail is None and len(j.result.rows() if j.result else []) < n
+                                                  for j, n in zip(jobs, (4, 2), strict=True)):
+            time.sleep(0.2)
+        assert all(j.error_detail is None and j.status == Status.RUNNING for j in jobs)
+        assert sorted(jobs[0].result.rows()) == [("/0", 6, 2), ("/0", 8, 1), ("/1", 7, 2), ("/1", 9, 1)]
+        assert sorted(jobs[1].result.rows()) == [("/0", 8), ("/1", 9)]  # one file: its rows in order, the last kept
     finally:
         engine.stop_all()
 

@@ -18,7 +18,6 @@ class Code(StrEnum):
     WINDOW_RANK_FUNCTION = "window-rank-function"
     SORT_NOT_TIME = "sort-not-time"
     SORT_STREAMING = "sort-streaming"
-    PROCTIME_WINDOW = "proctime-window"
     WINDOW_AGG_UPDATING_INPUT = "window-aggregate-updating-input"
     TEMPORAL_JOIN_UPDATING_LEFT = "temporal-join-updating-left"
     LOOKUP_JOIN_UNBOUNDED = "lookup-join-unbounded"
@@ -76,7 +75,6 @@ MESSAGES: dict[Code, str] = {
     Code.WINDOW_RANK_FUNCTION: "{function} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()",
     Code.SORT_NOT_TIME: "a stream can only be sorted by a time attribute, ascending",
     Code.SORT_STREAMING: "ORDER BY on a stream is not supported by Spark Structured Streaming",
-    Code.PROCTIME_WINDOW: "a window Top-N or window deduplication on processing time cannot run on Spark yet: processing-time window aggregations run as changelog operators",
     Code.WINDOW_AGG_UPDATING_INPUT: "a window aggregation over an updating input is not supported by Spark Structured Streaming",
     Code.TEMPORAL_JOIN_UPDATING_LEFT: (
         "an event-time temporal join whose left (probe) side updates or retracts rows cannot run yet; over an "
@@ -190,7 +188,6 @@ HINTS: dict[Code, str] = {
     Code.USER_AGGREGATE_SESSION: "aggregate the session's rows with built-in functions, or use a TUMBLE or HOP window",
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
-    Code.PROCTIME_WINDOW: "window on the event-time attribute (the column of WATERMARK FOR)",
     Code.MATCH_RECOGNIZE: (
         "DEFINE and MEASURES run comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column "
         "references, FIRST/LAST/PREV, COUNT/SUM/AVG/MIN/MAX and MATCH_ROWTIME(); compute other "

@@ -38,7 +38,6 @@ from planner.logical.operators import (
     Union,
     WindowAggregate,
     WindowTVF,
-    window_on_proctime,
 )
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 
@@ -87,12 +86,6 @@ class Context:
 
 # each check takes its own operator class
 Check = Callable[[Any, Context], list[Problem]]
-
-
-def _proctime_window(node: Node, window: WindowSpec | None) -> Problem | None:
-    if window is not None and window_on_proctime(node, window):
-        return problem(Code.PROCTIME_WINDOW, node)
-    return None
 
 
 def _carried(node: Node, ctx: Context, window: WindowSpec, what: str, child: Node | None = None) -> Problem | None:
@@ -211,7 +204,6 @@ def _shown(sql: str, expr: MatchExpr) -> str:
 def check_topn(node: TopN, ctx: Context) -> list[Problem]:
     if node.window is not None:
         found = _first(
-            _proctime_window(node, node.window) if ctx.streaming else None,
             _carried(node, ctx, node.window, "window Top-N"),
             problem(Code.WINDOW_RANK_FUNCTION, node, function=node.rank_func.value) if node.rank_func != AggFunc.ROW_NUMBER else None,
         )
@@ -221,10 +213,7 @@ def check_topn(node: TopN, ctx: Context) -> list[Problem]:
 
 def check_dedup(node: Deduplicate, ctx: Context) -> list[Problem]:
     if node.window is not None:
-        return _first(
-            _proctime_window(node, node.window) if ctx.streaming else None,
-            _carried(node, ctx, node.window, "window deduplication"),
-        )
+        return _first(_carried(node, ctx, node.window, "window deduplication"))
     if ctx.streaming and ctx.updating_input(node) and node.on_proctime:
         return [problem(Code.DEDUP_PROCTIME_CHANGES, node)]
     return []

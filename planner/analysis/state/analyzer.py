@@ -43,6 +43,7 @@ from planner.logical.operators import (
     Sort,
     TopN,
     WindowAggregate,
+    window_on_proctime,
 )
 from planner.logical.specs import AggFunc, WindowKind
 from planner.logical.visit import distinct_nodes
@@ -195,9 +196,12 @@ class StateAnalyzer(JoinState, AnalyzerBase):
 
     def _dedup(self, node: Deduplicate) -> StateInfo:
         if node.window is not None:
-            retention, release = self._window_release(node, node.window.size_ms)
+            # on processing time the changelog operator keeps the one row per key and window
+            proctime = window_on_proctime(node, node.window)
+            retention, release = self._window_release(node, node.window.size_ms, proctime)
+            stored = Stored(StoredKind.TOP_ROWS, count=1) if proctime else Stored(StoredKind.WINDOW_ROW)
             part = StatePart(
-                role=PartRole.KEPT_ROWS, stored=Stored(StoredKind.WINDOW_ROW), grouping=Grouping.KEY_AND_WINDOW,
+                role=PartRole.KEPT_ROWS, stored=stored, grouping=Grouping.KEY_AND_WINDOW,
                 release=release, retention_ms=retention, growth=Growth.NONE, keys=node.keys,
                 key_labels=tuple(self.lineage.display(node.input, k) for k in node.keys), row_fields=tuple(node.field_names()),
             )
@@ -238,9 +242,12 @@ class StateAnalyzer(JoinState, AnalyzerBase):
 
     def _topn(self, node: TopN) -> StateInfo:
         if node.window is not None:
-            retention, release = self._window_release(node, node.window.size_ms)
+            # on processing time the changelog operator keeps only the top N per partition and window
+            proctime = window_on_proctime(node, node.window)
+            retention, release = self._window_release(node, node.window.size_ms, proctime)
+            stored_kind = StoredKind.TOP_ROWS if proctime else StoredKind.WINDOW_RANKED
             part = StatePart(
-                role=PartRole.RANKED_ROWS, stored=Stored(StoredKind.WINDOW_RANKED, count=node.n),
+                role=PartRole.RANKED_ROWS, stored=Stored(stored_kind, count=node.n),
                 grouping=Grouping.WINDOW_AND_PARTITION, release=release, retention_ms=retention, growth=Growth.NONE,
                 keys=node.partition_keys, key_labels=node.partition_keys, rows_per_key=node.n,
                 row_fields=tuple(node.field_names()),

@@ -81,6 +81,8 @@ class AnalyzerBase:
         ms = self.lineage.bucket_ms(node.inputs[0], key)
         return 86_400_000 / ms if ms else None
 
-    def _window_release(self, node: Node, size_ms: int | None) -> tuple[int, Release]:
+    def _window_release(self, node: Node, size_ms: int | None, proctime: bool = False) -> tuple[int, Release]:
+        if proctime:  # closed by the wall clock: no watermark delay on top
+            return size_ms or 0, Release(ReleaseKind.WINDOW_END, after_ms=size_ms, delay_ms=None)
         delay = self.delay(node)
         return (size_ms or 0) + (delay or 0), Release(ReleaseKind.WINDOW_END, after_ms=size_ms, delay_ms=delay or 0)

@@ -63,7 +63,7 @@ def stored_text(part: StatePart, extras: bool = True) -> str:
         StoredKind.LAST_ROW: "the last row",
         StoredKind.FIRST_MARKER: "a marker (the key was seen)",
         StoredKind.WINDOW_ROW: "the rows of each key and window (one emitted at window end)",
-        StoredKind.TOP_ROWS: f"the top {s.count} rows",
+        StoredKind.TOP_ROWS: "the top row" if s.count == 1 else f"the top {s.count} rows",
         StoredKind.WINDOW_RANKED: f"the rows of each window and partition (top {s.count} emitted at window end)",
         StoredKind.DISTINCT_VALUES: f"every distinct value of {', '.join(s.columns)} seen",
         StoredKind.OVER_ACCUMULATOR: "one accumulator per partition (UNBOUNDED PRECEDING)",
