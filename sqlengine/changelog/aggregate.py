@@ -27,6 +27,7 @@ import pyarrow as pa
 from sqlengine.changelog.accumulator import Accumulator
 from sqlengine.changelog.kinds import DELETE, INSERT, SIGN, UPDATE_AFTER, UPDATE_BEFORE
 from sqlengine.changelog.operator import Changes, Expiry, Operator
+from sqlengine.changelog.ordered import FirstLast, ListAgg
 from sqlengine.changelog.user_aggregate import UserAggregate
 from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing, columns, thaw, value_key
 
@@ -36,7 +37,7 @@ AS_IS = Typing("as-is")
 
 @dataclass(frozen=True)
 class AggCallSpec:
-    func: str  # COUNT, SUM, AVG, MIN, MAX
+    func: str  # COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, USER_DEFINED
     distinct: bool = False
     star: bool = False  # COUNT(*)
     args: int = 1  # argument columns
@@ -172,6 +173,10 @@ def accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: boo
         return _Sum(spec.typing, spec.func == "AVG")
     if spec.func in ("MIN", "MAX"):
         return _Multiset(spec.func, spec.typing, key) if retracting else _Extreme(key, spec.func == "MAX")
+    if spec.func in ("FIRST_VALUE", "LAST_VALUE"):
+        return FirstLast(spec.func == "LAST_VALUE", retracting)
+    if spec.func == "LISTAGG":
+        return ListAgg()
     raise ValueError(f"no changelog implementation of {spec.func}")
 
 

@@ -403,7 +403,12 @@ def agg_sql(exprs: SparkExpressions, agg: AggCall) -> str:
         if cls is not None:
             call = cls(this=inner)
         else:
-            call = exp.Anonymous(this=_SPARK_AGG.get(f, f.value.lower()), expressions=[inner, *arg_nodes[1:]])
+            rest: list[exp.Expr] = arg_nodes[1:]
+            if f in (AggFunc.FIRST_VALUE, AggFunc.LAST_VALUE):
+                rest = [exp.true()]  # Flink's FIRST_VALUE and LAST_VALUE ignore NULLs
+            elif f == AggFunc.LISTAGG and not rest:
+                rest = [exp.Literal.string(",")]  # Flink's default separator (Spark's is '')
+            call = exp.Anonymous(this=_SPARK_AGG.get(f, f.value.lower()), expressions=[inner, *rest])
     if f == AggFunc.AVG and args and exprs.integral(args[0]):
         s_expr: exp.Expr = exp.Sum(this=args[0].copy())
         c_expr: exp.Expr = exp.Count(this=args[0].copy())

@@ -71,7 +71,10 @@ MESSAGES: dict[Code, str] = {
         "an OVER window ordered by a time attribute cannot read the rows of a changelog operator yet: they carry no "
         "watermark to wait on"
     ),
-    Code.OVER_FUNCTION: "{function} cannot run in an OVER window on a stream yet; COUNT, SUM, AVG, MIN and MAX can",
+    Code.OVER_FUNCTION: (
+        "{function} cannot run in an OVER window on a stream yet; COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, "
+        "LISTAGG and Python aggregate functions can"
+    ),
     Code.WINDOW_RANK_FUNCTION: "{function} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()",
     Code.SORT_NOT_TIME: "a stream can only be sorted by a time attribute, ascending",
     Code.SORT_STREAMING: "ORDER BY on a stream is not supported by Spark Structured Streaming",
@@ -87,8 +90,8 @@ MESSAGES: dict[Code, str] = {
     Code.PROCTIME_INTERVAL_JOIN: "processing-time interval joins are not supported by Spark Structured Streaming",
     Code.UNION_UPDATING: "UNION (without ALL) of updating inputs cannot run on Spark yet: UNION ALL runs",
     Code.CHANGELOG_AGGREGATE: (
-        "{function} cannot run as a changelog aggregation yet (it runs as one because {why}); COUNT, SUM, AVG, MIN "
-        "and MAX can"
+        "{function} cannot run as a changelog aggregation yet (it runs as one because {why}); COUNT, SUM, AVG, MIN, "
+        "MAX, FIRST_VALUE, LAST_VALUE, LISTAGG and Python aggregate functions can"
     ),
     Code.JOIN_CONDITION: (
         "the condition `{expression}` of a {join} join cannot be evaluated by sqlengine's changelog join yet "

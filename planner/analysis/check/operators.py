@@ -42,8 +42,10 @@ from planner.logical.operators import (
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 
 _DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX)
-# the aggregate functions the changelog group aggregation implements (with retraction)
-CHANGELOG_AGGREGATES = frozenset({AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX})
+# the aggregate functions the changelog aggregations implement (with retraction)
+CHANGELOG_AGGREGATES = frozenset({
+    AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX, AggFunc.FIRST_VALUE, AggFunc.LAST_VALUE, AggFunc.LISTAGG,
+})
 
 
 @dataclass(frozen=True)
