@@ -142,13 +142,18 @@ def test_a_function_in_a_filter_and_a_group_key(sql: Sql):
     assert streaming == batch == multiset([(1, 1), (None, 1), (0, 1)])
 
 
-def test_a_function_raising_on_a_row_fails_the_job_with_one_positioned_line(sql: Sql):
-    sql.mode("streaming")
-    (stmt,) = parse_script("SELECT id,\n  fragile(s) AS k FROM r", "job.sql").statements
+def _failure(sql: Sql, mode: str, text: str, path: str) -> str:
+    """The one line a job of ``text`` (read from ``path``) fails with."""
+    sql.mode(mode)
+    (stmt,) = parse_script(text, path).statements
     job = sql.engine.start(sql.engine.plan(stmt))
     job.wait()
     assert job.error_detail is not None
-    line = describe(job.error_detail)
+    return describe(job.error_detail)
+
+
+def test_a_function_raising_on_a_row_fails_the_job_with_one_positioned_line(sql: Sql):
+    line = _failure(sql, "streaming", "SELECT id,\n  fragile(s) AS k FROM r", "job.sql")
     assert "\n" not in line and "Traceback" not in line
     assert re.fullmatch(r"job\.sql:2:3: fragile\(NULL\) raised TypeError: object of type 'NoneType' has no len\(\)", line), line
 
@@ -177,12 +182,7 @@ def test_an_aggregate_function_over_a_frame_streaming_equals_batch(sql: Sql, tmp
 
 
 def test_an_aggregate_function_raising_fails_the_job_with_one_positioned_line(sql: Sql):
-    sql.mode("streaming")
-    (stmt,) = parse_script("SELECT id,\n  sumsq(id * 100) AS q FROM r GROUP BY id", "agg.sql").statements
-    job = sql.engine.start(sql.engine.plan(stmt))
-    job.wait()
-    assert job.error_detail is not None
-    line = describe(job.error_detail)
+    line = _failure(sql, "streaming", "SELECT id,\n  sumsq(id * 100) AS q FROM r GROUP BY id", "agg.sql")
     assert line == "agg.sql:2:3: sumsq: get_value raised OverflowError: too large", line
 
 
@@ -247,10 +247,5 @@ def test_a_jvm_function_from_its_jar_streaming_equals_batch(sql: Sql):
 def test_a_jvm_function_throwing_fails_the_job_with_one_positioned_line(sql: Sql):
     jar = ROOT / "tests" / "fixtures" / "udf" / "udfs.jar"
     sql.ddl(f"CREATE TEMPORARY FUNCTION cc_throws AS 'com.example.CountChar' LANGUAGE JAVA USING JAR '{jar}'")
-    sql.mode("batch")
-    (stmt,) = parse_script("SELECT id, cc_throws(s, '') AS k FROM r", "jvm.sql").statements
-    job = sql.engine.start(sql.engine.plan(stmt))
-    job.wait()
-    assert job.error_detail is not None
-    line = describe(job.error_detail)
+    line = _failure(sql, "batch", "SELECT id, cc_throws(s, '') AS k FROM r", "jvm.sql")
     assert line == "jvm.sql:1:12: cc_throws(...) threw java.lang.StringIndexOutOfBoundsException: String index out of range: 0", line
