@@ -139,8 +139,6 @@ def user_aggregate(node: Node) -> bool:
     return isinstance(node, (GroupAggregate, WindowAggregate, OverAggregate)) and any(a.udf is not None for a in node.aggs)
 
 
-
-
 def _windowed(node: Node) -> bool:
     return isinstance(node, (Deduplicate, TopN)) and node.window is not None
 

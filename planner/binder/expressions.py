@@ -60,6 +60,9 @@ def func_name(node: exp.Expr) -> str:
     return ""
 
 
+USER_AGGREGATE = "user_aggregate"  # the meta key of a call of a Python aggregate function
+
+
 def is_aggregate(node: exp.Expr) -> bool:
     if isinstance(node, exp.Filter):
         return is_aggregate(node.this)
@@ -68,9 +71,6 @@ def is_aggregate(node: exp.Expr) -> bool:
     if isinstance(node, exp.AggFunc):
         return True
     return isinstance(node, exp.Anonymous) and (node.name.upper() in AGG_NAMES or USER_AGGREGATE in node.meta)
-
-
-USER_AGGREGATE = "user_aggregate"  # the meta key of a call of a Python aggregate function
 
 
 def mark_user_aggregates(exprs: list[exp.Expr], binder: ExprBinder) -> None:
