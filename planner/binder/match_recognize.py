@@ -21,7 +21,7 @@ from planner.binder.expressions import ExprBinder, type_of
 from planner.binder.intervals import interval_ms
 from planner.binder.scope import Relation, Scope
 from planner.logical import typing as T
-from planner.logical.fields import Field
+from planner.logical.fields import Field, TimeKind
 from planner.logical.match import MatchExpr, MatchSpec, Nav, NavKind, PatternError, PatternTerm, Skip, parse_pattern
 from planner.logical.operators import MatchRecognize, Node
 from planner.problems import BindError
@@ -50,7 +50,8 @@ def bind_match_recognize(source: Relation, input_node: Node, node: exp.MatchReco
     variables = {t.var for t in terms}
     # a DEFINE may name a variable the PATTERN lacks (Flink ignores it): its columns read as NULL
     named = variables | {item.alias for item in node.args.get("define") or []}
-    reader = _Reader(scope, named, order_field.type)
+    # MATCH_ROWTIME(): the order's time; ordered by processing time, a TIMESTAMP(3) as Flink types it
+    reader = _Reader(scope, named, T.TIMESTAMP3 if order_field.time == TimeKind.PROCTIME else order_field.type)
     defines: list[tuple[str, MatchExpr]] = []
     for item in node.args.get("define") or []:
         var = item.alias
@@ -234,10 +235,11 @@ class _Reader:
                 return Nav(NavKind.LAST, var, pos, _offset(args[1] if len(args) > 1 else None, 1)), field.type
             if name == "NEXT":
                 raise BindError("NEXT is not supported by Flink's MATCH_RECOGNIZE (its rows come in order); use PREV", node)
-            if name == "MATCH_ROWTIME":
+            if name in ("MATCH_ROWTIME", "MATCH_PROCTIME"):
                 if define is not None:
-                    raise BindError("MATCH_ROWTIME() is a measure: it is not allowed in DEFINE", node)
-                return Nav(NavKind.ROWTIME, None, None), self.rowtime_type
+                    raise BindError(f"{name}() is a measure: it is not allowed in DEFINE", node)
+                # the time of the row that completes the match (on processing time, when it was read)
+                return Nav(NavKind.ROWTIME, None, None), self.rowtime_type if name == "MATCH_ROWTIME" else T.TIMESTAMP_LTZ3
             if name in ("CLASSIFIER", "MATCH_NUMBER", "RUNNING", "FINAL"):
                 raise BindError(f"{name}() is not supported by Flink's MATCH_RECOGNIZE", node)
         func = AGGREGATES.get(type(node))

@@ -1,4 +1,4 @@
-"""MATCH_RECOGNIZE on event time, as a changelog operator: per partition, rows wait until the
+"""MATCH_RECOGNIZE on event time (or processing time: below), as a changelog operator: per partition, rows wait until the
 watermark passes their time, are taken in time order (one time's rows in arrival order), and run
 through the pattern's automaton as Flink's CEP library runs them; each complete match comes out
 as one row (ONE ROW PER MATCH): the partition key, then the measures.
@@ -15,6 +15,11 @@ come out in the order of their first rows, and after each the AFTER MATCH strate
 partial matches (and matches not yet out) that start where the next match may not:
 PAST LAST ROW, at or before its last row; TO NEXT ROW, at or before its first row; TO FIRST v /
 TO LAST v, before v's first / last row.
+
+Ordered by processing time, the wall clock stands for the watermark: a micro-batch's rows (which
+share their processing time) go through at once, in arrival order, and WITHIN times out on the
+clock (processing-time timers). MATCH_ROWTIME() and MATCH_PROCTIME() are then the processing time
+of the row that completes the match.
 
 State, per partition key (``planner.analysis.state``: partial matches, released by WITHIN and the
 watermark): ``pending`` (time -> rows waiting for the watermark) and ``partials``. With WITHIN, a
@@ -139,12 +144,17 @@ class MatchRecognize(Operator):
 
     def __init__(
         self, keys: Sequence[int], n_fields: int, order_pos: int, spec: MatchSpec, out_schema: pa.Schema,
-        then_by: Sequence[tuple[int, bool]] = (), types: Sequence[pa.DataType] = (),
+        then_by: Sequence[tuple[int, bool]] = (), types: Sequence[pa.DataType] = (), processing: bool = False,
     ) -> None:
         """``keys``: the partition key's positions in the input row of ``n_fields`` columns;
         ``order_pos``: the time attribute's position; ``then_by``: the ORDER BY keys after it
-        (position, descending), which order the rows of one time (``types``: the input's)."""
+        (position, descending), which order the rows of one time (``types``: the input's);
+        ``processing``: ordered by processing time (the wall clock stands for the watermark)."""
         super().__init__(out_schema, None)
+        if processing:
+            # rows come in the clock's order: each batch's rows go through as they come (the
+            # processor fires with the clock), and WITHIN times out on processing-time timers
+            self.timed, self.clock = False, "processing"
         self.keys, self.n_fields, self.order_pos = tuple(keys), n_fields, order_pos
         self.then_by, self.types = tuple(then_by), tuple(types)
         self.spec = spec

@@ -1,12 +1,14 @@
 """MATCH_RECOGNIZE on Spark: its rows, hashed into buckets by the partition key, go to the
 changelog operator ``sqlengine.changelog.match_recognize`` (on a stream with event-time timers:
-rows wait for the watermark; in batch mode each bucket's rows at once, the watermark at the end
-of time). Its output is insert-only: the partition key, then the measures."""
+rows wait for the watermark; ordered by processing time, with processing-time timers; in batch
+mode each bucket's rows at once, the watermark at the end of time). Its output is insert-only:
+the partition key, then the measures."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from planner.logical.fields import TimeKind
 from planner.logical.operators import MatchRecognize
 from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, operator_rows
 from sqlengine.translate.core import Rel, Translator
@@ -35,10 +37,15 @@ def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, Struc
     fields += [(name, spark_type(m.type)) for name, m in node.spec.measures]
     out = _out_schema(t, t.fresh("kind"), fields)
     types = [_arrow(t, df.schema[c].dataType) for c in in_names]
+    order = node.input.field(node.order_field)
+    processing = order is not None and order.time == TimeKind.PROCTIME
     op = Op(
         [in_names.index(k) for k in node.partition_keys], len(in_names), in_names.index(node.order_field), node.spec,
-        _arrow_schema(t, out), [(in_names.index(n), d) for n, d in node.then_by], types,
+        _arrow_schema(t, out), [(in_names.index(n), d) for n, d in node.then_by], types, processing,
     )
+    # processing time: timers time WITHIN out on the clock; a bounded job has none (Spark would
+    # run batches for them forever): it ends with what its input completed
+    op.timers = processing and not all(s.bounded for s in t.sources)
     return payload, op, out
 
 

@@ -248,3 +248,38 @@ def test_measures_flink_refuses_are_refused(measure: str, message: str) -> None:
 def test_prev_of_the_variable_being_defined_is_refused_as_in_flink() -> None:
     with pytest.raises(SqlError, match="physical offsets within partition"):
         node(query("A B", None, "B AS B.v > PREV(B.v)"))
+
+
+def test_ordered_by_processing_time_rows_go_through_as_they_come_and_within_times_out_on_the_clock() -> None:
+    """Each micro-batch's rows (one processing time) go through at once, in arrival order, with the
+    clock the processor fires at standing for the watermark; a partial match times out on it."""
+    ddl = "CREATE TABLE p (k INT, v INT, pt AS PROCTIME()) WITH ('connector' = 'datagen');"
+    session = PlannerSession(Catalog.in_memory(), settings={})
+    sql = ("SELECT * FROM p MATCH_RECOGNIZE (PARTITION BY k ORDER BY pt MEASURES A.v AS a, B.v AS b, MATCH_ROWTIME() AS mt, "
+           "MATCH_PROCTIME() AS mp ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) WITHIN INTERVAL '2' SECOND "
+           "DEFINE A AS v = 1, B AS v = 2);")
+    *_, outcome = [session.execute(s) for s in parse_script(ddl + sql).statements]
+    n = next(x for x in distinct_nodes(outcome.plans) if isinstance(x, MatchRecognize))
+    assert [(f.name, f.type.sql()) for f in n.fields] == [("k", "INT"), ("a", "INT"), ("b", "INT"), ("mt", "TIMESTAMP(3)"),
+                                                          ("mp", "TIMESTAMPLTZ(3)")]
+    names = n.input.field_names()
+    fields = [("k", pa.int32()), ("a", pa.int32()), ("b", pa.int32()), ("mt", pa.timestamp("ms")), ("mp", pa.timestamp("ms", tz="UTC"))]
+    op = Op([names.index("k")], len(names), names.index("pt"), n.spec, out_schema(fields), (), (), processing=True)
+    assert (op.timed, op.clock) == (False, "processing")
+    schema = pa.schema([("kind", pa.int8()), ("t", pa.int64()), ("k", pa.int32()), ("v", pa.int32()), ("pt", pa.timestamp("ms", tz="UTC"))])
+
+    def batch(at_s: float, values: list[int]) -> pa.Table:
+        at = BASE + dt.timedelta(seconds=at_s)
+        data = [[INSERT] * len(values), [BASE_MS + round(at_s * 1000)] * len(values), [1] * len(values), values,
+                [at.replace(tzinfo=dt.UTC)] * len(values)]
+        return pa.Table.from_arrays([pa.array(c, f.type) for c, f in zip(data, schema, strict=True)], schema=schema)
+
+    state = op.new_state()
+    op.apply(state, [batch(0, [1, 2, 1])], 0)  # A B matched in the batch; a new A waits
+    out = op.fire(state, BASE_MS + 10, 0)  # the clock, a little after the batch's processing time
+    assert [r[:3] for r in out.rows] == [(1, 1, 2)]
+    assert out.rows[0][3] == out.rows[0][4] == BASE.replace(tzinfo=dt.UTC)  # the completing row's time
+    assert op.next_time(state) == BASE_MS + 2000  # WITHIN: the open partial match times out then
+    assert op.fire(state, BASE_MS + 2000, 0).rows == [] and op.entries(state) == 0
+    op.apply(state, [batch(3, [2])], 0)  # a B alone: no match
+    assert op.fire(state, BASE_MS + 3010, 0).rows == []

@@ -182,8 +182,8 @@ def check_match(node: MatchRecognize, ctx: Context) -> list[Problem]:
     if node.spec is None:
         return [problem(Code.MATCH_RECOGNIZE, node, what="without its bound pattern")]
     order = node.input.field(node.order_field)
-    if order is None or order.time != TimeKind.ROWTIME:
-        return [problem(Code.MATCH_RECOGNIZE, node, what="ordered by processing time yet; order it by the event-time attribute")]
+    if order is None or order.time is None:
+        return [problem(Code.MATCH_RECOGNIZE, node, what="ordered by no time attribute")]
     if node.all_rows:
         return [problem(Code.MATCH_RECOGNIZE, node, what="with ALL ROWS PER MATCH (Flink has ONE ROW PER MATCH only)")]
     if ctx.streaming and ctx.updating_input(node):
