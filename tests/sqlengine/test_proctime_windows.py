@@ -3,7 +3,7 @@ deduplication) over PROCTIME() emits each window once, when the wall clock passe
 every row counted once, also when no input comes after it (Spark's processing-time timers run a
 micro-batch without input; an event-time window would wait for a watermark that only input
 moves). The legacy GROUP BY TUMBLE(proctime, ...) form runs too; a bounded job ends as Flink's
-does; an OVER ordered by processing time emits each row as it comes."""
+does; an OVER and a MATCH_RECOGNIZE ordered by processing time emit their rows as they come."""
 
 from __future__ import annotations
 
@@ -116,6 +116,25 @@ def test_a_processing_time_window_top_n_and_deduplication_emit_at_the_windows_en
         assert all(j.error_detail is None and j.status == Status.RUNNING for j in jobs)
         assert sorted(jobs[0].result.rows()) == [("/0", 6, 2), ("/0", 8, 1), ("/1", 7, 2), ("/1", 9, 1)]
         assert sorted(jobs[1].result.rows()) == [("/0", 8), ("/1", 9)]  # one file: its rows in order, the last kept
+    finally:
+        engine.stop_all()
+
+
+def test_match_recognize_ordered_by_processing_time_matches_rows_as_they_come(tmp_path, spark):
+    """Per page, the clicks in the order they were read: each pair of a click and a later one of a
+    higher user id is a match, out in the micro-batch that read them (no watermark to wait for)."""
+    engine, _ = _clicks(tmp_path, spark, 10)
+    (stmt,) = parse_script(
+        "SELECT * FROM clicks MATCH_RECOGNIZE (PARTITION BY page ORDER BY pt MEASURES A.user_id AS a, B.user_id AS b "
+        "ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) DEFINE B AS B.user_id > A.user_id);"
+    ).statements
+    job = engine.start(engine.plan(stmt))
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and job.error_detail is None and len(job.result.rows() if job.result else []) < 4:
+            time.sleep(0.2)
+        assert job.error_detail is None and job.status == Status.RUNNING
+        assert sorted(job.result.rows()) == [("/0", 0, 2), ("/0", 4, 6), ("/1", 1, 3), ("/1", 5, 7)]
     finally:
         engine.stop_all()
 
