@@ -105,10 +105,15 @@ def whole_bucket(op: Operator):  # type: ignore[no-untyped-def]
     from sqlengine.changelog.operator import END_OF_TIME_MS
 
     def run(table: pa.Table) -> pa.Table:
+        import time
+
+        now = int(time.time() * 1000)
         state = op.new_state()
         rows = table.drop_columns(["b"])
-        changes = op.apply(state, [rows.filter(pc.is_valid(rows.column(0)))], 0)
-        for more in (op.fire(state, END_OF_TIME_MS, 0) if op.timed else None, op.end_of_input(state)):
+        changes = op.apply(state, [rows.filter(pc.is_valid(rows.column(0)))], now)
+        # what waits for the watermark or the clock comes out: the input has ended
+        fired = op.fire(state, END_OF_TIME_MS, now) if op.timed or op.clock == "processing" else None
+        for more in (fired, op.end_of_input(state)):
             if more is not None:
                 changes.kinds += more.kinds
                 changes.rows += more.rows
