@@ -33,7 +33,7 @@ from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import history
 from planner.logical import typing as T
 from planner.logical.changelog import Mode
-from planner.logical.joins import Join, JoinKind, LookupJoin, TemporalJoin
+from planner.logical.joins import IntervalJoin, Join, JoinKind, LookupJoin, TemporalJoin
 from planner.logical.operators import (
     Calc,
     ChangelogNormalize,
@@ -114,7 +114,7 @@ NATIVE = Physical(Execution.NATIVE)
 # natively, as they are insert-only and Flink refuses them over changes)
 CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset(
     {GroupAggregate, TopN, Deduplicate, Join, Sort, ChangelogNormalize, OverAggregate, TemporalJoin, WindowAggregate,
-     MatchRecognize}
+     MatchRecognize, IntervalJoin}
 )
 # stateless operators rows pass through with their kind
 PASS_THROUGH: frozenset[type[Node]] = frozenset({Calc, Correlate, Union, Sink, LookupJoin, WindowTVF})
@@ -127,6 +127,8 @@ def has_changelog_implementation(node: Node) -> bool:
         return node.window is None or window_on_proctime(node, node.window)
     if isinstance(node, Sort):
         return node.limit is not None and bool(node.order)
+    if isinstance(node, IntervalJoin):  # on processing time (on event time Spark's own runs it)
+        return node.on_proctime
     if isinstance(node, WindowAggregate):
         # on processing time (Spark's own windows close on a watermark; sessions on the clock never
         # merge), or calling a Python aggregate function (on event time, sessions would merge)
@@ -167,6 +169,8 @@ def reversible(node: Node, order: Sequence[tuple[str, bool]]) -> bool:
 def _no_native(node: Node) -> bool:
     if user_aggregate(node):
         return True
+    if isinstance(node, IntervalJoin):
+        return node.on_proctime  # Spark bounds a stream-stream join by watermarks only
     if isinstance(node, (TopN, Deduplicate)) and node.window is not None:
         return window_on_proctime(node, node.window)  # Spark ranks a window when a watermark closes it
     if isinstance(node, TopN) and node.window is None:

@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from planner.binder.joins import conjuncts
 from planner.logical.fields import Field
-from planner.logical.joins import Join
+from planner.logical.joins import IntervalJoin, Join
 
 Row = Sequence[Any]
 Fn = Callable[[Row], Any]
@@ -59,6 +59,23 @@ def residual_condition(join: Join) -> exp.Expr | None:
         return None
     out = rest[0]
     for c in rest[1:]:
+        out = exp.And(this=out, expression=c)
+    return out
+
+
+def interval_residual(join: IntervalJoin) -> exp.Expr | None:
+    """An interval join's condition without its equalities of keys and the comparisons of its two
+    times (the bound, which the operator checks on the times itself), or None."""
+    residual = residual_condition(join)
+    if residual is None:
+        return None
+    times = {join.left_time, join.right_time}
+    rest = conjuncts(residual)
+    kept = [c for c in rest if not times <= {col.name for col in c.find_all(exp.Column)}]
+    if not kept:
+        return None
+    out = kept[0]
+    for c in kept[1:]:
         out = exp.And(this=out, expression=c)
     return out
 

@@ -12,6 +12,7 @@ from enum import StrEnum
 from sqlglot import exp
 
 from planner.logical.changelog import INSERT_ONLY, RETRACT, Changelog
+from planner.logical.fields import TimeKind
 from planner.logical.operators import Node
 from planner.logical.specs import OperatorKind, WindowSpec, fmt_ms, sql
 
@@ -80,7 +81,13 @@ class IntervalJoin(Join):
         return INSERT_ONLY
 
     def waits_on_watermark(self) -> bool:
-        return True
+        return not self.on_proctime
+
+    @property
+    def on_proctime(self) -> bool:
+        """Both times are when the rows were read (Flink's processing-time interval join)."""
+        f = self.field(self.left_time)
+        return f is not None and f.time == TimeKind.PROCTIME
 
 
 def _signed(ms: int) -> str:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from planner.analysis.versioned import versioned
 from planner.logical.changelog import Mode
-from planner.logical.evaluate import compile_expression, residual_condition
-from planner.logical.joins import Join, JoinKind, TemporalJoin
+from planner.logical.evaluate import compile_expression, interval_residual, residual_condition
+from planner.logical.joins import IntervalJoin, Join, JoinKind, TemporalJoin
 from planner.logical.operators import ChangelogNormalize, Deduplicate, Node, Sort, TopN
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
@@ -323,3 +323,36 @@ def translate_changelog_temporal_join(t: Translator, node: TemporalJoin) -> Rel:
     )
     result = _run(t, node, packed, op, out)
     return Rel(result, tuple(n for n, _ in fields), kind=kind)
+
+
+def translate_proctime_interval_join(t: Translator, node: IntervalJoin) -> Rel:
+    """The interval join on processing time: each side's rows, with the time they were read, into
+    one operator with processing-time timers (``sqlengine.changelog.interval_join``)."""
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.interval_join import ProcTimeIntervalJoin as Op
+
+    names = node.field_names()
+    n_left = len(node.left.fields)
+    left, right = t.translate(node.left), t.translate(node.right)
+    ldf, rdf = without_event_time(left.df), without_event_time(right.df)
+    lnames, rnames = names[:n_left], names[n_left:]
+    lkeys = [lnames.index(a) for a, _ in node.equi_keys]
+    rkeys = [rnames.index(b) for _, b in node.equi_keys]
+
+    def payload(df: DataFrame, rel: Rel, time: str, keys: Column) -> DataFrame:
+        return df.select(keys, rel.kind_column(), F.unix_millis(F.col(quote(time))).alias(t.fresh("t")),
+                         *[F.col(quote(c)) for c in rel.columns])
+
+    ltime, rtime = left.columns[lnames.index(node.left_time)], right.columns[rnames.index(node.right_time)]
+    lpay = payload(ldf, left, ltime, _bucket(t, _key_cols(ldf, left, lkeys, rdf, right, rkeys)))
+    rpay = payload(rdf, right, rtime, _bucket(t, _key_cols(rdf, right, rkeys, ldf, left, lkeys)))
+    residual = interval_residual(node)
+    fields = [(n, ldf.schema[c].dataType) for n, c in zip(lnames, left.columns, strict=True)]
+    fields += [(n, rdf.schema[c].dataType) for n, c in zip(rnames, right.columns, strict=True)]
+    out = _out_schema(t, t.fresh("kind"), fields)
+    op = Op(node.join_kind.value, (lkeys, rkeys), (len(lnames), len(rnames)), node.lower_ms, node.upper_ms, _arrow_schema(t, out),
+            compile_expression(residual, names) if residual is not None else None)
+    op.timers = not all(s.bounded for s in t.sources)  # a bounded job has none (see the operator)
+    result = _run(t, node, _packed(lpay, 0).unionByName(_packed(rpay, 1)), op, out)
+    return Rel(result.select(*[F.col(quote(n)) for n in names]), tuple(names))

@@ -30,6 +30,7 @@ from sqlengine.translate.changelog import (
     translate_changelog_normalize,
     translate_changelog_rank,
     translate_changelog_temporal_join,
+    translate_proctime_interval_join,
 )
 from sqlengine.translate.changelog_aggregates import (
     has_user_aggregate,
@@ -90,6 +91,7 @@ CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
     ChangelogNormalize: translate_changelog_normalize,
     OverAggregate: translate_changelog_over,
     TemporalJoin: translate_changelog_temporal_join,
+    IntervalJoin: translate_proctime_interval_join,  # on processing time
     WindowAggregate: translate_changelog_window_aggregate,  # on processing time, or with a Python aggregate function
     MatchRecognize: translate_changelog_match,
 }

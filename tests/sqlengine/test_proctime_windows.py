@@ -3,7 +3,8 @@ deduplication) over PROCTIME() emits each window once, when the wall clock passe
 every row counted once, also when no input comes after it (Spark's processing-time timers run a
 micro-batch without input; an event-time window would wait for a watermark that only input
 moves). The legacy GROUP BY TUMBLE(proctime, ...) form runs too; a bounded job ends as Flink's
-does; an OVER and a MATCH_RECOGNIZE ordered by processing time emit their rows as they come."""
+does; an OVER and a MATCH_RECOGNIZE ordered by processing time emit their rows as they come; an
+interval join on processing time joins the rows read within its bound."""
 
 from __future__ import annotations
 
@@ -135,6 +136,26 @@ def test_match_recognize_ordered_by_processing_time_matches_rows_as_they_come(tm
             time.sleep(0.2)
         assert job.error_detail is None and job.status == Status.RUNNING
         assert sorted(job.result.rows()) == [("/0", 0, 2), ("/0", 4, 6), ("/1", 1, 3), ("/1", 5, 7)]
+    finally:
+        engine.stop_all()
+
+
+def test_an_interval_join_on_processing_time_joins_the_rows_read_within_the_bound(tmp_path, spark):
+    """The clicks with themselves, per page, read within a second of each other: one file read in
+    one micro-batch, so every pair of a page (5 x 5 per page)."""
+    engine, _ = _clicks(tmp_path, spark, 10)
+    (stmt,) = parse_script(
+        "SELECT a.page, a.user_id AS u, b.user_id AS v FROM clicks a JOIN clicks b "
+        "ON a.page = b.page AND a.pt BETWEEN b.pt - INTERVAL '1' SECOND AND b.pt;"
+    ).statements
+    job = engine.start(engine.plan(stmt))
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and job.error_detail is None and len(job.result.rows() if job.result else []) < 50:
+            time.sleep(0.2)
+        assert job.error_detail is None and job.status == Status.RUNNING
+        rows = job.result.rows()
+        assert sorted(rows) == sorted((f"/{p}", u, v) for p in (0, 1) for u in range(p, 10, 2) for v in range(p, 10, 2))
     finally:
         engine.stop_all()
 

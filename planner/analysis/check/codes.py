@@ -24,7 +24,6 @@ class Code(StrEnum):
     WINDOW_JOIN_OUTER = "window-join-outer"
     INTERVAL_JOIN_UPDATING_INPUT = "interval-join-updating-input"
     INTERVAL_JOIN_KIND = "interval-join-kind"
-    PROCTIME_INTERVAL_JOIN = "proctime-interval-join"
     UNION_UPDATING = "union-updating"
     CHANGELOG_AGGREGATE = "changelog-aggregate"
     JOIN_CONDITION = "join-condition"
@@ -87,7 +86,6 @@ MESSAGES: dict[Code, str] = {
     Code.WINDOW_JOIN_OUTER: "only inner window joins run on Spark Structured Streaming",
     Code.INTERVAL_JOIN_UPDATING_INPUT: "an interval join over an updating input is not supported",
     Code.INTERVAL_JOIN_KIND: "{join} interval joins are not supported by Spark Structured Streaming",
-    Code.PROCTIME_INTERVAL_JOIN: "processing-time interval joins are not supported by Spark Structured Streaming",
     Code.UNION_UPDATING: "UNION (without ALL) of updating inputs cannot run on Spark yet: UNION ALL runs",
     Code.CHANGELOG_AGGREGATE: (
         "{function} cannot run as a changelog aggregation yet (it runs as one because {why}); COUNT, SUM, AVG, MIN, "

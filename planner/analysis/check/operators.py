@@ -19,8 +19,8 @@ from planner.analysis.physical import Physical, carries_kinds, user_aggregate
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import versioned
 from planner.logical import typing as T
-from planner.logical.evaluate import residual_condition, unsupported
-from planner.logical.fields import Field, TimeKind
+from planner.logical.evaluate import interval_residual, residual_condition, unsupported
+from planner.logical.fields import Field
 from planner.logical.joins import IntervalJoin, Join, JoinKind, LookupJoin, TemporalJoin, WindowJoin
 from planner.logical.match import MatchExpr
 from planner.logical.operators import (
@@ -334,11 +334,12 @@ def check_interval_join(node: IntervalJoin, ctx: Context) -> list[Problem]:
         return []
     if ctx.updating_input(node):
         return [problem(Code.INTERVAL_JOIN_UPDATING_INPUT, node)]
+    if node.on_proctime:  # a changelog operator (sqlengine.changelog.interval_join), of every kind
+        residual = interval_residual(node)
+        bad = unsupported(residual, node.fields) if residual is not None else None
+        return [problem(Code.JOIN_CONDITION, node, expression=bad, join=node.join_kind.value)] if bad is not None else []
     if node.join_kind == JoinKind.FULL:  # (a semi or anti join with a time bound is a regular join)
         return [problem(Code.INTERVAL_JOIN_KIND, node, join=node.join_kind.value)]
-    left_t = node.field(node.left_time)
-    if left_t is not None and left_t.time == TimeKind.PROCTIME:
-        return [problem(Code.PROCTIME_INTERVAL_JOIN, node)]
     return []
 
 

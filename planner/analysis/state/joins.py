@@ -135,6 +135,10 @@ class JoinState(AnalyzerBase):
             # rows up to t - lower, a right row at s matches left rows up to s + upper; a row waits
             # until the other side's watermark has passed that
             reach = max(-node.lower_ms if side == 0 else node.upper_ms, 0)
+            if node.on_proctime:  # the wall clock releases it: no watermark delay on top
+                release = Release(ReleaseKind.INTERVAL_BOUND, after_ms=reach, delay_ms=None, span_ms=span)
+                parts.append(self._side(node, side, reach, release, Growth.NONE))
+                continue
             release = Release(ReleaseKind.INTERVAL_BOUND, after_ms=reach, delay_ms=delay or 0, span_ms=span)
             parts.append(self._side(node, side, reach + (delay or 0), release, Growth.NONE))
         return StateInfo(node, node.kind, tuple(parts), watermark_delay_ms=delay)

@@ -138,6 +138,8 @@ def bound_text(part: StatePart) -> str:
             )
         return f"the last row + the session gap + watermark delay ({gap}); one session at a time"
     if kind == ReleaseKind.INTERVAL_BOUND:
+        if r.delay_ms is None:
+            return f"the interval bound on the wall clock ({_dur(r.after_ms)}; interval width {_dur(r.span_ms)}; processing time)"
         return (
             f"the interval bound + watermark delay ({_dur(r.after_ms)} + {_dur(r.delay_ms)}; "
             f"interval width {_dur(r.span_ms)})"
