@@ -234,11 +234,9 @@ REFUSED = {
         "SELECT * FROM TABLE(SESSION(TABLE items PARTITION BY id, DESCRIPTOR(ts), INTERVAL '4' SECOND))",
         ["SESSION", "window aggregation"],
     ),
-    "proctime_window_top_n": (
-        """WITH p AS (SELECT *, PROCTIME() AS pt FROM bids)
-           SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS rn
-                          FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(pt), INTERVAL '10' SECOND))) WHERE rn <= 3""",
-        ["window Top-N", "processing time"],
+    "over_stddev": (
+        "SELECT item, STDDEV_POP(price) OVER (PARTITION BY item ORDER BY ts) AS s FROM bids",
+        ["STDDEV_POP", "OVER window"],
     ),
 }
 
