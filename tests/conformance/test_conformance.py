@@ -68,6 +68,11 @@ def sql(spark, tmp_path_factory) -> Sql:
     data = _copy_in_order(tmp_path_factory.mktemp("conformance-data"))
     runner.ddl(tables.replace("${DATA}", str(data))
                .replace("${SOURCE_OPTIONS}", ", 'source.max-files-per-trigger' = '1'"))
+    return runner
+
+
+def _with_functions(runner: Sql) -> Sql:
+    """The suite's Python aggregate functions: temporary, so each engine of its own creates them."""
     runner.ddl((HERE / "functions.sql").read_text().replace("${HERE}", str(HERE)))
     return runner
 
@@ -75,7 +80,7 @@ def sql(spark, tmp_path_factory) -> Sql:
 @pytest.fixture(scope="module")
 def results(sql: Sql) -> dict:
     with cf.ThreadPoolExecutor(PARALLEL) as pool:
-        futures = {q.stem: pool.submit(fork(sql.engine).both_or_errors, q.read_text(), _table) for q in QUERIES}
+        futures = {q.stem: pool.submit(_with_functions(fork(sql.engine)).both_or_errors, q.read_text(), _table) for q in QUERIES}
         return {name: f.result() for name, f in futures.items()}
 
 
