@@ -38,6 +38,7 @@ from planner.logical.operators import (
     Union,
     WindowAggregate,
     WindowTVF,
+    window_on_proctime,
 )
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 
@@ -407,6 +408,8 @@ def carried_windows(node: Node, memo: dict[int, Windows]) -> Windows:
             out |= Windows(structs=frozenset({node.window.id}))
     elif isinstance(node, WindowAggregate) and (node.on_proctime or user_aggregate(node)):
         pass  # a changelog operator assigns its windows: no struct, no event time to carry on
+    elif isinstance(node, (TopN, Deduplicate)) and node.window is not None and window_on_proctime(node, node.window):
+        pass  # ranked by a changelog operator: no struct either
     elif isinstance(node, WindowAggregate) or (isinstance(node, (TopN, Deduplicate)) and node.window is not None):
         window = node.window
         assert window is not None
