@@ -249,16 +249,20 @@ def _key_cols(df: DataFrame, rel: Rel, idx: list[int], other: DataFrame, other_r
     return out
 
 
+def _sides(t: Translator, node: Join) -> tuple[list[str], Rel, Rel, DataFrame, DataFrame]:
+    """A join's output names, its two sides translated, and their rows with no event-time mark
+    (a changelog join keeps rows by its own rules, not Spark's watermark)."""
+    left, right = t.translate(node.left), t.translate(node.right)
+    return list(node.field_names()), left, right, without_event_time(left.df), without_event_time(right.df)
+
+
 def translate_changelog_join(t: Translator, node: Join) -> Rel:
     from pyspark.sql import functions as F
 
     from sqlengine.changelog.join import Join as Op
 
-    names = node.field_names()
-    n_left = len(node.left.fields)
-    left, right = t.translate(node.left), t.translate(node.right)
-    ldf, rdf = without_event_time(left.df), without_event_time(right.df)
-    lnames, rnames = names[:n_left], names[n_left:]
+    names, left, right, ldf, rdf = _sides(t, node)
+    lnames, rnames = names[: len(node.left.fields)], names[len(node.left.fields) :]
     lkeys = [lnames.index(a) for a, _ in node.equi_keys]
     rkeys = [rnames.index(b) for _, b in node.equi_keys]
 
@@ -332,11 +336,8 @@ def translate_proctime_interval_join(t: Translator, node: IntervalJoin) -> Rel:
 
     from sqlengine.changelog.interval_join import ProcTimeIntervalJoin as Op
 
-    names = node.field_names()
-    n_left = len(node.left.fields)
-    left, right = t.translate(node.left), t.translate(node.right)
-    ldf, rdf = without_event_time(left.df), without_event_time(right.df)
-    lnames, rnames = names[:n_left], names[n_left:]
+    names, left, right, ldf, rdf = _sides(t, node)
+    lnames, rnames = names[: len(node.left.fields)], names[len(node.left.fields) :]
     lkeys = [lnames.index(a) for a, _ in node.equi_keys]
     rkeys = [rnames.index(b) for _, b in node.equi_keys]
 

@@ -49,6 +49,25 @@ def _rows_until(job, want_total: int, timeout: float = 90) -> list:
     return rows
 
 
+def _running_with(job, rows: int, timeout: float = 90) -> None:
+    """Wait until the running job's result has ``rows`` rows."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and job.error_detail is None and len(job.result.rows() if job.result else []) < rows:
+        time.sleep(0.2)
+    assert job.error_detail is None and job.status == Status.RUNNING
+
+
+def _rows_of(engine: Engine, rows: int, sql: str) -> list:
+    """The rows of a continuous query once it has ``rows`` (the job then stopped)."""
+    (stmt,) = parse_script(sql).statements
+    job = engine.start(engine.plan(stmt))
+    try:
+        _running_with(job, rows)
+        return list(job.result.rows())
+    finally:
+        engine.stop_all()
+
+
 @pytest.mark.parametrize("query", [
     "SELECT page, window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND)) "
     "GROUP BY page, window_start, window_end;",
@@ -110,11 +129,8 @@ def test_a_processing_time_window_top_n_and_deduplication_emit_at_the_windows_en
     ).statements
     jobs = [engine.start(engine.plan(stmt)) for stmt in (top, last)]
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and any(j.error_detail is None and len(j.result.rows() if j.result else []) < n
-                                                  for j, n in zip(jobs, (4, 2), strict=True)):
-            time.sleep(0.2)
-        assert all(j.error_detail is None and j.status == Status.RUNNING for j in jobs)
+        for job, n in zip(jobs, (4, 2), strict=True):
+            _running_with(job, n)
         assert sorted(jobs[0].result.rows()) == [("/0", 6, 2), ("/0", 8, 1), ("/1", 7, 2), ("/1", 9, 1)]
         assert sorted(jobs[1].result.rows()) == [("/0", 8), ("/1", 9)]  # one file: its rows in order, the last kept
     finally:
@@ -125,39 +141,19 @@ def test_match_recognize_ordered_by_processing_time_matches_rows_as_they_come(tm
     """Per page, the clicks in the order they were read: each pair of a click and a later one of a
     higher user id is a match, out in the micro-batch that read them (no watermark to wait for)."""
     engine, _ = _clicks(tmp_path, spark, 10)
-    (stmt,) = parse_script(
-        "SELECT * FROM clicks MATCH_RECOGNIZE (PARTITION BY page ORDER BY pt MEASURES A.user_id AS a, B.user_id AS b "
-        "ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) DEFINE B AS B.user_id > A.user_id);"
-    ).statements
-    job = engine.start(engine.plan(stmt))
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and job.error_detail is None and len(job.result.rows() if job.result else []) < 4:
-            time.sleep(0.2)
-        assert job.error_detail is None and job.status == Status.RUNNING
-        assert sorted(job.result.rows()) == [("/0", 0, 2), ("/0", 4, 6), ("/1", 1, 3), ("/1", 5, 7)]
-    finally:
-        engine.stop_all()
+    rows = _rows_of(engine, 4,
+                    "SELECT * FROM clicks MATCH_RECOGNIZE (PARTITION BY page ORDER BY pt MEASURES A.user_id AS a, B.user_id AS b "
+                    "ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) DEFINE B AS B.user_id > A.user_id);")
+    assert sorted(rows) == [("/0", 0, 2), ("/0", 4, 6), ("/1", 1, 3), ("/1", 5, 7)]
 
 
 def test_an_interval_join_on_processing_time_joins_the_rows_read_within_the_bound(tmp_path, spark):
     """The clicks with themselves, per page, read within a second of each other: one file read in
     one micro-batch, so every pair of a page (5 x 5 per page)."""
     engine, _ = _clicks(tmp_path, spark, 10)
-    (stmt,) = parse_script(
-        "SELECT a.page, a.user_id AS u, b.user_id AS v FROM clicks a JOIN clicks b "
-        "ON a.page = b.page AND a.pt BETWEEN b.pt - INTERVAL '1' SECOND AND b.pt;"
-    ).statements
-    job = engine.start(engine.plan(stmt))
-    try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and job.error_detail is None and len(job.result.rows() if job.result else []) < 50:
-            time.sleep(0.2)
-        assert job.error_detail is None and job.status == Status.RUNNING
-        rows = job.result.rows()
-        assert sorted(rows) == sorted((f"/{p}", u, v) for p in (0, 1) for u in range(p, 10, 2) for v in range(p, 10, 2))
-    finally:
-        engine.stop_all()
+    rows = _rows_of(engine, 50, "SELECT a.page, a.user_id AS u, b.user_id AS v FROM clicks a JOIN clicks b "
+                                "ON a.page = b.page AND a.pt BETWEEN b.pt - INTERVAL '1' SECOND AND b.pt;")
+    assert sorted(rows) == sorted((f"/{p}", u, v) for p in (0, 1) for u in range(p, 10, 2) for v in range(p, 10, 2))
 
 
 def test_a_bounded_job_ends_dropping_the_windows_still_open_as_flink_does(tmp_path, spark):
