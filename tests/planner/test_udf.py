@@ -374,6 +374,6 @@ def test_an_aggregate_function_without_retract_is_refused_where_rows_are_taken_b
     assert ("the aggregate function `money` ('udf_retract.Money') has no retract method, which it needs here: its input "
             "updates or retracts rows") in found[0][3]
     assert "its OVER frame takes each row back when the row leaves it" in found[1][3]
-    assert "a Python aggregate function (`money`) cannot run in a SESSION window yet" in found[2][3]
+    assert "a Python aggregate function (`money`) cannot run in a SESSION window on event time yet" in found[2][3]
     changelog = [[p.changelog for p in o.analysis.physical.values()] for o in _run(f)[4:] if o.analysis is not None]
     assert changelog[:5] == [[True], [True, True], [True, True], [True], [True]]

@@ -156,8 +156,9 @@ MESSAGES: dict[Code, str] = {
         "job fails there with \"Method retract is not implemented\")"
     ),
     Code.USER_AGGREGATE_SESSION: (
-        "a Python aggregate function (`{function}`) cannot run in a SESSION window yet (sessions merge, and "
-        "sqlengine's window operator does not merge accumulators); GROUP BY, TUMBLE, HOP, CUMULATE and OVER run it"
+        "a Python aggregate function (`{function}`) cannot run in a SESSION window on event time yet (sessions merge, "
+        "and sqlengine's window operator does not merge accumulators); GROUP BY, TUMBLE, HOP, CUMULATE, OVER and "
+        "SESSION on processing time run it"
     ),
     Code.NO_COUNTERPART: "{function}() has no counterpart in Spark",
     Code.LITERAL_SEPARATOR: "{function} needs a literal separator to run on Spark",
