@@ -37,8 +37,9 @@ LEGACY_WINDOW_PROPS = {
 }
 
 
-# sqlglot's names of a few aggregate nodes, as Flink names the function
-_FLINK_AGG_NAMES = {"J_S_O_N_OBJECT_AGG": "JSON_OBJECTAGG"}
+# sqlglot's names of a few aggregate nodes, as Flink names the function (STDDEV and VARIANCE are
+# Flink's names for the sample forms)
+_FLINK_AGG_NAMES = {"J_S_O_N_OBJECT_AGG": "JSON_OBJECTAGG", "STDDEV": "STDDEV_SAMP", "VARIANCE": "VAR_SAMP"}
 
 
 def agg_func(name: str, node: exp.Expr) -> AggFunc:

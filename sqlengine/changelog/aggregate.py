@@ -30,6 +30,8 @@ from sqlengine.changelog.operator import Changes, Expiry, Operator
 from sqlengine.changelog.ordered import FirstLast, ListAgg
 from sqlengine.changelog.user_aggregate import UserAggregate
 from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing, columns, thaw, value_key
+from sqlengine.changelog.variance import FUNCTIONS as VARIANCE_FUNCTIONS
+from sqlengine.changelog.variance import Sums, Welford
 
 _MISSING = object()
 AS_IS = Typing("as-is")
@@ -37,7 +39,7 @@ AS_IS = Typing("as-is")
 
 @dataclass(frozen=True)
 class AggCallSpec:
-    func: str  # COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, USER_DEFINED
+    func: str  # COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, STDDEV_POP, ..., USER_DEFINED
     distinct: bool = False
     star: bool = False  # COUNT(*)
     args: int = 1  # argument columns
@@ -156,9 +158,9 @@ class _Multiset(Accumulator):
         return self.typing.divide(total, len(acc)) if f == "AVG" else self.typing.cast(total)
 
 
-def accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: bool) -> Accumulator:
-    """One call's accumulator (also the OVER aggregation's); ``retracting``: values may be taken
-    back, so MIN/MAX keep every value."""
+def accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: bool, over: bool = False) -> Accumulator:
+    """One call's accumulator; ``retracting``: values may be taken back, so MIN/MAX keep every
+    value; ``over``: in an OVER window (where Flink computes a variance from sums)."""
     key = value_key(arg_type) if arg_type is not None else (lambda v: v)
     if spec.function is not None:
         assert spec.result is not None
@@ -177,6 +179,8 @@ def accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: boo
         return FirstLast(spec.func == "LAST_VALUE", retracting)
     if spec.func == "LISTAGG":
         return ListAgg()
+    if spec.func in VARIANCE_FUNCTIONS:  # computed one way in an OVER window, another elsewhere
+        return Sums(spec.func, spec.typing) if over else Welford(spec.func, spec.typing)
     raise ValueError(f"no changelog implementation of {spec.func}")
 
 

@@ -74,7 +74,7 @@ class OverAggregate(Operator):
         if accs is None:
             # a bounded frame takes rows back out: MIN/MAX keep every value of the frame
             retracting = self.preceding is not None
-            accs = [accumulator(c, t, retracting) for c, t in zip(self.calls, self.arg_types, strict=True)]
+            accs = [accumulator(c, t, retracting, over=True) for c, t in zip(self.calls, self.arg_types, strict=True)]
             self._accs = accs
         return accs
 
@@ -176,11 +176,13 @@ class OverAggregate(Operator):
         n = len(accs)
         if self.rows:
             for row, a in batch:
-                self._add(values, accs, a, 1)
+                # the row leaving the frame is taken back before the new one is added, in Flink's
+                # order (a Welford variance's floating steps depend on it)
                 if self.preceding is not None:
-                    frame.append(a)
-                    if len(frame) > self.preceding + 1:
+                    if len(frame) == self.preceding + 1:
                         self._add(values, accs, frame.popleft(), -1)
+                    frame.append(a)
+                self._add(values, accs, a, 1)
                 out.emit(INSERT, (*thawed(row), *(accs[j].value(values[j]) for j in range(n))))
             return
         if self.preceding is not None:

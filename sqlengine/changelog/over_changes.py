@@ -78,7 +78,7 @@ class OverChanges(Operator):
         got = getattr(self, "_built_parts", None)
         if got is None:
             # a bounded frame takes rows back out: MIN/MAX keep every value of the frame
-            accs = [accumulator(c, t, True) for c, t in zip(self.calls, self.arg_types, strict=True)]
+            accs = [accumulator(c, t, True, over=True) for c, t in zip(self.calls, self.arg_types, strict=True)]
             got = self._built_parts = (order_key(self.order, self.types), accs)
         return got
 

@@ -7,12 +7,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from planner.logical.operators import Deduplicate, OverAggregate, Sort, TopN
-from planner.logical.specs import AggFunc
+from planner.logical.specs import AggCall, AggFunc
+from sqlengine.translate import variance
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.expressions import agg_sql, quote
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column
+    from pyspark.sql import Column, DataFrame, WindowSpec
+
+    from sqlengine.translate.expressions import SparkExpressions
 
 RANK = {AggFunc.ROW_NUMBER: "row_number", AggFunc.RANK: "rank", AggFunc.DENSE_RANK: "dense_rank"}
 
@@ -57,9 +60,29 @@ def translate_over(t: Translator, node: OverAggregate) -> Rel:
             arg = exprs.sql(a.args[0])
             df = df.withColumn(total, F.expr(f"sum({arg})").over(spec)).withColumn(count, F.expr(f"count({arg})").over(spec))
             cols.append(F.expr(f"{quote(total)} div {quote(count)}").alias(a.name))
+        elif a.func in variance.FUNCTIONS and a.args:
+            df, col = _over_variance(t, exprs, df, spec, a)
+            cols.append(col.alias(a.name))
         else:
             cols.append(F.expr(agg_sql(exprs, a)).over(spec).alias(a.name))
     return t.with_columns(rel.but(df, rel.columns), cols, tuple(node.field_names()))
+
+
+def _over_variance(t: Translator, exprs: SparkExpressions, df: DataFrame, spec: WindowSpec, a: AggCall) -> tuple[DataFrame, Column]:
+    """STDDEV/VAR over a window (``sqlengine.translate.variance``): its three sums over the
+    window as columns first (``over`` takes a bare aggregate call), then Flink's formula."""
+    from pyspark.sql import functions as F
+
+    parts: list[tuple[str, str]] = []
+
+    def part(call: str) -> str:
+        parts.append((t.fresh("part"), call))
+        return quote(parts[-1][0])
+
+    text = variance.over_variance_sql(a.func, exprs.sql(a.args[0]), exprs.type(a.args[0]), part)
+    for name, call in parts:
+        df = df.withColumn(name, F.expr(call).over(spec))
+    return df, F.expr(text)
 
 
 def translate_rank_batch(t: Translator, node: TopN | Deduplicate) -> Rel:

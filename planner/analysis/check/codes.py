@@ -72,7 +72,7 @@ MESSAGES: dict[Code, str] = {
     ),
     Code.OVER_FUNCTION: (
         "{function} cannot run in an OVER window on a stream yet; COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, "
-        "LISTAGG and Python aggregate functions can"
+        "LISTAGG, STDDEV, VARIANCE and Python aggregate functions can"
     ),
     Code.WINDOW_RANK_FUNCTION: "{function} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()",
     Code.SORT_NOT_TIME: "a stream can only be sorted by a time attribute, ascending",
@@ -89,7 +89,7 @@ MESSAGES: dict[Code, str] = {
     Code.UNION_UPDATING: "UNION (without ALL) of updating inputs cannot run on Spark yet: UNION ALL runs",
     Code.CHANGELOG_AGGREGATE: (
         "{function} cannot run as a changelog aggregation yet (it runs as one because {why}); COUNT, SUM, AVG, MIN, "
-        "MAX, FIRST_VALUE, LAST_VALUE, LISTAGG and Python aggregate functions can"
+        "MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, STDDEV, VARIANCE and Python aggregate functions can"
     ),
     Code.JOIN_CONDITION: (
         "the condition `{expression}` of a {join} join cannot be evaluated by sqlengine's changelog join yet "

@@ -46,6 +46,7 @@ _DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MA
 # the aggregate functions the changelog aggregations implement (with retraction)
 CHANGELOG_AGGREGATES = frozenset({
     AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX, AggFunc.FIRST_VALUE, AggFunc.LAST_VALUE, AggFunc.LISTAGG,
+    AggFunc.STDDEV_POP, AggFunc.STDDEV_SAMP, AggFunc.VAR_POP, AggFunc.VAR_SAMP,
 })
 
 
