@@ -458,7 +458,10 @@ def _typed_like(df: DataFrame, fields: tuple[Field, ...], kind: str | None = Non
         except UnsupportedType:  # a type Spark has no counterpart of: as Spark computed it
             cols.append(F.col(f"`{c}`"))
             continue
-        cols.append(F.col(f"`{c}`").cast(target).alias(c) if df.schema[c].dataType != target else F.col(f"`{c}`"))
+        # the same type up to the nullability of its elements stays (Spark casts no nullable
+        # map value or array element to a non-nullable one, and nothing is gained)
+        same = df.schema[c].dataType.simpleString() == target.simpleString()
+        cols.append(F.col(f"`{c}`") if same else F.col(f"`{c}`").cast(target).alias(c))
     return df.select(*cols)
 
 

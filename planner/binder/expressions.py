@@ -12,7 +12,7 @@ from sqlglot import exp
 from planner.binder.json_returning import check_json_returning
 from planner.binder.scope import Scope
 from planner.dialect import parse_type
-from planner.dialect.json_syntax import JsonQuery, JsonValue
+from planner.dialect.json_syntax import JsonArrayAgg, JsonQuery, JsonValue
 from planner.functions import callable_without_create, flink_spelling, suggest_function
 from planner.logical import typing as T
 from planner.logical.copying import copy_expr
@@ -65,13 +65,38 @@ USER_AGGREGATE = "user_aggregate"  # the meta key of a call of a Python aggregat
 
 
 def is_aggregate(node: exp.Expr) -> bool:
-    if isinstance(node, exp.Filter):
+    if isinstance(node, (exp.Filter, exp.IgnoreNulls, exp.RespectNulls)):
         return is_aggregate(node.this)
     if isinstance(node, exp.Window):
         return False
     if isinstance(node, exp.AggFunc):
         return True
     return isinstance(node, exp.Anonymous) and (node.name.upper() in AGG_NAMES or USER_AGGREGATE in node.meta)
+
+
+def _nulls_clause(call: exp.Expr, node: exp.Expr) -> tuple[exp.Expr, str]:
+    """The aggregate call inside ``call`` and its NULL clause (``AggCall.nulls``)."""
+    if isinstance(call, (exp.IgnoreNulls, exp.RespectNulls)):
+        nulls = "IGNORE NULLS" if isinstance(call, exp.IgnoreNulls) else "RESPECT NULLS"
+        if func_name(call.this) != "ARRAY_AGG":
+            raise BindError(f"{nulls} is not allowed in {func_name(call.this)} (Flink takes it in ARRAY_AGG)", node)
+        return call.this, nulls
+    if isinstance(call, JsonArrayAgg):
+        clause = call.args.get("on_null")
+        return call, f"{clause} ON NULL" if clause else ""
+    if isinstance(call, exp.JSONObjectAgg):
+        return call, str(call.args.get("null_handling") or "")
+    return call, ""
+
+
+def _operands(call: exp.Expr) -> list[exp.Expr]:
+    """An aggregate call's operands as written (JSON_OBJECTAGG's KEY k VALUE v: k, v)."""
+    if isinstance(call, exp.Anonymous):
+        return list(call.expressions)
+    if isinstance(call, exp.JSONObjectAgg):
+        return [x for kv in call.expressions for x in (kv.this, kv.expression)]
+    raw = [call.this] if isinstance(call.this, exp.Expr) else []
+    return raw + [v for k, v in call.args.items() if k != "this" and isinstance(v, exp.Expr)]
 
 
 def mark_user_aggregates(exprs: list[exp.Expr], binder: ExprBinder) -> None:
@@ -112,6 +137,7 @@ class OverCall:
     node: exp.Expr
     distinct: bool = False
     udf: UserFunction | None = None  # a Python aggregate function's
+    nulls: str = ""  # AggCall.nulls
 
 
 @dataclass
@@ -201,6 +227,9 @@ class ExprBinder:
             raise BindError("A subquery is allowed here only as a scalar value in the select list or WHERE", node)
         if isinstance(node, exp.Star):
             raise BindError("`*` is only allowed in the select list or COUNT(*)", node)
+        if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):  # after no aggregate call
+            words = "IGNORE NULLS" if isinstance(node, exp.IgnoreNulls) else "RESPECT NULLS"
+            raise BindError(f"Cannot specify {words} following `{func_name(node.this) or node.this.sql()}` (Flink takes it after ARRAY_AGG)", node)
         if isinstance(node, exp.Anonymous):
             self._check_function(node)
         elif isinstance(node, (JsonValue, JsonQuery)):
@@ -235,18 +264,13 @@ class ExprBinder:
             call = node.this
             where = node.expression
             filter_expr = self._bind(where.this if isinstance(where, exp.Where) else where, None)
+        call, nulls = _nulls_clause(call, node)
         name = func_name(call)
         udf = call.meta.get(USER_AGGREGATE)
         distinct = False
         star = False
         args: list[exp.Expr] = []
-        inner = call.this if not isinstance(call, exp.Anonymous) else None
-        if isinstance(call, exp.Anonymous):
-            raw = list(call.expressions)
-        else:
-            raw = [inner] if inner is not None else []
-            raw += [v for k, v in call.args.items() if k != "this" and isinstance(v, exp.Expr)]
-        for a in raw:
+        for a in _operands(call):
             if isinstance(a, exp.Distinct):
                 distinct = True
                 args.extend(self._bind(x, None) for x in a.expressions)
@@ -267,10 +291,11 @@ class ExprBinder:
             star=star,
             udf=udf,
             call=call if udf is not None else None,
+            nulls=nulls,
         )
         for existing, _existing_node in zip(collector.aggs, collector.agg_nodes, strict=True):
-            if (existing.func, existing.args, existing.distinct, existing.filter, existing.star, existing.udf) == (
-                agg.func, agg.args, agg.distinct, agg.filter, agg.star, agg.udf
+            if (existing.func, existing.args, existing.distinct, existing.filter, existing.star, existing.udf, existing.nulls) == (
+                agg.func, agg.args, agg.distinct, agg.filter, agg.star, agg.udf, agg.nulls
             ):
                 return col(existing.name)
         collector.aggs.append(agg)
@@ -280,9 +305,11 @@ class ExprBinder:
     def _window(self, node: exp.Window, collector: Collector | None) -> exp.Expr:
         if collector is None:
             raise BindError("Window functions (OVER) are only allowed in the select list", node)
-        func = node.this
+        func, nulls = _nulls_clause(node.this, node)
         name = func_name(func)
-        operands = func.expressions if isinstance(func, exp.Anonymous) else [v for v in [func.this] if isinstance(v, exp.Expr)]
+        if isinstance(func, (JsonArrayAgg, exp.JSONObjectAgg)):
+            raise BindError(f"{name} takes no OVER clause (Flink's parser refuses it)", func, "use it in GROUP BY or a window aggregation")
+        operands = _operands(func) if isinstance(func, (exp.Anonymous, exp.JSONObjectAgg)) else [v for v in [func.this] if isinstance(v, exp.Expr)]
         distinct = len(operands) == 1 and isinstance(operands[0], exp.Distinct)  # COUNT(DISTINCT x) OVER (...)
         if distinct:
             operands = list(operands[0].expressions)
@@ -304,6 +331,7 @@ class ExprBinder:
             node=node,
             distinct=distinct,
             udf=udf,
+            nulls=nulls,
         )
         collector.overs.append(over)
         return col(over.name)

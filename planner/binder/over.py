@@ -40,7 +40,7 @@ class OverMixin(BinderBase):
         order_name = order_expr.name if isinstance(order_expr, exp.Column) else ""
         rows, preceding = _frame(first.frame, first.node)
         aggs = tuple(
-            AggCall(name=o.name, func=o.func, args=o.args, distinct=o.distinct, udf=o.udf, call=o.node.this if o.udf else None) for o in collector.overs
+            AggCall(name=o.name, func=o.func, args=o.args, distinct=o.distinct, udf=o.udf, call=o.node.this if o.udf else None, nulls=o.nulls) for o in collector.overs
         )
         over_fields = [Field(a.name, agg_type(binder, a)) for a in aggs]
         over = OverAggregate(

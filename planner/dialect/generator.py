@@ -43,6 +43,9 @@ class FlinkGenerator(Generator):
         nodes.TableFunction: lambda self, e: f"TABLE({self.sql(e, 'this')})",
         nodes.ClientCommand: lambda self, e: e.name,
         exp.Parameter: lambda self, e: f"${{{self.sql(e, 'this')}}}",
+        # ARRAY_AGG(x IGNORE NULLS): Flink writes the clause inside the call's parentheses
+        exp.IgnoreNulls: lambda self, e: _inside(self.sql(e, "this"), "IGNORE NULLS"),
+        exp.RespectNulls: lambda self, e: _inside(self.sql(e, "this"), "RESPECT NULLS"),
         exp.Mod: lambda self, e: self.func("MOD", e.this, e.expression),
         exp.RegexpExtract: lambda self, e: self.func("REGEXP_EXTRACT", e.this, e.expression, e.args.get("group")),
         exp.CurrentTimestamp: lambda self, e: self.func("CURRENT_TIMESTAMP", e.this) if e.this else "CURRENT_TIMESTAMP",
@@ -429,3 +432,7 @@ for _node in (*nodes.FLINK_NODES, FlinkMatchRecognize):
     _method = getattr(FlinkGenerator, f"{_node.key}_sql", None)
     if _method is not None:
         FlinkGenerator.TRANSFORMS[_node] = _method
+
+
+def _inside(call: str, clause: str) -> str:
+    return f"{call[:-1]} {clause})" if call.endswith(")") else f"{call} {clause}"

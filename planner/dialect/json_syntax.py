@@ -6,6 +6,7 @@
                [{NULL | EMPTY ARRAY | EMPTY OBJECT | ERROR} ON EMPTY] [... ON ERROR])
     JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])
     JSON_ARRAY([value, ...] [{NULL | ABSENT} ON NULL])
+    JSON_ARRAYAGG(value [{NULL | ABSENT} ON NULL])             (an aggregate)
 
 (sqlglot read the clauses as syntax errors, and JSON_ARRAY's as an argument). JSON_OBJECT keeps
 sqlglot's own node (``exp.JSONObject``), printed here as Flink writes it. A clause is kept as its
@@ -39,6 +40,11 @@ class JsonExists(exp.Expression, exp.Func):
 class JsonArray(exp.Expression, exp.Func):
     arg_types = {"expressions": False, "on_null": False}
     _sql_names = ["JSON_ARRAY"]
+
+
+class JsonArrayAgg(exp.Expression, exp.AggFunc):
+    arg_types = {"this": True, "on_null": False}
+    _sql_names = ["JSON_ARRAYAGG"]
 
 
 def lax_path(node: exp.Expr) -> str | None:
@@ -144,7 +150,17 @@ def parse_json_array(p: Parser) -> exp.Expr:
     return p.expression(JsonArray(expressions=values, on_null=on_null))
 
 
+def parse_json_arrayagg(p: Parser) -> exp.Expr:
+    name = _name_token(p)
+    value = p._parse_assignment()
+    if value is None:
+        p.raise_error("Expected the value of JSON_ARRAYAGG")
+    on_null = _behaviour(p, "NULL", (("NULL",), ("ABSENT",)), default=False)
+    return _at_name(p.expression(JsonArrayAgg(this=value, on_null=on_null)), name)
+
+
 FUNCTION_PARSERS = {
+    "JSON_ARRAYAGG": parse_json_arrayagg,
     "JSON_VALUE": parse_json_value,
     "JSON_QUERY": parse_json_query,
     "JSON_EXISTS": parse_json_exists,
@@ -189,6 +205,17 @@ def json_array_sql(g: Generator, e: JsonArray) -> str:
     return f"JSON_ARRAY({values}{' ' if values and clause else ''}{clause})"
 
 
+def json_arrayagg_sql(g: Generator, e: JsonArrayAgg) -> str:
+    on_null = e.args.get("on_null")
+    return f"JSON_ARRAYAGG({g.sql(e.this)}{f' {on_null} ON NULL' if on_null else ''})"
+
+
+def json_objectagg_sql(g: Generator, e: exp.JSONObjectAgg) -> str:
+    (kv,) = e.expressions
+    on_null = e.args.get("null_handling")
+    return f"JSON_OBJECTAGG(KEY {g.sql(kv.this)} VALUE {g.sql(kv.expression)}{' ' + on_null if on_null else ''})"
+
+
 def json_object_sql(g: Generator, e: exp.JSONObject) -> str:
     pairs = ", ".join(f"KEY {g.sql(kv.this)} VALUE {g.sql(kv.expression)}" for kv in e.expressions)
     on_null = e.args.get("null_handling")
@@ -200,5 +227,7 @@ TRANSFORMS: dict[type[exp.Expr], Callable[..., str]] = {
     JsonQuery: json_query_sql,
     JsonExists: json_exists_sql,
     JsonArray: json_array_sql,
+    JsonArrayAgg: json_arrayagg_sql,
     exp.JSONObject: json_object_sql,
+    exp.JSONObjectAgg: json_objectagg_sql,
 }

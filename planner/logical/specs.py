@@ -141,13 +141,29 @@ class AggCall:
     star: bool = False  # COUNT(*)
     udf: UserFunction | None = None  # the function of a USER_DEFINED call
     call: exp.Expr | None = field(default=None, compare=False, repr=False)  # a USER_DEFINED call as written (its position)
+    # the NULL clause as written: IGNORE NULLS / RESPECT NULLS (ARRAY_AGG), NULL ON NULL / ABSENT
+    # ON NULL (JSON_ARRAYAGG, JSON_OBJECTAGG); "" for the function's default
+    nulls: str = ""
 
     @property
     def function_name(self) -> str:
         return self.udf.name if self.udf is not None else self.func.value
 
+    @property
+    def keeps_nulls(self) -> bool:
+        """Whether NULL values go into the result (Flink's defaults: ARRAY_AGG respects NULLs,
+        JSON_ARRAYAGG is ABSENT ON NULL, JSON_OBJECTAGG NULL ON NULL)."""
+        if self.func == AggFunc.ARRAY_AGG:
+            return self.nulls != "IGNORE NULLS"
+        if self.func == AggFunc.JSON_ARRAYAGG:
+            return self.nulls == "NULL ON NULL"
+        if self.func == AggFunc.JSON_OBJECTAGG:
+            return self.nulls != "ABSENT ON NULL"
+        return False
+
     def __str__(self) -> str:
         inner = "*" if self.star else ", ".join(sql(a) for a in self.args)
         d = "DISTINCT " if self.distinct else ""
         f = f" FILTER (WHERE {sql(self.filter)})" if self.filter is not None else ""
-        return f"{self.function_name}({d}{inner}){f} AS {self.name}"
+        n = f" {self.nulls}" if self.nulls else ""
+        return f"{self.function_name}({d}{inner}{n}){f} AS {self.name}"

@@ -157,6 +157,10 @@ def agg_type(func: str, arg: exp.DataType | None) -> exp.DataType:
         return arg
     if func in ("COLLECT",):
         return exp.DataType(this=D.LIST, expressions=[arg], nested=True)
+    if func in ("ARRAY_AGG",):
+        return exp.DataType(this=D.ARRAY, expressions=[arg], nested=True)
+    if func in ("JSON_ARRAYAGG", "JSON_OBJECTAGG"):
+        return STRING
     if func in ("LISTAGG",):
         return STRING
     if func in DOUBLE_FUNCS:

@@ -25,11 +25,13 @@ from typing import Any
 import pyarrow as pa
 
 from sqlengine.changelog.accumulator import Accumulator
+from sqlengine.changelog.collections import FUNCTIONS as COLLECTING
+from sqlengine.changelog.collections import Collected
 from sqlengine.changelog.kinds import DELETE, INSERT, SIGN, UPDATE_AFTER, UPDATE_BEFORE
 from sqlengine.changelog.operator import Changes, Expiry, Operator
 from sqlengine.changelog.ordered import FirstLast, ListAgg
 from sqlengine.changelog.user_aggregate import UserAggregate
-from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing, columns, thaw, value_key
+from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing, columns, freezer, thaw, value_key
 from sqlengine.changelog.variance import FUNCTIONS as VARIANCE_FUNCTIONS
 from sqlengine.changelog.variance import Sums, Welford
 
@@ -45,6 +47,7 @@ class AggCallSpec:
     args: int = 1  # argument columns
     filtered: bool = False  # a FILTER column follows the arguments
     typing: Typing = AS_IS  # the result's type, as the batch engine gives it
+    keep_nulls: bool = False  # ARRAY_AGG and the JSON aggregates: NULL values are held (AggCall.keeps_nulls)
     # a Python aggregate function (func USER_DEFINED): its class, its name in the job (for its
     # errors), its SQL name and its declared result type
     function: type | None = None
@@ -179,6 +182,8 @@ def accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: boo
         return FirstLast(spec.func == "LAST_VALUE", retracting)
     if spec.func == "LISTAGG":
         return ListAgg()
+    if spec.func in COLLECTING:
+        return Collected(spec.func, spec.keep_nulls, spec.distinct, freezer(arg_type) if arg_type is not None else None)
     if spec.func in VARIANCE_FUNCTIONS:  # computed one way in an OVER window, another elsewhere
         return Sums(spec.func, spec.typing) if over else Welford(spec.func, spec.typing)
     raise ValueError(f"no changelog implementation of {spec.func}")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from planner.logical.operators import Deduplicate, OverAggregate, Sort, TopN
 from planner.logical.specs import AggCall, AggFunc
-from sqlengine.translate import variance
+from sqlengine.translate import collection_aggregates, variance
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.expressions import agg_sql, quote
 
@@ -60,17 +60,18 @@ def translate_over(t: Translator, node: OverAggregate) -> Rel:
             arg = exprs.sql(a.args[0])
             df = df.withColumn(total, F.expr(f"sum({arg})").over(spec)).withColumn(count, F.expr(f"count({arg})").over(spec))
             cols.append(F.expr(f"{quote(total)} div {quote(count)}").alias(a.name))
-        elif a.func in variance.FUNCTIONS and a.args:
-            df, col = _over_variance(t, exprs, df, spec, a)
+        elif (a.func in variance.FUNCTIONS or a.func in collection_aggregates.FUNCTIONS) and a.args:
+            df, col = _composed(t, exprs, df, spec, a)
             cols.append(col.alias(a.name))
         else:
             cols.append(F.expr(agg_sql(exprs, a)).over(spec).alias(a.name))
     return t.with_columns(rel.but(df, rel.columns), cols, tuple(node.field_names()))
 
 
-def _over_variance(t: Translator, exprs: SparkExpressions, df: DataFrame, spec: WindowSpec, a: AggCall) -> tuple[DataFrame, Column]:
-    """STDDEV/VAR over a window (``sqlengine.translate.variance``): its three sums over the
-    window as columns first (``over`` takes a bare aggregate call), then Flink's formula."""
+def _composed(t: Translator, exprs: SparkExpressions, df: DataFrame, spec: WindowSpec, a: AggCall) -> tuple[DataFrame, Column]:
+    """An aggregate composed of Spark's aggregates (``sqlengine.translate.variance`` and
+    ``collection_aggregates``) over a window: each aggregate call over the window as a column first
+    (``over`` takes a bare aggregate call), then the expression over those columns."""
     from pyspark.sql import functions as F
 
     parts: list[tuple[str, str]] = []
@@ -79,7 +80,11 @@ def _over_variance(t: Translator, exprs: SparkExpressions, df: DataFrame, spec: 
         parts.append((t.fresh("part"), call))
         return quote(parts[-1][0])
 
-    text = variance.over_variance_sql(a.func, exprs.sql(a.args[0]), exprs.type(a.args[0]), part)
+    args = [exprs.sql(x) for x in a.args]
+    if a.func in variance.FUNCTIONS:
+        text = variance.over_variance_sql(a.func, args[0], exprs.type(a.args[0]), part)
+    else:
+        text = collection_aggregates.collection_sql(a, args, exprs.sql(a.filter) if a.filter is not None else None, part)
     for name, call in parts:
         df = df.withColumn(name, F.expr(call).over(spec))
     return df, F.expr(text)

@@ -21,6 +21,7 @@ from planner.logical.fields import TimeKind, WindowRole
 from planner.logical.operators import GroupAggregate, Node, OverAggregate, WindowAggregate
 from planner.logical.specs import AggCall, AggFunc, WindowKind
 from planner.udf import load
+from sqlengine.translate import collection_aggregates
 from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, _ttl, operator_rows
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.event_time import WATERMARK_KEY, without_event_time
@@ -65,8 +66,8 @@ def call_spec(t: Translator, exprs: SparkExpressions, call: AggCall, result: Dat
     typing = Typing.of(_arrow(t, result))
     sig = call.udf.signature if call.udf is not None else None
     if call.udf is None or sig is None or call.call is None:
-        distinct = call.distinct and call.func in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG)
-        return args, AggCallSpec(call.func.value, distinct, call.star, len(args), filtered, typing)
+        distinct = call.distinct and call.func in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, *collection_aggregates.FUNCTIONS)
+        return args, AggCallSpec(call.func.value, distinct, call.star, len(args), filtered, typing, keep_nulls=call.keeps_nulls)
     args = [a if sig.param_type(i) is None else a.cast(spark_type(sig.param_type(i) or "")) for i, a in enumerate(args)]
     cls = load(sig.target, ())
     assert isinstance(cls, type), "an aggregate function's signature is read from its class"

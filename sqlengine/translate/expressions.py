@@ -28,7 +28,7 @@ from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.specs import AggCall, AggFunc
 from planner.udf import UserFunction
-from sqlengine.translate import collections, functions, json_functions, variance
+from sqlengine.translate import collection_aggregates, collections, functions, json_functions, variance
 from sqlengine.translate.calls import call as _call
 from sqlengine.translate.calls import lit as _lit
 
@@ -394,6 +394,8 @@ def agg_sql(exprs: SparkExpressions, agg: AggCall) -> str:
         distinct = False  # the same result either way
     if distinct and f in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG) and args:
         return _distinct_sql(exprs, f, args, filter_)
+    if f in collection_aggregates.FUNCTIONS and args:
+        return collection_aggregates.collection_sql(agg, [exprs.sql(a) for a in args], exprs.sql(filter_) if filter_ is not None else None)
     if f in variance.FUNCTIONS and args:
         return variance.variance_sql(f, exprs.sql(args[0]), exprs.type(args[0]), exprs.sql(filter_) if filter_ is not None else None)
     if f == AggFunc.COUNT and star:
@@ -435,7 +437,5 @@ _SPARK_AGG = {
     AggFunc.FIRST_VALUE: "first",
     AggFunc.LAST_VALUE: "last",
     AggFunc.LISTAGG: "listagg",
-    AggFunc.COLLECT: "collect_list",
     AggFunc.APPROX_COUNT_DISTINCT: "approx_count_distinct",
-    AggFunc.ARRAY_AGG: "collect_list",
 }

@@ -26,6 +26,8 @@ def plain(value: Any) -> Any:
         return "x'" + bytes(value).hex() + "'"
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
+    if isinstance(value, dict):  # a MAP or MULTISET: its entries, in the order of their keys' text
+        return sorted(([plain(k), plain(v)] for k, v in value.items()), key=lambda kv: str(kv[0]))
     return str(value)
 
 

@@ -308,6 +308,14 @@ def test_lateral_table_accepts_any_function_name():
         ("trim(BOTH FROM s)", "TRIM(BOTH FROM s)"),
         ("ltrim(s, 'x')", "LTRIM(s, 'x')"),
         ("a BETWEEN SYMMETRIC 1 AND 2", "a BETWEEN SYMMETRIC 1 AND 2"),
+        ("stddev(x)", "STDDEV(x)"),
+        ("array_agg(x ignore nulls)", "ARRAY_AGG(x IGNORE NULLS)"),
+        ("array_agg(x) ignore nulls", "ARRAY_AGG(x IGNORE NULLS)"),
+        ("array_agg(x respect nulls)", "ARRAY_AGG(x RESPECT NULLS)"),
+        ("json_arrayagg(x null on null)", "JSON_ARRAYAGG(x NULL ON NULL)"),
+        ("json_arrayagg(x)", "JSON_ARRAYAGG(x)"),
+        ("json_objectagg(k value v absent on null)", "JSON_OBJECTAGG(KEY k VALUE v ABSENT ON NULL)"),
+        ("json_objectagg(key k value v)", "JSON_OBJECTAGG(KEY k VALUE v)"),
     ],
 )
 def test_flink_builtins_keep_their_flink_names(written, printed):

@@ -71,8 +71,8 @@ MESSAGES: dict[Code, str] = {
         "watermark to wait on"
     ),
     Code.OVER_FUNCTION: (
-        "{function} cannot run in an OVER window on a stream yet; COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, "
-        "LISTAGG, STDDEV, VARIANCE and Python aggregate functions can"
+        "{function} cannot run in an OVER window on a stream yet; the aggregate functions (all but "
+        "APPROX_COUNT_DISTINCT) and Python aggregate functions can"
     ),
     Code.WINDOW_RANK_FUNCTION: "{function} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()",
     Code.SORT_NOT_TIME: "a stream can only be sorted by a time attribute, ascending",
@@ -88,8 +88,8 @@ MESSAGES: dict[Code, str] = {
     Code.INTERVAL_JOIN_KIND: "{join} interval joins are not supported by Spark Structured Streaming",
     Code.UNION_UPDATING: "UNION (without ALL) of updating inputs cannot run on Spark yet: UNION ALL runs",
     Code.CHANGELOG_AGGREGATE: (
-        "{function} cannot run as a changelog aggregation yet (it runs as one because {why}); COUNT, SUM, AVG, MIN, "
-        "MAX, FIRST_VALUE, LAST_VALUE, LISTAGG, STDDEV, VARIANCE and Python aggregate functions can"
+        "{function} cannot run as a changelog aggregation yet (it runs as one because {why}); the other "
+        "aggregate functions and Python aggregate functions can"
     ),
     Code.JOIN_CONDITION: (
         "the condition `{expression}` of a {join} join cannot be evaluated by sqlengine's changelog join yet "

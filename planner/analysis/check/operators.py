@@ -47,6 +47,7 @@ _DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MA
 CHANGELOG_AGGREGATES = frozenset({
     AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX, AggFunc.FIRST_VALUE, AggFunc.LAST_VALUE, AggFunc.LISTAGG,
     AggFunc.STDDEV_POP, AggFunc.STDDEV_SAMP, AggFunc.VAR_POP, AggFunc.VAR_SAMP,
+    AggFunc.ARRAY_AGG, AggFunc.COLLECT, AggFunc.JSON_ARRAYAGG, AggFunc.JSON_OBJECTAGG,
 })
 
 

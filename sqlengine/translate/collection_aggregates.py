@@ -1,0 +1,53 @@
+"""ARRAY_AGG, COLLECT, JSON_ARRAYAGG and JSON_OBJECTAGG with Flink's results, composed of Spark's
+collect_list (which skips NULLs, so a value that must stay is wrapped in a struct first):
+
+- ARRAY_AGG(x): the values in arrival order, NULLs kept (IGNORE NULLS drops them); NULL when none;
+- COLLECT(x): a MULTISET, as sqlengine carries it (a map of each value to its count), NULLs skipped;
+- JSON_ARRAYAGG(x): a JSON array text, NULLs absent (NULL ON NULL keeps them);
+- JSON_OBJECTAGG(KEY k VALUE v): a JSON object text, its keys sorted as Flink writes them, NULL
+  values kept (ABSENT ON NULL drops them); a repeated key fails the job, in Flink too.
+
+``sqlengine.changelog.collections`` gives the same results over a changelog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from planner.logical.specs import AggCall, AggFunc
+
+FUNCTIONS = frozenset({AggFunc.ARRAY_AGG, AggFunc.COLLECT, AggFunc.JSON_ARRAYAGG, AggFunc.JSON_OBJECTAGG})
+
+
+def collection_sql(agg: AggCall, args: list[str], filter_: str | None, part: Callable[[str], str] = str) -> str:
+    """``agg`` over the argument columns ``args`` (Spark SQL), as Spark SQL. ``part`` turns its
+    collect_list call into what stands for it: the call itself in a GROUP BY, a column of the
+    call over a window for OVER (Spark's ``over`` takes a bare aggregate call)."""
+    conditions = [filter_] if filter_ is not None else []
+    if agg.func == AggFunc.JSON_OBJECTAGG:
+        key, value = args
+        if not agg.keeps_nulls:
+            conditions.append(f"{value} IS NOT NULL")
+        pair = f"named_struct('k', {key}, 'v', {value})"
+        entries = f"array_sort({part(_collect(pair, conditions))})"
+        return f"to_json(map_from_entries({entries}))"
+    (x,) = args
+    if agg.keeps_nulls:  # a struct is never NULL, so collect_list keeps it
+        wrapped = f"named_struct('v', {x})"
+        values = f"transform({part(_collect(wrapped, conditions))}, s -> s.v)"
+    else:
+        values = part(_collect(x, conditions))
+    if agg.distinct:
+        values = f"array_distinct({values})"
+    if agg.func == AggFunc.ARRAY_AGG:
+        return f"CASE WHEN size({values}) = 0 THEN NULL ELSE {values} END"
+    if agg.func == AggFunc.JSON_ARRAYAGG:
+        return f"to_json({values})"
+    # COLLECT: each distinct value and how many times it came
+    return (f"map_from_arrays(array_distinct({values}), "
+            f"transform(array_distinct({values}), d -> coalesce(size(filter({values}, e -> e <=> d)), 0)))")
+
+
+def _collect(value: str, conditions: list[str]) -> str:
+    where = f" FILTER (WHERE {' AND '.join(f'({c})' for c in conditions)})" if conditions else ""
+    return f"collect_list({value}){where}"
