@@ -114,6 +114,19 @@ def to_string(arr: exp.Expr, element_type: exp.DataType, cast_element: Callable[
     return _call("concat", exp.Literal.string("["), _call("array_join", each, exp.Literal.string(", ")), exp.Literal.string("]"))
 
 
+def map_to_string(m: exp.Expr, key_type: exp.DataType, value_type: exp.DataType,
+                  cast_part: Callable[[exp.Cast, exp.DataType], exp.Expr]) -> exp.Expr:
+    """'{k=v, k2=NULL}' (a MAP, or a MULTISET's value=count): each key and value as Flink casts it
+    to STRING, in the map's order."""
+    def text(part: str, t: exp.DataType) -> exp.Expr:
+        field = exp.Dot(this=exp.column(_X), expression=exp.to_identifier(part))
+        return exp.Coalesce(this=cast_part(exp.Cast(this=field, to=exp.DataType.build("STRING")), t), expressions=[exp.Literal.string("NULL")])
+
+    entry = _call("concat", text("key", key_type), exp.Literal.string("="), text("value", value_type))
+    each = _call("transform", _call("map_entries", m), _lambda(entry, _X))
+    return _call("concat", exp.Literal.string("{"), _call("array_join", each, exp.Literal.string(", ")), exp.Literal.string("}"))
+
+
 def struct_type(fields: list[tuple[str, exp.DataType]]) -> exp.DataType:
     columns = [exp.ColumnDef(this=exp.to_identifier(name, quoted=True), kind=t) for name, t in fields]
     return exp.DataType(this=exp.DType.STRUCT, expressions=columns, nested=True)

@@ -275,6 +275,12 @@ def _to_string(n: exp.Cast, to: exp.DataType, source: exp.DataType) -> exp.Expr:
 
         element = source.expressions[0]
         out = collections.to_string(n.this, element, lambda c, _: cast(c, element))
+    elif T.is_type(source, exp.DType.MAP, exp.DType.LIST) and source.expressions:  # a MAP, a MULTISET
+        from sqlengine.translate import collections
+
+        key = source.expressions[0]
+        value = source.expressions[1] if T.is_type(source, exp.DType.MAP) and len(source.expressions) > 1 else T.INT
+        out = collections.map_to_string(n.this, key, value, lambda c, t: cast(c, t))
     elif T.is_type(source, exp.DType.STRUCT) and source.expressions:
         from sqlengine.translate import collections
 
