@@ -106,6 +106,8 @@ def describe(err: BaseException) -> str:
     if deepest is not None and (condition is None or "Traceback" in message or "Python Proxy" in message or deepest[0] != condition
                              or f"[{condition}" not in message):
         condition, message = deepest
+    if condition == "USER_RAISED_EXCEPTION":  # a raise_error of ours, in Flink's words: the words alone
+        return re.sub(r"\s*SQLSTATE: \w+\.?$", "", message.removeprefix("[USER_RAISED_EXCEPTION]").strip())
     if any(mark in chain for mark in MALFORMED):  # the root cause is the field that did not parse
         return f"{ADVICE['MALFORMED_RECORD_IN_PARSING']}: {message}"
     if condition:

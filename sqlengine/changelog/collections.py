@@ -3,9 +3,10 @@ retraction compute them (read from its ArrayAggFunction, CollectAggFunction and
 JsonArrayAgg/JsonObjectAggFunction): the values held in arrival order, a retraction taking back
 the earliest equal one; JSON_OBJECTAGG holds one value per key, refuses a key twice (the job
 fails, as Flink's does) and writes its keys sorted, as Flink does. The results equal the native
-ones of ``sqlengine.translate.collection_aggregates``, JSON text included (written here as Spark's
-to_json writes it: numbers as Java prints them, strings escaped, no spaces). Used by the group
-aggregation over updates, OVER windows and windows on processing time (``aggregate.accumulator``).
+ones of ``sqlengine.translate.collection_aggregates``, JSON text included (written as Flink's JSON
+writes it: numbers as Java prints them, a double's exponent with its sign, strings escaped, no
+spaces). Used by the group aggregation over updates, OVER windows and windows on processing time
+(``aggregate.accumulator``).
 """
 
 from __future__ import annotations
@@ -113,7 +114,8 @@ def json_text(v: Any) -> str:
 
 
 def java_double(v: float) -> str:
-    """Java's Double.toString: plain from 10^-3 up to 10^7, else d.dddE±n."""
+    """Java's Double.toString, with the exponent's sign as Flink's JSON writes it: plain from
+    10^-3 up to 10^7, else d.dddE+n or d.dddE-n."""
     if v != v:
         return "NaN"
     if v in (float("inf"), float("-inf")):
@@ -125,4 +127,4 @@ def java_double(v: float) -> str:
     assert isinstance(exp, int)
     ds = "".join(map(str, digits)).rstrip("0") or "0"
     power = len(digits) - 1 + exp
-    return f"{'-' if sign else ''}{ds[0]}.{ds[1:] or '0'}E{power}"
+    return f"{'-' if sign else ''}{ds[0]}.{ds[1:] or '0'}E{'+' if power >= 0 else ''}{power}"

@@ -84,7 +84,7 @@ def _composed(t: Translator, exprs: SparkExpressions, df: DataFrame, spec: Windo
     if a.func in variance.FUNCTIONS:
         text = variance.over_variance_sql(a.func, args[0], exprs.type(a.args[0]), part)
     else:
-        text = collection_aggregates.collection_sql(a, args, exprs.sql(a.filter) if a.filter is not None else None, part)
+        text = collection_aggregates.collection_sql(a, args, [exprs.type(x) for x in a.args], exprs.sql(a.filter) if a.filter is not None else None, part)
     for name, call in parts:
         df = df.withColumn(name, F.expr(call).over(spec))
     return df, F.expr(text)

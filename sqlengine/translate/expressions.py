@@ -395,7 +395,7 @@ def agg_sql(exprs: SparkExpressions, agg: AggCall) -> str:
     if distinct and f in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG) and args:
         return _distinct_sql(exprs, f, args, filter_)
     if f in collection_aggregates.FUNCTIONS and args:
-        return collection_aggregates.collection_sql(agg, [exprs.sql(a) for a in args], exprs.sql(filter_) if filter_ is not None else None)
+        return collection_aggregates.collection_sql(agg, [exprs.sql(a) for a in args], [exprs.type(a) for a in args], exprs.sql(filter_) if filter_ is not None else None)
     if f in variance.FUNCTIONS and args:
         return variance.variance_sql(f, exprs.sql(args[0]), exprs.type(args[0]), exprs.sql(filter_) if filter_ is not None else None)
     if f == AggFunc.COUNT and star:

@@ -64,3 +64,14 @@ def test_an_internal_error_in_the_shape_spark_gives_is_one_line():
     assert refused.message.startswith("Spark cannot run this statement: ") and "INTERNAL_ERROR" in refused.message
     assert "\n" not in refused.message and "SparkException.scala" not in refused.message
     assert (refused.line, refused.column) == (2, QUERY.split("\n")[1].index("to_timestamp_ltz") + 1)
+
+
+@pytest.mark.spark
+def test_a_failure_raised_in_flinks_words_is_those_words_alone(spark):
+    """raise_error is how a translated function fails a job as Flink's does (JSON_OBJECTAGG given a
+    key twice): the job's error is the message, without Spark's condition and SQLSTATE."""
+    from sqlengine.errors import describe
+
+    with pytest.raises(Exception) as info:
+        spark.sql("SELECT raise_error('Key ''a'' is already present.') FROM range(1)").collect()
+    assert describe(info.value) == "Key 'a' is already present."
