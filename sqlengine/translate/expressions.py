@@ -28,7 +28,7 @@ from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.specs import AggCall, AggFunc
 from planner.udf import UserFunction
-from sqlengine.translate import collection_aggregates, collections, functions, json_functions, variance
+from sqlengine.translate import collection_aggregates, collections, functions, java_text, json_functions, variance
 from sqlengine.translate.calls import call as _call
 from sqlengine.translate.calls import lit as _lit
 
@@ -294,6 +294,10 @@ class SparkExpressions:
             return collections.element(args[0])
         if name == "ARRAY_SORT" and args:
             return collections.sort(args)
+        if name == "HASH_CODE" and len(args) == 1:
+            return java_text.hash_code(args[0], types[0])
+        if name in ("JSON_QUOTE", "JSON_UNQUOTE") and len(args) == 1:
+            return java_text.json_quote(args[0]) if name == "JSON_QUOTE" else java_text.json_unquote(args[0])
         found = functions.named(name, args)
         if found is not None:
             return found

@@ -16,13 +16,10 @@ DDL = """CREATE TABLE t (v BIGINT, s STRING, m DECIMAL(10, 3), ts AS TO_TIMESTAM
 WITH ('connector' = 'datagen');
 """
 CALLS = {  # one call of each refused function
-    "HASH_CODE": "HASH_CODE(s)",
-    "JSON_QUOTE": "JSON_QUOTE(s)",
-    "JSON_UNQUOTE": "JSON_UNQUOTE(s)",
     "TYPEOF": "TYPEOF(m)",
 }
 
-PLAIN_CALLS = {"HASH_CODE", "JSON_QUOTE", "JSON_UNQUOTE"}  # exp.Anonymous calls, positioned by their name
+PLAIN_CALLS: set[str] = set()  # exp.Anonymous calls, positioned by their name
 
 
 def plan(sql: str) -> Outcome:
@@ -47,6 +44,14 @@ def test_a_refused_function_is_one_positioned_se301_finding_naming_it(name: str)
         assert (d.line - DDL.count("\n"), d.column) == (2, 3)
     else:
         assert d.line - DDL.count("\n") == 1
+
+
+def test_hash_code_is_refused_only_for_a_type_whose_java_hashcode_spark_cannot_compute() -> None:
+    (p,) = plan("SELECT v,\n  HASH_CODE(m) AS x FROM t;").analysis.problems
+    assert p.code == Code.FUNCTION_DIFFERS and "Java's hashCode of a DECIMAL(10, 3)" in p.reason
+    (d,) = [d for d in plan("SELECT v,\n  HASH_CODE(m) AS x FROM t;").analysis.diagnostics if d.code == "SE301"]
+    assert (d.line - DDL.count("\n"), d.column) == (2, 3)
+    assert not plan("SELECT HASH_CODE(s), HASH_CODE(v), JSON_QUOTE(s), JSON_UNQUOTE(s) FROM t;").analysis.problems
 
 
 def test_a_user_function_of_a_refused_name_is_not_refused() -> None:

@@ -10,8 +10,10 @@ from sqlglot import exp
 
 from catalog import FunctionDef, TableDef, ViewDef
 from planner.analysis.check.codes import Code
-from planner.analysis.check.functions import refused
+from planner.analysis.check.functions import hash_code_runs, refused
 from planner.analysis.check.problem import Problem, problem
+from planner.binder.expressions import type_of
+from planner.dialect import type_sql
 from planner.logical.operators import GroupAggregate, Node, OverAggregate, WindowAggregate
 from planner.logical.specs import AggCall, AggFunc
 from planner.logical.walk import find_all
@@ -96,6 +98,11 @@ def _call(node: Node, call: exp.Expr) -> Problem | None:
         return None
     if name in NO_COUNTERPART:
         return problem(Code.NO_COUNTERPART, node, call, function=name)
+    if name == "HASH_CODE" and call.expressions:
+        t = type_of(call.expressions[0], {f.name: f for child in node.inputs for f in child.fields})
+        if not hash_code_runs(t):
+            return problem(Code.FUNCTION_DIFFERS, node, call, function=name,
+                           reason=f"Java's hashCode of a {type_sql(t)} has no Spark counterpart (strings, integers and BOOLEAN run)")
     if name == "TO_TIMESTAMP_LTZ" and len(call.expressions) == 2:
         precision = call.expressions[1]
         literal = isinstance(precision, exp.Literal)

@@ -8,14 +8,18 @@ from __future__ import annotations
 from sqlglot import exp
 
 from planner.dialect.json_syntax import JsonExists, JsonQuery, JsonValue, lax_path
+from planner.logical import typing as T
 
 # Flink name -> why Spark cannot give its result
 REFUSED: dict[str, str] = {
-    "HASH_CODE": "Java's String.hashCode has no Spark counterpart (Spark's hash is Murmur3)",
-    "JSON_QUOTE": "no Spark counterpart",
-    "JSON_UNQUOTE": "no Spark counterpart",
     "TYPEOF": "Spark names types its own way (decimal(10,3), not DECIMAL(10, 3))",
 }
+
+
+def hash_code_runs(t: exp.DataType) -> bool:
+    """HASH_CODE of a value of type ``t`` runs (``sqlengine.translate.java_text``) for the types
+    whose Java hashCode Spark's built-ins compute: strings, integers, BOOLEAN (UNKNOWN: a NULL)."""
+    return T.is_type(t, *T.STRINGS, *T.INTEGERS, exp.DType.BOOLEAN, exp.DType.UNKNOWN, exp.DType.NULL)
 
 
 def flink_name(call: exp.Expr) -> str | None:
