@@ -13,13 +13,18 @@ leaves the operator without a match comes out padded with NULLs, when the clock 
 (Flink pads it when its cleanup timer fires).
 
 State layout (``planner.analysis.state``: each side's rows within the interval): per side, join
-key -> [time, row, matched] in reading order. The bucket has one processing-time timer, at its
-earliest row's release; a bounded job releases (and pads) as its input comes, and what is held
-when its input ends is dropped (Flink does not fire processing-time timers after its input ends).
+key -> [time, row, matched] in reading order, which is time order (processing time only grows),
+so a key releases rows from its front; and a heap of (release time, seq, side, key) with an entry
+for each key's front row, so that releasing and the next timer look at the keys due and nothing
+else (an entry whose key's front has changed since is stale and skipped). The bucket has one
+processing-time timer, at its earliest row's release; a bounded job releases (and pads) as its
+input comes, and what is held when its input ends is dropped (Flink does not fire
+processing-time timers after its input ends).
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -58,7 +63,21 @@ class ProcTimeIntervalJoin(Operator):
         self.residual = residual
 
     def new_state(self) -> Any:
-        return {"sides": ({}, {})}
+        return {"sides": ({}, {}), "due": [], "seq": 0}
+
+    def _due(self, state: Any) -> list[tuple[int, int, int, Any]]:
+        """The heap of keys by their front row's release (rebuilt for a state kept before it was)."""
+        if "due" not in state:
+            state["due"], state["seq"] = [], 0
+            for side, held in enumerate(state["sides"]):
+                for jk, rows in held.items():
+                    self._push(state, side, jk, rows[0][0])
+        due: list[tuple[int, int, int, Any]] = state["due"]
+        return due
+
+    def _push(self, state: Any, side: int, jk: Any, t: int) -> None:
+        state["seq"] += 1
+        heapq.heappush(state["due"], (self._kept_until(side, t), state["seq"], side, jk))
 
     def entries(self, state: Any) -> int:
         return sum(len(rows) for side in state["sides"] for rows in side.values())
@@ -76,6 +95,7 @@ class ProcTimeIntervalJoin(Operator):
 
     def apply(self, state: Any, inputs: Sequence[pa.Table | None], now_ms: int) -> Changes:
         sides: tuple[dict[Any, list[list[Any]]], dict[Any, list[list[Any]]]] = state["sides"]
+        self._due(state)
         out = Changes()
         for side, batch in enumerate(inputs):
             if batch is None:
@@ -97,30 +117,43 @@ class ProcTimeIntervalJoin(Operator):
                         out.emit(INSERT, thawed(joined))
                         entry[2] += 1
                         other[2] += 1
-                sides[side].setdefault(jk, []).append(entry)
+                rows = sides[side].get(jk)
+                if rows is None:  # a new front row: due at its release
+                    sides[side][jk] = [entry]
+                    self._push(state, side, jk, t)
+                else:
+                    rows.append(entry)
         return out
 
     def fire(self, state: Any, watermark_ms: int, now_ms: int) -> Changes:
         """Release the rows the clock (``watermark_ms``) has passed the last chance of; an outer
-        side's unmatched ones come out padded."""
+        side's unmatched ones come out padded. Only the keys due are looked at."""
         out = Changes()
-        for side, held in enumerate(state["sides"]):
+        due = self._due(state)
+        while due and due[0][0] < watermark_ms:
+            at, _, side, jk = heapq.heappop(due)
+            rows = state["sides"][side].get(jk)
+            if rows is None or self._kept_until(side, rows[0][0]) != at:
+                continue  # stale: the key's front has been released since
             padded = self._padded(side)
-            for jk in list(held):
-                rows = held[jk]
-                kept = []
-                for entry in rows:
-                    if self._kept_until(side, entry[0]) < watermark_ms:
-                        if padded and entry[2] == 0:
-                            out.emit(INSERT, thawed(self._joined(side, entry[1], None)))
-                    else:
-                        kept.append(entry)
-                if kept:
-                    held[jk] = kept
-                else:
-                    del held[jk]
+            n = 0
+            while n < len(rows) and self._kept_until(side, rows[n][0]) < watermark_ms:
+                if padded and rows[n][2] == 0:
+                    out.emit(INSERT, thawed(self._joined(side, rows[n][1], None)))
+                n += 1
+            del rows[:n]
+            if rows:
+                self._push(state, side, jk, rows[0][0])
+            else:
+                del state["sides"][side][jk]
         return out
 
     def next_time(self, state: Any) -> int | None:
-        times = [self._kept_until(side, e[0]) + 1 for side, held in enumerate(state["sides"]) for rows in held.values() for e in rows]
-        return min(times, default=None)
+        due = self._due(state)
+        while due:  # the earliest entry that is not stale
+            at, _, side, jk = due[0]
+            rows = state["sides"][side].get(jk)
+            if rows is not None and self._kept_until(side, rows[0][0]) == at:
+                return at + 1
+            heapq.heappop(due)
+        return None

@@ -96,3 +96,14 @@ def test_every_pair_the_bound_admits_once_and_the_unmatched_padded(kind, batches
     if kind in ("RIGHT", "FULL"):
         want.update((None, None, *rr) for rt, rr in rights if not any(lr[0] == rr[0] and rt + lower <= lt <= rt + upper for lt, lr in lefts))
     assert got == want
+
+
+def test_a_state_kept_before_the_release_heap_is_released_alike() -> None:
+    """A checkpoint of an earlier version holds the sides only: the heap of due keys is rebuilt."""
+    op = ProcTimeIntervalJoin("LEFT", ([0], [0]), (2, 2), -1000, 0, OUT)
+    state = op.new_state()
+    op.apply(state, [side([(1, 10), (2, 20)], 1000), None], 1000)
+    old = {"sides": state["sides"]}  # as it was pickled before
+    assert op.next_time(old) == 2001
+    assert sorted(op.fire(old, 2001, 2001).rows) == [(1, 10, None, None), (2, 20, None, None)]
+    assert op.entries(old) == 0 and op.next_time(old) is None
