@@ -17,6 +17,7 @@ from collections.abc import Callable
 import sqlglot
 from sqlglot import exp
 
+from planner.logical import typing as T
 from planner.logical.specs import AggCall, AggFunc
 from sqlengine.translate.json_functions import json_text
 
@@ -35,7 +36,7 @@ def collection_sql(agg: AggCall, args: list[str], types: list[exp.DataType], fil
             conditions.append(f"{value} IS NOT NULL")
         pair = f"named_struct('k', {key}, 'v', {value})"
         entries = f"array_sort({part(_collect(pair, conditions))}, (a, b) -> CASE WHEN a.k < b.k THEN -1 WHEN a.k > b.k THEN 1 ELSE 0 END)"
-        return _json_object(entries, types[0], types[1])
+        return _json_object(entries, types[1])
     (x,) = args
     if agg.keeps_nulls:  # a struct is never NULL, so collect_list keeps it
         wrapped = f"named_struct('v', {x})"
@@ -62,11 +63,12 @@ def _json(value: str, t: exp.DataType) -> str:
     return json_text(sqlglot.parse_one(value, read="spark"), t).sql(dialect="spark")
 
 
-def _json_object(entries: str, key_type: exp.DataType, value_type: exp.DataType) -> str:
-    """The sorted entries as a JSON object; a NULL key or a key given twice fails the job, as in Flink."""
+def _json_object(entries: str, value_type: exp.DataType) -> str:
+    """The sorted entries as a JSON object (a key is written as a string); a NULL key or a key
+    given twice fails the job, as in Flink."""
     keys = f"transform({entries}, {_E} -> {_E}.k)"
     twice = f"element_at(filter({keys}, {_V} -> size(filter({keys}, x -> x = {_V})) > 1), 1)"
-    member = f"concat({_json(f'{_E}.k', key_type)}, ':', {_json(f'{_E}.v', value_type)})"
+    member = f"concat({_json(f'CAST({_E}.k AS STRING)', T.STRING)}, ':', {_json(f'{_E}.v', value_type)})"
     return (f"CASE WHEN exists({keys}, {_V} -> {_V} IS NULL) "
             f"THEN raise_error('A key of JSON_OBJECTAGG is NULL; JSON object keys cannot be NULL.') "
             f"WHEN size(array_distinct({keys})) < size({keys}) "

@@ -8,7 +8,8 @@ checked against Flink 2.3 value by value (tests/functions/cases/string.txt and j
 - JSON_QUOTE(s): s as a JSON string literal, escaping '"', '\\', '/', \\b, \\f, \\n, \\r, \\t and
   every character above U+007F as \\uxxxx (Flink 2.3 writes a character beyond U+FFFF as its code
   point, then its low surrogate);
-- JSON_UNQUOTE(s): the text of s when s is one JSON string literal, else s as it is.
+- JSON_UNQUOTE(s): when s starts with a valid JSON string literal and ends with '"', the
+  characters between its first and last, unescaped (so '"a", "b"' gives 'a", "b'); else s as it is.
 
 Spark's strings split into characters (code points) with ``split(s, '')``; ``ascii`` gives a
 character's code point.
