@@ -79,7 +79,7 @@ class Collected(Accumulator):
             return [(thaw(k), 1 if self.distinct else n) for k, n in counts.items()]  # a MULTISET: a map
         if self.func == "JSON_ARRAYAGG":
             return json_text(values)
-        return json_text(dict(sorted((k, thaw(v)) for k, v in values)))
+        return json_text(dict(sorted(((str(k), thaw(v)) for k, v in values), key=lambda kv: kv[0])))  # keys as strings
 
 
 def _first_of_each(values: list[Any]) -> list[Any]:

@@ -34,7 +34,7 @@ def collection_sql(agg: AggCall, args: list[str], types: list[exp.DataType], fil
         key, value = args
         if not agg.keeps_nulls:
             conditions.append(f"{value} IS NOT NULL")
-        pair = f"named_struct('k', {key}, 'v', {value})"
+        pair = f"named_struct('k', CAST({key} AS STRING), 'v', {value})"  # a JSON key is a string
         entries = f"array_sort({part(_collect(pair, conditions))}, (a, b) -> CASE WHEN a.k < b.k THEN -1 WHEN a.k > b.k THEN 1 ELSE 0 END)"
         return _json_object(entries, types[1])
     (x,) = args
@@ -68,7 +68,7 @@ def _json_object(entries: str, value_type: exp.DataType) -> str:
     given twice fails the job, as in Flink."""
     keys = f"transform({entries}, {_E} -> {_E}.k)"
     twice = f"element_at(filter({keys}, {_V} -> size(filter({keys}, x -> x = {_V})) > 1), 1)"
-    member = f"concat({_json(f'CAST({_E}.k AS STRING)', T.STRING)}, ':', {_json(f'{_E}.v', value_type)})"
+    member = f"concat({_json(f'{_E}.k', T.STRING)}, ':', {_json(f'{_E}.v', value_type)})"
     return (f"CASE WHEN exists({keys}, {_V} -> {_V} IS NULL) "
             f"THEN raise_error('A key of JSON_OBJECTAGG is NULL; JSON object keys cannot be NULL.') "
             f"WHEN size(array_distinct({keys})) < size({keys}) "
