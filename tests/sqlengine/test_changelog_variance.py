@@ -60,7 +60,10 @@ def test_a_decimal_column_as_decimal_38_6_as_flink() -> None:
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.integers(-1000, 1000)), max_size=30))
 def test_after_retractions_the_result_is_that_of_the_values_held(changes) -> None:
-    """Up to the drift of floating sums (Flink's retraction drifts alike)."""
+    """Up to the drift of floating sums, which Flink's retraction has alike: M2 may end a few ulps
+    off, so a variance is compared with an absolute tolerance scaled to the squares seen, a
+    standard deviation by its square, and an M2 that drifted below zero gives NULL (Flink's
+    ``WelfordM2AggFunction.getValue`` does the same) only where the true variance is 0."""
     held: list[int] = []
     applied: list[tuple[int, object]] = []
     for add, v in changes:
@@ -68,9 +71,15 @@ def test_after_retractions_the_result_is_that_of_the_values_held(changes) -> Non
             continue  # only what is held is taken back (as a changelog does)
         held.append(v) if add else held.remove(v)
         applied.append((1 if add else -1, v))
-    for got, want in zip(results([], pa.float64(), applied), results(held, pa.float64()), strict=True):
-        assert (got is None) == (want is None)
-        assert got is None or math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-6)
+    scale = max([v * v for _, v in applied], default=0) * len(applied) * 1e-12
+    got_all, want_all = results([], pa.float64(), applied), results(held, pa.float64())
+    for func, got, want in zip(FUNCS, got_all, want_all, strict=True):
+        if want is None or got is None:
+            assert got == want or (want == 0 and got is None), (func, got, want)
+            continue
+        if func.startswith("STDDEV"):
+            got, want = got * got, want * want
+        assert math.isclose(got, want, rel_tol=1e-9, abs_tol=scale + 1e-9), (func, got, want)
     # the sums of an OVER window in integers or decimals are exact: no drift at all
     for result in (pa.int64(), pa.decimal128(38, 6)):
         assert results([], result, applied, over=True) == results(held, result, over=True)
