@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlglot import exp
+
 from catalog import Catalog, TableDef
 from catalog.connectors import spec_of
 from catalog.home import resolve_home
 from planner.analysis.analyze import Analysis, is_streaming
 from planner.dialect import Flink
 from planner.errors import SqlError
+from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.operators import Node, Sink
 from planner.logical.visit import distinct_nodes
@@ -195,7 +198,7 @@ class Engine:
                     result = ResultTable(
                         tuple(f.name for f in plan.fields), upsert_key, changelog=translated.kind_column is not None
                     )
-                    pipelines.append(_result_pipeline(translated, result, f"{key}-{i}", streaming, plan))
+                    pipelines.append(_result_pipeline(translated, result, f"{key}-{i}", streaming, plan, analysis.time_zone))
             except PlanningError as err:
                 raise located(err, stmt.source, stmt.span) from None
             except ConnectorError as err:  # a sink's options, shown at the statement
@@ -310,6 +313,8 @@ class Engine:
         wanted = ([(kind, fields[0].dataType)] if kind else []) + persisted
         if [(f.name, f.dataType) for f in fields] != wanted or any(f.metadata for f in fields):
             df = df.select(*([F.col(f"`{kind}`")] if kind else []), *[F.col(f"`{n}`").cast(t).alias(n) for n, t in persisted])
+        if streaming:
+            df = _time_as_text(df, table, plan)
         request = SinkRequest(
             table=table,
             streaming=streaming,
@@ -420,13 +425,48 @@ def _buckets(settings: dict[str, str]) -> int:
         return DEFAULT_BUCKETS
 
 
-def _result_pipeline(translated: Translated, result: ResultTable, name: str, streaming: bool, plan: Node) -> Pipeline:
+# formats that write a TIME as its text ('13:45:30'), as Flink's do; the connectors that print
+_TEXT_FORMATS = frozenset({"json", "csv", "raw", "debezium-json", "canal-json", "maxwell-json", "ogg-json"})
+_TEXT_CONNECTORS = frozenset({"print", "blackhole"})
+
+
+def _time_as_text(df: DataFrame, table: TableDef, plan: Sink) -> DataFrame:
+    """Spark's stream writer refuses a TIME column (UNSUPPORTED_TIME_TYPE) that its batch writer
+    takes. A sink that writes text gets the TIME's text, which is what it would write; a binary
+    format (Parquet, Avro, ORC) has no such way, and the job is refused before it starts."""
+    from pyspark.sql import functions as F
+
+    times = [f.name for f in df.schema.fields if f.dataType.typeName() == "time"]
+    if not times:
+        return df
+    formats = {v.lower() for k, v in table.options.items() if k in ("format", "value.format", "key.format")}
+    if table.connector not in _TEXT_CONNECTORS and not formats <= _TEXT_FORMATS:
+        written = ", ".join(sorted(formats)) or table.connector
+        raise PlanningError(
+            f"a streaming job cannot write the TIME column `{times[0]}` of {table.name} ({written}) on Spark: its stream "
+            "writer takes no TIME; write it to a JSON or CSV table, or CAST it to STRING",
+            plan.origin,
+        )
+    return df.select(*[F.col(f"`{c}`").cast("string").alias(c) if c in times else F.col(f"`{c}`") for c in df.columns])
+
+
+def _result_pipeline(translated: Translated, result: ResultTable, name: str, streaming: bool, plan: Node, zone: str) -> Pipeline:
+    from pyspark.sql import functions as F
+
     from sqlengine.spark_connect import ResultBatches, is_connect
 
-    df = _typed_like(translated.df, plan.fields, translated.kind_column)
+    df = _typed_like(translated.df, plan.fields, translated.kind_column, zone)
     remote = ResultBatches(lambda n, rows: result.apply(n, [tuple(r) for r in rows])) if is_connect(df.sparkSession) else None
+    # Spark's stream writer refuses a TIME column (UNSUPPORTED_TIME_TYPE) that a batch takes:
+    # TIME crosses the writer as its text and is read back in each micro-batch
+    times = {f.name: f.dataType for f in df.schema.fields if f.dataType.typeName() == "time"} if streaming and remote is None else {}
+    if times:
+        df = df.select(*[F.col(f"`{c}`").cast("string").alias(c) if c in times else F.col(f"`{c}`") for c in df.columns])
 
     def collect(batch_df: DataFrame, batch_id: int) -> None:
+        if times:
+            cols = [F.col(f"`{c}`").cast(times[c]).alias(c) if c in times else F.col(f"`{c}`") for c in batch_df.columns]
+            batch_df = batch_df.select(*cols)
         result.apply(batch_id, [tuple(r) for r in batch_df.collect()])
 
     def start(trigger: Trigger, ck: Path) -> StreamingQuery | None:
@@ -443,16 +483,20 @@ def _result_pipeline(translated: Translated, result: ResultTable, name: str, str
     return Pipeline(name, translated, _once(start) if not streaming else start, drain=remote.drain if remote else None)
 
 
-def _typed_like(df: DataFrame, fields: tuple[Field, ...], kind: str | None = None) -> DataFrame:
+def _typed_like(df: DataFrame, fields: tuple[Field, ...], kind: str | None = None, zone: str | None = None) -> DataFrame:
     """Result columns in the types the query declares (a rowtime computed as Spark's TIMESTAMP
     goes back to Flink's TIMESTAMP, a wall-clock value with no zone); a changelog's kind column
-    stays first."""
+    stays first. ``zone``: rows read by the shell show a TIMESTAMP_LTZ as its wall time in the
+    session's zone, as Flink's SQL client prints it (whatever the zone of the Python process)."""
     from pyspark.sql import functions as F
 
     from sqlengine.types import UnsupportedType, spark_type
 
     cols = [F.col(f"`{kind}`")] if kind else []
     for f, c in zip(fields, df.columns[1:] if kind else df.columns, strict=True):
+        if zone is not None and T.is_type(f.type, exp.DType.TIMESTAMPLTZ):
+            cols.append(F.from_utc_timestamp(F.col(f"`{c}`"), zone).cast("timestamp_ntz").alias(c))
+            continue
         try:
             target = spark_type(f.type)
         except UnsupportedType:  # a type Spark has no counterpart of: as Spark computed it

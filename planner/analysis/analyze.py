@@ -19,6 +19,7 @@ from planner.logical.operators import UNNUMBERED, Node
 from planner.logical.visit import distinct_nodes
 from planner.rules import RULES, Rule, RuleContext
 from planner.source import SourceText, Span
+from planner.time_zone import local_time_zone
 
 RUNTIME_MODE = "execution.runtime-mode"
 
@@ -37,6 +38,7 @@ class Analysis:
     # how each stateful operator runs on Spark (streaming mode): native or a changelog operator
     physical: dict[int, Physical] = field(default_factory=dict, repr=False)
     ttl_ms: int | None = None  # 'table.exec.state.ttl' (a STATE_TTL hint is on its operator)
+    time_zone: str = "UTC"  # 'table.local-time-zone', as Spark's functions take it
 
     @property
     def verdict(self) -> Verdict | None:
@@ -108,7 +110,8 @@ def analyze_plans(
         )
     all_parts = [e for per in estimates.values() for e in per]
     total = estimator.total(all_parts)
-    problems = check_plans(plans, props, physical, lineage, streaming=streaming)
+    zone = local_time_zone(settings)
+    problems = check_plans(plans, props, physical, lineage, streaming=streaming, time_zone=zone)
     diagnostics: list[Diagnostic] = []
     for plan in plans:
         ctx = RuleContext(plan, props, list(state), lineage, settings, source, span, texts, problems, streaming, physical)
@@ -118,6 +121,6 @@ def analyze_plans(
     for d in diagnostics:
         unique.setdefault((d.code, d.message, d.span), d)
     ordered = sorted(unique.values(), key=lambda d: (-d.severity.rank, d.span.start if d.span else 0, d.code))
-    return Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming, physical, ttl)
+    return Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming, physical, ttl, zone)
 
 

@@ -15,6 +15,7 @@ from sqlglot import TokenType, exp
 
 from catalog import Catalog, CatalogError, ObjectNotFound, TableDef, ViewDef
 from catalog.secrets import mask_value
+from planner import time_zone
 from planner.analysis.analyze import Analysis, analyze_plans
 from planner.binder import Binder
 from planner.deep import deep
@@ -339,6 +340,8 @@ class PlannerSession:
                 parse_duration(value)
             except ValueError as err:
                 raise DefinitionError(str(err), tree) from None
+        if key == time_zone.SETTING and time_zone.normalized(value) is None:
+            raise DefinitionError(time_zone.INVALID.format(zone=value), tree.args["value"])
         if key == PYTHON_FILES:  # relative to the file that sets it, wherever the functions are called
             value = absolute_files(value, self._script)
         self.settings[key] = value.lower() if allowed else value

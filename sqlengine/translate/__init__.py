@@ -70,7 +70,7 @@ def translate(
     markers = end_markers and streaming and any(n.waits_on_watermark() for n in root.walk())
     t = Translator(
         spark, analysis.props, streaming, job_dir, handler_for, end_markers=markers, physical=analysis.physical,
-        ttl_ms=analysis.ttl_ms, buckets=buckets,
+        ttl_ms=analysis.ttl_ms, buckets=buckets, time_zone=analysis.time_zone,
     )
     t.claim_names(plan)
     rel = t.translate(root)

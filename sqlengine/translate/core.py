@@ -108,6 +108,7 @@ class Translator:
     end_markers: bool = True
     physical: dict[int, Physical] = field(default_factory=dict)  # which operators are changelog operators
     ttl_ms: int | None = None  # the session's state TTL
+    time_zone: str = "UTC"  # 'table.local-time-zone' (sqlengine.translate.time_zone)
     buckets: int = 64  # how many buckets a changelog operator's keys are hashed into
     changelog_operators: int = 0  # how many this plan has (their job needs the RocksDB state store)
     processing_timers: bool = False  # an operator fires on the wall clock: batches must run without input too
@@ -145,10 +146,10 @@ class Translator:
         for child in node.inputs:
             for f in child.fields:
                 fields.setdefault(f.name, f)
-        return SparkExpressions(fields)
+        return SparkExpressions(fields, self.time_zone)
 
     def join_exprs(self, node: Node) -> SparkExpressions:
-        return SparkExpressions({f.name: f for f in node.fields})
+        return SparkExpressions({f.name: f for f in node.fields}, self.time_zone)
 
     def translate(self, node: Node) -> Rel:
         # A subtree used twice (a view or CTE read by both sides of a join; the binder shares its

@@ -28,7 +28,7 @@ from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.specs import AggCall, AggFunc
 from planner.udf import UserFunction
-from sqlengine.translate import collection_aggregates, collections, functions, java_text, json_functions, variance
+from sqlengine.translate import collection_aggregates, collections, functions, java_text, json_functions, time_zone, variance
 from sqlengine.translate.calls import call as _call
 from sqlengine.translate.calls import lit as _lit
 
@@ -68,10 +68,14 @@ def _or_as_in(n: exp.Or) -> exp.Expr:
 
 
 class SparkExpressions:
-    def __init__(self, fields: dict[str, Field]):
+    def __init__(self, fields: dict[str, Field], zone: str = "UTC"):
         self.fields = fields
+        self.zone = zone  # 'table.local-time-zone' (sqlengine.translate.time_zone)
+        self._depth = 0  # rewrite() calls itself on parts; the zone's markers are placed once, at the top
 
     def type(self, e: exp.Expr) -> exp.DataType:
+        if isinstance(e, time_zone.MARKERS):
+            return time_zone.marker_type(self.value_type(e.this))
         return type_of(e, self.fields)
 
     def array_type(self, e: exp.Expr) -> exp.DataType | None:
@@ -130,86 +134,99 @@ class SparkExpressions:
 
     def rewrite(self, node: exp.Expr) -> exp.Expr:
         node = node.copy()
+        if self.zone != "UTC" and self._depth == 0:
+            node = time_zone.localize(node, self)
+        self._depth += 1
+        try:
+            return node.transform(self._fix)
+        finally:
+            self._depth -= 1
 
-        def fix(n: exp.Expr) -> exp.Expr:
-            if isinstance(n, exp.Div) and self.integral(n.this) and self.integral(n.expression):
-                return exp.IntDiv(this=n.this, expression=n.expression)
-            if isinstance(n, exp.Div) and T.is_type(self.type(n), *T.FLOATS):
-                return functions.java_divide(self._fixed_children(n))
-            if isinstance(n, exp.Replace):
-                return functions.java_replace(self._fixed_children(n))
-            if isinstance(n, exp.Overlay):
-                return functions.overlay(self._fixed_children(n))
-            if isinstance(n, exp.RegexpExtract):
-                group = n.args.get("group") or exp.Literal.number(0)
-                extract = _call("regexp_extract", n.this.copy(), n.expression.copy(), group)
-                return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=n.this.copy(), expression=n.expression.copy()), true=extract)])
-            if isinstance(n, exp.Avg) and self.integral(n.this):
-                inner = n.this
-                return exp.IntDiv(this=exp.Sum(this=inner.copy()), expression=exp.Count(this=inner.copy()))
-            if isinstance(n, (exp.Floor, exp.Ceil)) and n.args.get("to") is not None:
-                unit = n.args["to"].name.upper()
-                trunc = _call("date_trunc", _lit(unit), n.this.copy())
-                if isinstance(n, exp.Floor):
-                    return trunc
-                bumped = exp.Add(this=trunc.copy(), expression=exp.Interval(this=_lit("1"), unit=exp.var(unit)))
-                return exp.Case(ifs=[exp.If(this=exp.EQ(this=trunc.copy(), expression=n.this.copy()), true=n.this.copy())], default=bumped)
-            if isinstance(n, exp.Or):
-                return _or_as_in(n)
-            if isinstance(n, exp.Split):
-                return self._split(n)
-            if isinstance(n, exp.Anonymous):
-                return self._anonymous(n)
-            if isinstance(n, (exp.Greatest, exp.Least)):
-                return functions.null_if_any_null(self._fixed_children(n))
-            if isinstance(n, exp.Cast):  # TryCast too
-                # of the bound expression, before it is rewritten
-                source = self.value_type(n.this)
-                return functions.cast(self._fixed_children(n), source)
-            if isinstance(n, (exp.Ln, exp.Log)):
-                return functions.logarithm(self._fixed_children(n))
-            if isinstance(n, (exp.Ceil, exp.Floor)) and T.is_type(self.type(n.this), *T.FLOATS):
-                return functions.whole_double(self._fixed_children(n))
-            if isinstance(n, exp.Substring) and n.args.get("length") is not None:
-                sub = self._fixed_children(n)
-                return functions.null_below_zero(sub, sub.args["length"])
-            if isinstance(n, exp.Pad):
-                pad = self._fixed_children(n)
-                empty = exp.EQ(this=pad.args["fill_pattern"].copy(), expression=_lit(""))
-                return functions.null_below_zero(pad, pad.expression, empty)
-            if isinstance(n, exp.RegexpReplace) and n.args.get("replacement") is not None:
-                return functions.literal_replacement(self._fixed_children(n))
-            if isinstance(n, exp.ConcatWs):  # Spark's concat_ws skips NULLs as Flink's does
-                return _call("concat_ws", *self._fixed_children(n).expressions)
-            if isinstance(n, exp.RegexpExtractAll):
-                return functions.extract_all(self._fixed_children(n))
-            if isinstance(n, exp.Extract):
-                return functions.extract(self._fixed_children(n))
-            if isinstance(n, exp.Week):  # Flink's WEEK is the ISO week
-                return _call("weekofyear", self.rewrite(n.this))
-            if isinstance(n, exp.Localtimestamp):
-                return _call("localtimestamp")
-            if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and self._array_subscript(n):
-                b = self._fixed_children(n)
-                return collections.element_at(b.this, b.expressions[0])
-            if isinstance(n, exp.ArrayContains):
-                c = self._fixed_children(n)
-                return collections.contains(c.this, c.expression)
-            if isinstance(n, exp.ArraySlice):
-                sl = self._fixed_children(n)
-                return collections.slice_(sl.this, sl.args["start"], sl.args.get("end"))
-            if isinstance(n, exp.ArrayReverse):
-                return _call("reverse", self.rewrite(n.this))
-            if isinstance(n, (JsonValue, JsonQuery, JsonExists)):
-                return self._json_query(n)
-            if isinstance(n, (exp.JSONObject, JsonArray)):
-                return self._json_constructor(n)
-            if isinstance(n, exp.StrToMap):
-                m = self._fixed_children(n)
-                return collections.str_to_map([a for a in (m.this, m.args.get("pair_delim"), m.args.get("key_value_delim")) if a is not None])
-            return n
+    def _fix(self, n: exp.Expr) -> exp.Expr:
+        if isinstance(n, time_zone.MARKERS):
+            return time_zone.spark(n, self.rewrite(n.this))
+        if self.zone != "UTC" and isinstance(n, (exp.Localtimestamp, exp.CurrentDate, exp.Localtime, exp.CurrentTime)):
+            return time_zone.now(n, self.zone) or n
+        return self._fix_flink(n)
 
-        return node.transform(fix)
+    def _fix_flink(self, n: exp.Expr) -> exp.Expr:
+        if isinstance(n, exp.Div) and self.integral(n.this) and self.integral(n.expression):
+            return exp.IntDiv(this=n.this, expression=n.expression)
+        if isinstance(n, exp.Div) and T.is_type(self.type(n), *T.FLOATS):
+            return functions.java_divide(self._fixed_children(n))
+        if isinstance(n, exp.Replace):
+            return functions.java_replace(self._fixed_children(n))
+        if isinstance(n, exp.Overlay):
+            return functions.overlay(self._fixed_children(n))
+        if isinstance(n, exp.RegexpExtract):
+            group = n.args.get("group") or exp.Literal.number(0)
+            extract = _call("regexp_extract", n.this.copy(), n.expression.copy(), group)
+            return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=n.this.copy(), expression=n.expression.copy()), true=extract)])
+        if isinstance(n, exp.Avg) and self.integral(n.this):
+            inner = n.this
+            return exp.IntDiv(this=exp.Sum(this=inner.copy()), expression=exp.Count(this=inner.copy()))
+        if isinstance(n, (exp.Floor, exp.Ceil)) and n.args.get("to") is not None:
+            unit = n.args["to"].name.upper()
+            value = self.rewrite(n.this)
+            trunc = _call("date_trunc", _lit(unit), value)
+            if isinstance(n, exp.Floor):
+                return trunc
+            bumped = exp.Add(this=trunc.copy(), expression=exp.Interval(this=_lit("1"), unit=exp.var(unit)))
+            return exp.Case(ifs=[exp.If(this=exp.EQ(this=trunc.copy(), expression=value.copy()), true=value.copy())], default=bumped)
+        if isinstance(n, exp.Or):
+            return _or_as_in(n)
+        if isinstance(n, exp.Split):
+            return self._split(n)
+        if isinstance(n, exp.Anonymous):
+            return self._anonymous(n)
+        if isinstance(n, (exp.Greatest, exp.Least)):
+            return functions.null_if_any_null(self._fixed_children(n))
+        if isinstance(n, exp.Cast):  # TryCast too
+            # of the bound expression, before it is rewritten
+            source = self.value_type(n.this)
+            return functions.cast(self._fixed_children(n), source)
+        if isinstance(n, (exp.Ln, exp.Log)):
+            return functions.logarithm(self._fixed_children(n))
+        if isinstance(n, (exp.Ceil, exp.Floor)) and T.is_type(self.type(n.this), *T.FLOATS):
+            return functions.whole_double(self._fixed_children(n))
+        if isinstance(n, exp.Substring) and n.args.get("length") is not None:
+            sub = self._fixed_children(n)
+            return functions.null_below_zero(sub, sub.args["length"])
+        if isinstance(n, exp.Pad):
+            pad = self._fixed_children(n)
+            empty = exp.EQ(this=pad.args["fill_pattern"].copy(), expression=_lit(""))
+            return functions.null_below_zero(pad, pad.expression, empty)
+        if isinstance(n, exp.RegexpReplace) and n.args.get("replacement") is not None:
+            return functions.literal_replacement(self._fixed_children(n))
+        if isinstance(n, exp.ConcatWs):  # Spark's concat_ws skips NULLs as Flink's does
+            return _call("concat_ws", *self._fixed_children(n).expressions)
+        if isinstance(n, exp.RegexpExtractAll):
+            return functions.extract_all(self._fixed_children(n))
+        if isinstance(n, exp.Extract):
+            return functions.extract(self._fixed_children(n))
+        if isinstance(n, exp.Week):  # Flink's WEEK is the ISO week
+            return _call("weekofyear", self.rewrite(n.this))
+        if isinstance(n, exp.Localtimestamp):
+            return _call("localtimestamp")
+        if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and self._array_subscript(n):
+            b = self._fixed_children(n)
+            return collections.element_at(b.this, b.expressions[0])
+        if isinstance(n, exp.ArrayContains):
+            c = self._fixed_children(n)
+            return collections.contains(c.this, c.expression)
+        if isinstance(n, exp.ArraySlice):
+            sl = self._fixed_children(n)
+            return collections.slice_(sl.this, sl.args["start"], sl.args.get("end"))
+        if isinstance(n, exp.ArrayReverse):
+            return _call("reverse", self.rewrite(n.this))
+        if isinstance(n, (JsonValue, JsonQuery, JsonExists)):
+            return self._json_query(n)
+        if isinstance(n, (exp.JSONObject, JsonArray)):
+            return self._json_constructor(n)
+        if isinstance(n, exp.StrToMap):
+            m = self._fixed_children(n)
+            return collections.str_to_map([a for a in (m.this, m.args.get("pair_delim"), m.args.get("key_value_delim")) if a is not None])
+        return n
 
     def _array_subscript(self, n: exp.Bracket) -> bool:
         """``n`` reads an array (1-based in Flink, 0-based in Spark), not a map: its base is typed
@@ -275,6 +292,10 @@ class SparkExpressions:
             return self._user_call(udf, n, args, types)
         if name == "PROCTIME":
             return exp.CurrentTimestamp()
+        if name == "FROM_UNIXTIME" and args and self.zone != "UTC":
+            return time_zone.from_unixtime(args, self.zone)
+        if name == "UNIX_TIMESTAMP" and args and self.zone != "UTC":
+            return time_zone.unix_timestamp(args, self.zone)
         if name == "SPLIT_INDEX":
             s, sep, idx = args
             if not (isinstance(sep, exp.Literal) and sep.is_string):

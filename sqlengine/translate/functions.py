@@ -44,7 +44,7 @@ def null_if_any_null(n: exp.Greatest | exp.Least) -> exp.Expr:
 
 # Flink's default text form of a timestamp; the fraction is optional when parsing
 TIMESTAMP_TEXT = "yyyy-MM-dd HH:mm:ss"
-_PARSED = "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]"
+PARSED = "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]"
 _LONG_MIN = exp.Literal.number(-9223372036854775808)
 
 _SHA = {"SHA224": 224, "SHA256": 256, "SHA384": 384, "SHA512": 512}
@@ -57,14 +57,14 @@ def named(name: str, args: list[exp.Expr]) -> exp.Expr | None:
     if name == "INITCAP" and len(args) == 1:
         return initcap(args[0])
     if name == "TO_TIMESTAMP" and len(args) == 1:
-        return _call("to_timestamp", args[0], _lit(_PARSED))
+        return _call("to_timestamp", args[0], _lit(PARSED))
     if name == "UNIX_TIMESTAMP" and args:
         # Flink answers text it cannot parse with Long.MIN_VALUE (Spark with NULL)
-        fmt = args[1] if len(args) > 1 else _lit(_PARSED)
+        fmt = args[1] if len(args) > 1 else _lit(PARSED)
         parsed = exp.Coalesce(this=_call("unix_timestamp", args[0], fmt), expressions=[_LONG_MIN])
         return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=args[0].copy(), expression=exp.Null())), true=parsed)])
     if name == "CONVERT_TZ" and len(args) == 3:
-        ts = _call("to_timestamp", args[0], _lit(_PARSED))
+        ts = _call("to_timestamp", args[0], _lit(PARSED))
         moved = _call("from_utc_timestamp", _call("to_utc_timestamp", ts, args[1]), args[2])
         return _call("date_format", moved, _lit(TIMESTAMP_TEXT))
     if name in ("LOG10", "LOG2") and len(args) == 1:

@@ -44,7 +44,7 @@ def translate_scan(t: Translator, node: Scan) -> Rel:
     t.side_queries.extend(result.side_queries)
 
     # computed columns, in the table's column order
-    exprs = SparkExpressions({f.name: f for f in node.fields})
+    exprs = SparkExpressions({f.name: f for f in node.fields}, t.time_zone)
     computed = dict(node.computed)
     cols = [F.expr(exprs.sql(computed[f.name])).alias(f.name) if f.name in computed else F.col(quote(f.name)) for f in node.fields]
     # an upsert source's rows carry their kind (upsert or delete) to the ChangelogNormalize above

@@ -11,7 +11,7 @@ HERE = Path(__file__).resolve().parent
 
 
 # how a value PyFlink cannot collect is read, on both sides: a TIMESTAMP_LTZ as its wall time in
-# UTC (the session's zone), a DOUBLE that may be infinite as its text
+# the session's zone (UTC unless the group sets one), a DOUBLE that may be infinite as its text
 LTZ_RENDER = "CAST({} AS TIMESTAMP(3))"
 TEXT_RENDER = "CAST({} AS STRING)"
 
@@ -27,10 +27,18 @@ def groups() -> list[str]:
     return sorted(p.stem for p in (HERE / "cases").glob("*.txt"))
 
 
+def zone(group: str) -> str:
+    """The group's 'table.local-time-zone': its file's ``@zone`` line, else UTC."""
+    for line in (HERE / "cases" / f"{group}.txt").read_text().splitlines():
+        if line.startswith("@zone "):
+            return line.split(None, 1)[1].strip()
+    return "UTC"
+
+
 def read(group: str) -> list[Case]:
     out = []
     for line in (HERE / "cases" / f"{group}.txt").read_text().splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
+        if line.strip() and not line.lstrip().startswith(("#", "@")):
             function, expr = line.split(None, 1)
             out.append(Case(group, function, expr.strip()))
     return out

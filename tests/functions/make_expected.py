@@ -1,6 +1,6 @@
 """Writes the function suite's expected values by evaluating each case on Apache Flink 2.3 (a
 local mini-cluster, loopback only, batch mode, 'table.local-time-zone' = 'UTC' as sqlengine's
-session). Not run in CI: expected/<group>.json is committed and test_functions.py compares
+session, or the zone of the group's ``@zone`` line). Not run in CI: expected/<group>.json is committed and test_functions.py compares
 sqlengine with it.
 
     /tmp/flink/bin/python tests/functions/make_expected.py [GROUP ...]
@@ -22,7 +22,7 @@ from pyflink.table import TableEnvironment
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "conformance"))
-from cases import LTZ_RENDER, TEXT_RENDER, Case, groups, query, read  # noqa: E402
+from cases import LTZ_RENDER, TEXT_RENDER, Case, groups, query, read, zone  # noqa: E402
 from on_flink import environment, statements  # noqa: E402
 from values import plain  # noqa: E402
 
@@ -111,6 +111,7 @@ def main(names: list[str]) -> None:
         (data / "input.json").write_text((HERE / "input.json").read_text())
         env = table(data)
         for group in names or groups():
+            env.get_config().set("table.local-time-zone", zone(group))
             cases = evaluate(env, group)
             with open(HERE / "expected" / f"{group}.json", "w") as fh:
                 json.dump({"flink": "2.3.0", "group": group, "cases": cases}, fh, indent=1, ensure_ascii=False)

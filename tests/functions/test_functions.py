@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
+from planner import time_zone
 from planner.analysis.check.functions import REFUSED
 from sqlengine.engine import Engine
 from tests.conformance.values import plain
-from tests.functions.cases import HERE, Case, groups, query
+from tests.functions.cases import HERE, Case, groups, query, zone
 from tests.functions.suite import Expected, expected, known_differences, same
 from tests.sqlengine.helpers import Sql
 
@@ -27,7 +28,7 @@ EXPECTED = expected()
 KNOWN = known_differences()
 # groups that also run as a streaming job: the time functions, as representative (a streaming
 # job costs several seconds more than a batch one; all groups would double the module's time)
-STREAMED = ("time",)
+STREAMED = ("time", "zone")
 
 
 @pytest.fixture(scope="module")
@@ -80,27 +81,35 @@ def results(sql: Sql) -> dict[str, dict[str, Any]]:
     """mode -> case key -> values, or the exception its job raised, or the checker's refusal."""
     out: dict[str, dict[str, Any]] = {"batch": {}, "streaming": {}}
     for g in groups():
-        cases, runnable = [e for e in EXPECTED if e.group == g], []
-        if refusal(sql, cases) is None:  # one plan for the group; a case at a time if it is refused
-            runnable = cases
-        for e in cases if not runnable else ():
-            why = refusal(sql, [e])
-            if why is not None:
-                out["batch"][e.key] = out["streaming"][e.key] = Refused(why)
-            else:
-                runnable.append(e)
-        # the known differences in a job of their own (one that fails must not fail the
-        # others), in batch mode only: streaming adds no news about a difference on record; the
-        # cases Flink fails when it runs them in another (that job fails, and each runs alone)
-        known = [e for e in runnable if e.key in KNOWN]
-        failing = [e for e in runnable if e.key not in KNOWN and e.stage == "run"]
-        others = [e for e in runnable if e.key not in KNOWN and e.stage != "run"]
-        for part in (others, known, failing):
-            out["batch"] |= _evaluate(sql, part, "batch")
-        if g in STREAMED:
-            for part in (others, failing):
-                out["streaming"] |= _evaluate(sql, part, "streaming")
+        sql.engine.planner.settings[time_zone.SETTING] = zone(g)
+        try:
+            _run_group(sql, g, out)
+        finally:
+            del sql.engine.planner.settings[time_zone.SETTING]
     return out
+
+
+def _run_group(sql: Sql, g: str, out: dict[str, dict[str, Any]]) -> None:
+    cases, runnable = [e for e in EXPECTED if e.group == g], []
+    if refusal(sql, cases) is None:  # one plan for the group; a case at a time if it is refused
+        runnable = cases
+    for e in cases if not runnable else ():
+        why = refusal(sql, [e])
+        if why is not None:
+            out["batch"][e.key] = out["streaming"][e.key] = Refused(why)
+        else:
+            runnable.append(e)
+    # the known differences in a job of their own (one that fails must not fail the
+    # others), in batch mode only: streaming adds no news about a difference on record; the
+    # cases Flink fails when it runs them in another (that job fails, and each runs alone)
+    known = [e for e in runnable if e.key in KNOWN]
+    failing = [e for e in runnable if e.key not in KNOWN and e.stage == "run"]
+    others = [e for e in runnable if e.key not in KNOWN and e.stage != "run"]
+    for part in (others, known, failing):
+        out["batch"] |= _evaluate(sql, part, "batch")
+    if g in STREAMED:
+        for part in (others, failing):
+            out["streaming"] |= _evaluate(sql, part, "streaming")
 
 
 class Refused(str):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlglot import exp
+
 from planner.analysis.check.codes import HINTS, MESSAGES, Code
 from planner.analysis.check.expressions import check_expressions
 from planner.analysis.check.operators import CARRIES, CHECKS, Context, Windows, carried_windows
@@ -15,7 +17,8 @@ from planner.analysis.check.problem import Problem, problem
 from planner.analysis.lineage import Lineage
 from planner.analysis.physical import Physical
 from planner.analysis.properties import NodeProps
-from planner.logical.operators import Node, Scan, WindowAggregate
+from planner.logical import typing as T
+from planner.logical.operators import Node, Scan, WindowAggregate, WindowTVF
 from planner.logical.visit import distinct_nodes
 
 __all__ = ["HINTS", "MESSAGES", "Code", "Problem", "Windows", "carried_windows", "check_plans", "problem"]
@@ -28,6 +31,7 @@ def check_plans(
     lineage: Lineage,
     *,
     streaming: bool,
+    time_zone: str = "UTC",
 ) -> tuple[Problem, ...]:
     """Everything in ``plans`` Spark cannot run, in plan order (pre-order per plan). What runs
     as a changelog operator is ``physical``'s decision (``planner.analysis.physical``); what is left here
@@ -50,7 +54,19 @@ def check_plans(
         out += check_expressions(node)
         if streaming and isinstance(node, Scan) and node.watermark_field is not None and node.watermark_delay_ms is None:
             out.append(problem(Code.WATERMARK_NOT_CONSTANT, node))
+        if time_zone != "UTC":
+            out += _window_in_zone(node, time_zone)
     return tuple(out)
+
+
+def _window_in_zone(node: Node, zone: str) -> list[Problem]:
+    """A window on a TIMESTAMP_LTZ (a PROCTIME() column too) in a zone other than UTC: Flink
+    aligns it to that zone's wall clock; Spark's windows align to UTC's."""
+    if isinstance(node, WindowTVF) or (isinstance(node, WindowAggregate) and node.legacy):
+        f = node.inputs[0].field(node.window.time_field)
+        if f is not None and T.is_type(f.type, exp.DType.TIMESTAMPLTZ):
+            return [problem(Code.WINDOW_LOCAL_TIME_ZONE, node, column=f"`{f.name}`", zone=zone)]
+    return []
 
 
 def _session_tvf_use(node: Node, ctx: Context) -> list[Problem]:

@@ -31,6 +31,7 @@ class Code(StrEnum):
     AFTER_CHANGELOG = "after-changelog"
     SINK_TAKES_APPENDS = "sink-takes-appends"
     WATERMARK_NOT_CONSTANT = "watermark-not-constant"
+    WINDOW_LOCAL_TIME_ZONE = "window-local-time-zone"
     # plan operators, both modes
     MATCH_RECOGNIZE = "match-recognize"
     TABLE_FUNCTION = "table-function"
@@ -109,6 +110,10 @@ MESSAGES: dict[Code, str] = {
         "group aggregate)"
     ),
     Code.WATERMARK_NOT_CONSTANT: "Only watermarks of the form `ts - INTERVAL ...` (or `ts`) run on Spark",
+    Code.WINDOW_LOCAL_TIME_ZONE: (
+        "a window on {column}, a TIMESTAMP_LTZ, with 'table.local-time-zone' = '{zone}' cannot run on Spark yet: "
+        "Flink aligns its windows, and writes window_start and window_end, in that zone"
+    ),
     Code.MATCH_RECOGNIZE: "MATCH_RECOGNIZE cannot run on Spark {what}",
     Code.TABLE_FUNCTION: (
         "table function `{name}` is declared as '{class_name}' ({language}): sqlengine runs JVM scalar functions "
@@ -189,6 +194,7 @@ HINTS: dict[Code, str] = {
     Code.USER_AGGREGATE_RETRACT: "define retract(self, acc, ...) undoing what accumulate does for the same arguments",
     Code.USER_AGGREGATE_SESSION: "aggregate the session's rows with built-in functions, or use a TUMBLE or HOP window",
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
+    Code.WINDOW_LOCAL_TIME_ZONE: "run it with SET 'table.local-time-zone' = 'UTC', or window on a TIMESTAMP column",
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
     Code.MATCH_RECOGNIZE: (
         "DEFINE and MEASURES run comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column "

@@ -1,0 +1,80 @@
+"""'table.local-time-zone' on Spark: a result shows a TIMESTAMP_LTZ as its wall time in the
+session's zone, as Flink's SQL client prints it, in batch and streaming mode and whatever the
+zone of the Python process; an event-time column computed as an LTZ keeps its instants (its
+watermark and its window-free operators do not move); a window on an LTZ in another zone than
+UTC is refused before a job starts. The function suite's zone group compares the functions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+
+import pytest
+
+from planner.errors import SqlError
+from sqlengine.engine import Engine
+from tests.sqlengine.helpers import Sql, write_json
+
+pytestmark = pytest.mark.spark
+
+DDL = """CREATE TABLE ev (id INT, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')"""
+ROWS = [{"id": 1, "ms": 1710510330123}, {"id": 2, "ms": 0}, {"id": 3, "ms": 1710547200000}]  # the last: 2024-03-16 00:00 UTC
+
+
+@pytest.fixture(scope="module")
+def sql(spark, tmp_path_factory) -> Sql:
+    runner = Sql(Engine(home=tmp_path_factory.mktemp("zone"), spark=spark))
+    data = tmp_path_factory.mktemp("zone-data")
+    write_json(data / "ev.json", ROWS)
+    runner.ddl(DDL.format(path=data))
+    return runner
+
+
+def _in_zone(sql: Sql, zone: str, query: str, mode: str) -> list[tuple]:
+    sql.engine.planner.settings["table.local-time-zone"] = zone
+    try:
+        return sorted(sql.rows(query, mode))
+    finally:
+        del sql.engine.planner.settings["table.local-time-zone"]
+
+
+QUERY = "SELECT id, ts, CAST(ts AS DATE), HOUR(ts), ts > TIMESTAMP '2024-03-15 19:00:00' FROM ev"
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_an_ltz_is_shown_and_read_in_the_sessions_zone(sql: Sql, mode: str) -> None:
+    assert _in_zone(sql, "Asia/Kolkata", QUERY, mode) == [
+        (1, dt.datetime(2024, 3, 15, 19, 15, 30, 123000), dt.date(2024, 3, 15), 19, True),
+        (2, dt.datetime(1970, 1, 1, 5, 30), dt.date(1970, 1, 1), 5, False),
+        (3, dt.datetime(2024, 3, 16, 5, 30), dt.date(2024, 3, 16), 5, True),
+    ]
+    assert _in_zone(sql, "America/New_York", QUERY, mode)[2] == (3, dt.datetime(2024, 3, 15, 20, 0), dt.date(2024, 3, 15), 20, True)
+    assert _in_zone(sql, "UTC", QUERY, mode)[0] == (1, dt.datetime(2024, 3, 15, 13, 45, 30, 123000), dt.date(2024, 3, 15), 13, False)
+
+
+def test_the_zone_of_the_python_process_does_not_move_what_is_shown(sql: Sql) -> None:
+    """Spark hands a TIMESTAMP to Python as the process's local time; the result is the session's."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "America/Los_Angeles"
+    time.tzset()
+    try:
+        rows = _in_zone(sql, "UTC", "SELECT id, ts FROM ev WHERE id = 2", "batch")
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+    assert rows == [(2, dt.datetime(1970, 1, 1, 0, 0))]
+
+
+def test_a_window_on_an_ltz_in_another_zone_is_refused_before_the_job(sql: Sql) -> None:
+    query = "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end"
+    before = len(sql.engine.job_list())
+    with pytest.raises(SqlError) as err:
+        _in_zone(sql, "Asia/Kolkata", query, "streaming")
+    assert "window on `ts`, a TIMESTAMP_LTZ, with 'table.local-time-zone' = 'Asia/Kolkata'" in str(err.value)
+    assert len(sql.engine.job_list()) == before
+    assert [r[1] for r in _in_zone(sql, "UTC", query, "streaming")] == [1, 1, 1]  # in UTC it runs
