@@ -138,10 +138,19 @@ class FlinkParser(ClientStatementsMixin, DdlMixin, MatchRecognizeMixin, TypesMix
     def _parse_interval_span(self, this: exp.Expr, parse_function_unit: bool = True) -> exp.Interval:
         # sqlglot reads a literal's unit with _parse_function; see _parse_function below
         self._interval_units += 1
+        start = self._index
         try:
-            return super()._parse_interval_span(this, parse_function_unit=parse_function_unit)
+            interval = super()._parse_interval_span(this, parse_function_unit=parse_function_unit)
         finally:
             self._interval_units -= 1
+        unit = interval.args.get("unit")
+        if isinstance(unit, exp.IntervalSpan) and (_unit_name(unit.this), _unit_name(unit.expression)) not in _QUALIFIERS:
+            # no interval qualifier (`INTERVAL '1' MINUTE TO DAY`): the TO is not the interval's,
+            # as in `CEIL(ts + INTERVAL '1' MINUTE TO DAY)`; Flink reads it so
+            to = next(i for i in range(start, self._index) if self._tokens[i].text.upper() == "TO")
+            self._retreat(to)
+            interval.set("unit", unit.this)
+        return interval
 
     def _parse_in(self, this: exp.Expr | None, alias: bool = False) -> exp.In:
         # Flink's grammar has no empty IN list: `x IN ()` is a syntax error at the `)`
@@ -405,3 +414,12 @@ def _user_function_name(token: Token) -> exp.Identifier:
     """The name of a user function's call as written: an Identifier, so that the generator does
     not upper-case it even when it is also the name of a built-in (split, session)."""
     return exp.Identifier(this=token.text, quoted=token.token_type == TokenType.IDENTIFIER)
+
+
+# SQL's interval qualifiers: a larger unit TO a smaller one of the same kind
+_QUALIFIERS = frozenset({("YEAR", "MONTH"), ("DAY", "HOUR"), ("DAY", "MINUTE"), ("DAY", "SECOND"), ("HOUR", "MINUTE"),
+                         ("HOUR", "SECOND"), ("MINUTE", "SECOND")})
+
+
+def _unit_name(unit: exp.Expr | None) -> str:
+    return unit.name.upper() if unit is not None else ""

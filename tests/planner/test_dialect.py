@@ -427,3 +427,14 @@ def test_a_variable_inside_a_name_is_an_error_at_its_dollar(sql: str, column: in
         parse_one(sql)
     assert "cannot be part of a name" in info.value.message and (info.value.line, info.value.column) == (1, column)
     assert isinstance(tree("SELECT a_b, ${X} FROM t").expressions[1], exp.Parameter)  # a whole one is fine
+
+
+def test_an_interval_takes_to_only_for_a_qualifier_so_ceil_keeps_its_unit() -> None:
+    """`MINUTE TO DAY` is no interval qualifier: Flink 2.3 reads the TO as CEIL's (its value,
+    the function suite's `CEIL(CAST(ts AS TIMESTAMP_LTZ(3)) + INTERVAL '1' MINUTE TO DAY)`)."""
+    ceil = tree("SELECT CEIL(ts + INTERVAL '1' MINUTE TO DAY) FROM t").expressions[0]
+    assert isinstance(ceil, exp.Ceil) and ceil.args["to"].name.upper() == "DAY"
+    assert isinstance(ceil.this, exp.Add) and ceil.this.expression.args["unit"].name.upper() == "MINUTE"
+    for qualifier in ("YEAR TO MONTH", "DAY TO SECOND", "HOUR TO MINUTE", "MINUTE TO SECOND"):
+        interval = tree(f"SELECT INTERVAL '1' {qualifier} FROM t").expressions[0]
+        assert isinstance(interval.args["unit"], exp.IntervalSpan), qualifier
