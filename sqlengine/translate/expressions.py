@@ -151,9 +151,13 @@ class SparkExpressions:
 
     def _fix_flink(self, n: exp.Expr) -> exp.Expr:
         if isinstance(n, exp.Div) and self.integral(n.this) and self.integral(n.expression):
-            return exp.IntDiv(this=n.this, expression=n.expression)
+            d = self._fixed_children(n)
+            return functions.failing_on_zero(exp.IntDiv(this=d.this, expression=d.expression), d.this, d.expression)
         if isinstance(n, exp.Div) and T.is_type(self.type(n), *T.FLOATS):
             return functions.java_divide(self._fixed_children(n))
+        if isinstance(n, (exp.Div, exp.Mod)) and all(T.is_type(self.type(x), *T.INTEGERS, exp.DType.DECIMAL) for x in (n.this, n.expression)):
+            exact = self._fixed_children(n)
+            return functions.failing_on_zero(exact, exact.this, exact.expression)
         if isinstance(n, exp.Replace):
             return functions.java_replace(self._fixed_children(n))
         if isinstance(n, exp.Overlay):
