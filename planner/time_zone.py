@@ -9,6 +9,9 @@ abbreviation ('CST', 'EST'), 'UTC+8', '+08:00' or 'Z'. The same verdicts here (c
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
+import math
 import os
 import re
 import zoneinfo
@@ -70,3 +73,37 @@ def _machine_zone() -> str:
         return UTC
     name = target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else ""
     return name if name and name.lower() != "default" and normalized(name) else UTC
+
+
+@functools.lru_cache(maxsize=64)
+def _offsets_ms(zone: str) -> frozenset[int]:
+    """The UTC offsets the zone has had since 2000 (sampled every 10 days to 2040), in ms."""
+    m = re.fullmatch(r"GMT([+-])(\d{2}):(\d{2})", zone)
+    if m is not None:
+        sign = 1 if m.group(1) == "+" else -1
+        return frozenset({sign * (int(m.group(2)) * 3600 + int(m.group(3)) * 60) * 1000})
+    info = zoneinfo.ZoneInfo(zone)
+    start = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+    out = set()
+    for day in range(0, 40 * 366, 10):
+        offset = (start + dt.timedelta(days=day)).astimezone(info).utcoffset()
+        out.add(int(offset.total_seconds() * 1000) if offset is not None else 0)
+    return frozenset(out)
+
+
+def window_offset_ms(zone: str, grain_ms: int) -> int | None:
+    """The zone's offset for windows whose sizes and slides are multiples of ``grain_ms``: Flink
+    aligns such a window to the zone's wall clock, which is Spark's window moved by the offset.
+    None when the zone's offsets (since 2000; daylight saving time) move the windows' edges
+    differently, as they do a day in New York; a window of an hour is the same in any of its
+    offsets there."""
+    offsets = _offsets_ms(zone)
+    first = min(offsets)
+    if grain_ms <= 0 or any((o - first) % grain_ms for o in offsets):
+        return None
+    return first
+
+
+def window_grain_ms(*lengths: int | None) -> int:
+    """The grain a window's edges fall on: the greatest common divisor of its size, slide and step."""
+    return math.gcd(*(n for n in lengths if n))

@@ -297,14 +297,18 @@ class GroupAggregate(Unary):
         return Changelog(Mode.UPSERT, self.keys)
 
 
-def window_on_proctime(node: Node, window: WindowSpec) -> bool:
-    """Whether the window a window operator (``node``) works on is on processing time."""
+def window_time_field(node: Node, window: WindowSpec) -> Field | None:
+    """The time attribute the window a window operator (``node``) works on is assigned on."""
     # after a window TVF its time column is a plain timestamp: ask the TVF's input
     for n in node.walk():
         if isinstance(n, WindowTVF) and n.window.id == window.id:
-            f = n.input.field(window.time_field)
-            return f is not None and f.time == TimeKind.PROCTIME
-    f = node.inputs[0].field(window.time_field) if node.inputs else None  # a legacy GROUP BY TUMBLE(proc, ...)
+            return n.input.field(window.time_field)
+    return node.inputs[0].field(window.time_field) if node.inputs else None  # a legacy GROUP BY TUMBLE(proc, ...)
+
+
+def window_on_proctime(node: Node, window: WindowSpec) -> bool:
+    """Whether the window a window operator (``node``) works on is on processing time."""
+    f = window_time_field(node, window)
     return f is not None and f.time == TimeKind.PROCTIME
 
 

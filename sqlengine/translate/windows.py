@@ -9,9 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from sqlglot import exp
+
+from planner.logical import typing as T
 from planner.logical.fields import WindowRole
-from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowTVF
+from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowTVF, window_time_field
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
+from planner.time_zone import window_grain_ms, window_offset_ms
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import with_column, without_event_time
 from sqlengine.translate.expressions import agg_sql, quote
@@ -24,19 +28,36 @@ def _ms(ms: int | None) -> str:
     return f"{ms or 0} milliseconds"
 
 
-def window_struct(node: Node, spec: WindowSpec, time: Column) -> Column:
+def zone_of(t: Translator, node: Node, spec: WindowSpec) -> tuple[int, str | None]:
+    """(how far the window's edges move, the zone its window_start and window_end are written
+    in): a window on a TIMESTAMP_LTZ in 'table.local-time-zone' is aligned to the zone's wall
+    clock, as Flink aligns it; Spark's is aligned to UTC's, so it moves by the zone's offset
+    (the checker lets through only zones whose offsets all move it alike). Else (0, None)."""
+    f = window_time_field(node, spec)
+    if t.time_zone == "UTC" or f is None or not T.is_type(f.type, exp.DType.TIMESTAMPLTZ):
+        return 0, None
+    if spec.kind == WindowKind.SESSION:
+        return 0, t.time_zone
+    shift = window_offset_ms(t.time_zone, window_grain_ms(spec.size_ms, spec.slide_ms, spec.step_ms))
+    if shift is None:
+        raise unreachable(node, f"a window in {t.time_zone}, whose offsets move its edges")
+    return shift, t.time_zone
+
+
+def window_struct(node: Node, spec: WindowSpec, time: Column, shift: int = 0) -> Column:
     from pyspark.sql import functions as F
 
-    offset = _ms(spec.offset_ms) if spec.offset_ms else None
-    if spec.kind == WindowKind.TUMBLE:
-        return F.window(time, _ms(spec.size_ms), startTime=offset) if offset else F.window(time, _ms(spec.size_ms))
-    if spec.kind == WindowKind.HOP:
-        if offset:
-            return F.window(time, _ms(spec.size_ms), _ms(spec.slide_ms), offset)
-        return F.window(time, _ms(spec.size_ms), _ms(spec.slide_ms))
     if spec.kind == WindowKind.SESSION:
         return F.session_window(time, _ms(spec.gap_ms))
-    raise unreachable(node, f"a {spec.kind.value} window struct")
+    if spec.kind not in (WindowKind.TUMBLE, WindowKind.HOP):
+        raise unreachable(node, f"a {spec.kind.value} window struct")
+    slide = (spec.size_ms if spec.kind == WindowKind.TUMBLE else spec.slide_ms) or 1
+    start = (spec.offset_ms - shift) % slide
+    if spec.kind == WindowKind.TUMBLE:
+        return F.window(time, _ms(spec.size_ms), startTime=_ms(start)) if start else F.window(time, _ms(spec.size_ms))
+    if start:
+        return F.window(time, _ms(spec.size_ms), _ms(spec.slide_ms), _ms(start))
+    return F.window(time, _ms(spec.size_ms), _ms(spec.slide_ms))
 
 
 def time_column(rel: Rel, node: Node, name: str) -> Column:
@@ -52,30 +73,34 @@ def time_column(rel: Rel, node: Node, name: str) -> Column:
     return F.col(quote(name))
 
 
-def _window_columns(w: str, names: list[str], spec: WindowSpec | None = None) -> list[Column]:
+def _window_columns(w: str, names: list[str], spec: WindowSpec | None = None, shift: int = 0, zone: str | None = None) -> list[Column]:
+    """window_start and window_end (wall times: in the zone when the window is on an LTZ) and
+    window_time (an instant)."""
     from pyspark.sql import functions as F
 
     start, end, time = names
     first = F.col(f"{quote(w)}.start")
     if spec is not None and spec.kind == WindowKind.CUMULATE:
-        first = _cumulate_start(F.col(f"{quote(w)}.end") - F.expr("INTERVAL 1 MILLISECOND"), spec)
+        first = _cumulate_start(F.col(f"{quote(w)}.end") - F.expr("INTERVAL 1 MILLISECOND"), spec, shift)
+    last = F.col(f"{quote(w)}.end")
     return [
-        first.alias(start),
-        F.col(f"{quote(w)}.end").alias(end),
+        (F.from_utc_timestamp(first, zone) if zone else first).alias(start),
+        (F.from_utc_timestamp(last, zone) if zone else last).alias(end),
         (F.col(f"{quote(w)}.end") - F.expr("INTERVAL 1 MILLISECOND")).alias(time),
     ]
 
 
-def _cumulate_start(time: Column, spec: WindowSpec) -> Column:
+def _cumulate_start(time: Column, spec: WindowSpec, shift: int = 0) -> Column:
     """The start of the max-size window holding ``time``: where every cumulating window of it starts."""
     from pyspark.sql import functions as F
 
     size = spec.size_ms or 1
-    ms = F.unix_millis(time) - spec.offset_ms
-    return F.timestamp_millis(F.floor(ms / size) * size + spec.offset_ms)
+    offset = spec.offset_ms - shift
+    ms = F.unix_millis(time) - offset
+    return F.timestamp_millis(F.floor(ms / size) * size + offset)
 
 
-def _cumulate(t: Translator, df: DataFrame, spec: WindowSpec, time: Column, w: str) -> DataFrame:
+def _cumulate(t: Translator, df: DataFrame, spec: WindowSpec, time: Column, w: str, shift: int = 0) -> DataFrame:
     """CUMULATE has no Spark window: a row at ts goes to every window [S, S + k*step) of its
     max-size window [S, S + size) that ends after ts. Each copy gets the last instant of its window
     (S + k*step - 1 ms) as its event time (the source's watermark mark moves to it), and the
@@ -88,12 +113,14 @@ def _cumulate(t: Translator, df: DataFrame, spec: WindowSpec, time: Column, w: s
     t0, k, c = t.fresh("t"), t.fresh("k"), t.fresh("c")
     meta = df.select(time.alias(t0)).schema[t0].metadata  # the watermark mark of the time column
     df = without_event_time(df)
-    start = _cumulate_start(time, spec)
+    start = _cumulate_start(time, spec, shift)
     first = F.floor((F.unix_millis(time) - F.unix_millis(start)) / step) + 1  # the first window [S, S + k*step) holding ts
     df = df.withColumn(k, F.explode(F.sequence(first.cast("int"), F.lit(size // step))))
     last = F.timestamp_millis(F.unix_millis(start) + F.col(k) * step - 1)
     df = with_column(df, c, last.alias(c, metadata=meta)).drop(k)
-    return with_column(df, w, F.window(F.col(c), _ms(step))).drop(c)
+    start_time = (spec.offset_ms - shift) % step
+    step_window = F.window(F.col(c), _ms(step), startTime=_ms(start_time)) if start_time else F.window(F.col(c), _ms(step))
+    return with_column(df, w, step_window).drop(c)
 
 
 def translate_tvf(t: Translator, node: WindowTVF) -> Rel:
@@ -117,12 +144,13 @@ def translate_tvf(t: Translator, node: WindowTVF) -> Rel:
         df = df.select(*[F.col(quote(c)) for c in df.columns], *placeholders)
         return replace(rel.but(df, names), session_times={**rel.session_times, spec.id: session_time})
     w = t.fresh("w")
+    shift, zone = zone_of(t, node, spec)
     if spec.kind == WindowKind.CUMULATE:
-        df = _cumulate(t, rel.df, spec, time, w)
+        df = _cumulate(t, rel.df, spec, time, w, shift)
     else:
-        df = without_event_time(with_column(rel.df, w, window_struct(node, spec, time)), [spec.time_field])
+        df = without_event_time(with_column(rel.df, w, window_struct(node, spec, time, shift)), [spec.time_field])
     window_names = [f.name for f in node.fields[-3:]]
-    df = df.select(*[F.col(quote(c)) for c in df.columns], *_window_columns(w, window_names, spec))
+    df = df.select(*[F.col(quote(c)) for c in df.columns], *_window_columns(w, window_names, spec, shift, zone))
     return replace(rel.but(df, rel.columns + tuple(window_names)), windows={**rel.windows, spec.id: w})
 
 
@@ -133,12 +161,13 @@ def translate_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
     spec = node.window
     struct = rel.windows.get(spec.id)
     w = t.fresh("w")
+    shift, zone = zone_of(t, node, spec)
     if struct is not None:
         group = F.col(quote(struct)).alias(w)
     elif spec.id in rel.session_times:  # a SESSION table function: sessions per PARTITION BY key
         group = window_struct(node, spec, F.col(quote(rel.session_times[spec.id]))).alias(w)
     elif node.legacy:  # GROUP BY TUMBLE(ts, ...)
-        group = window_struct(node, spec, time_column(rel, node.input, spec.time_field)).alias(w)
+        group = window_struct(node, spec, time_column(rel, node.input, spec.time_field), shift).alias(w)
     else:
         raise unreachable(node, "a window aggregation without its window")
     exprs = t.exprs(node)
@@ -148,7 +177,7 @@ def translate_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
     wnames = [f.name for f in node.fields[n_keys : n_keys + 3]]
     df = out.select(
         *[F.col(quote(k)) for k in node.keys],
-        *_window_columns(w, wnames, spec),
+        *_window_columns(w, wnames, spec, shift, zone),
         *[F.col(quote(a.name)) for a in node.aggs],
         F.col(quote(w)),
     )

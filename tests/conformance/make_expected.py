@@ -27,7 +27,7 @@ from pyflink.table import TableEnvironment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from on_flink import apply_changelog, environment, kind_of, statements, upsert_key
-from values import plain, row_key
+from values import plain, row_key, zone_of
 
 HERE = Path(__file__).resolve().parent
 STREAMING_ONLY = "-- flink batch mode cannot run this:"
@@ -86,6 +86,8 @@ def main(names: list[str]) -> None:
         data = one_file_per_table(Path(tmp))
         streaming, batch = tables(True, data), tables(False, data)
         for q in queries:
+            for env in (streaming, batch):  # the query's '-- zone:' line, else UTC
+                env.get_config().set("table.local-time-zone", zone_of(q.read_text()))
             sql = statements(q.read_text())[0]
             rows, columns, kinds = final_table(streaming, sql)
             # a query Flink's batch planner cannot run (its note says why) is checked in streaming only

@@ -32,3 +32,10 @@ CREATE VIEW versioned_fees AS
 SELECT channel, fee, min_price, ts FROM (
     SELECT *, ROW_NUMBER() OVER (PARTITION BY channel ORDER BY ts DESC) AS rownum FROM fee_log
 ) WHERE rownum = 1;
+
+-- the bids with an event time that is a TIMESTAMP_LTZ: ts read as a wall time in the session's zone
+CREATE TABLE bids_ltz (
+    ts TIMESTAMP(3), auction BIGINT, bidder BIGINT, price BIGINT, channel STRING,
+    lts AS CAST(ts AS TIMESTAMP_LTZ(3)),
+    WATERMARK FOR lts AS lts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/bids', 'format' = 'json'${SOURCE_OPTIONS});

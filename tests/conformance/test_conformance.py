@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from sqlengine.engine import Engine
-from tests.conformance.values import plain
+from tests.conformance.values import plain, zone_of
 from tests.sqlengine.corpus import fork
 from tests.sqlengine.helpers import Sql, in_read_order
 
@@ -77,10 +77,17 @@ def _with_functions(runner: Sql) -> Sql:
     return runner
 
 
+def _runner(sql: Sql, text: str) -> Sql:
+    """A runner of its own for a query, in the query's zone (its ``-- zone:`` line, as Flink ran it)."""
+    runner = _with_functions(fork(sql.engine))
+    runner.engine.planner.settings["table.local-time-zone"] = zone_of(text)
+    return runner
+
+
 @pytest.fixture(scope="module")
 def results(sql: Sql) -> dict:
     with cf.ThreadPoolExecutor(PARALLEL) as pool:
-        futures = {q.stem: pool.submit(_with_functions(fork(sql.engine)).both_or_errors, q.read_text(), _table) for q in QUERIES}
+        futures = {q.stem: pool.submit(_runner(sql, q.read_text()).both_or_errors, q.read_text(), _table) for q in QUERIES}
         return {name: f.result() for name, f in futures.items()}
 
 

@@ -34,3 +34,11 @@ def plain(value: Any) -> Any:
 def row_key(row: list[Any]) -> str:
     """A sort key for rows of mixed types and NULLs (files list rows in a stable order)."""
     return repr([(v is None, str(v)) for v in row])
+
+
+def zone_of(text: str) -> str:
+    """A query's 'table.local-time-zone': its ``-- zone: <zone>`` line, else UTC."""
+    for line in text.splitlines():
+        if line.startswith("-- zone:"):
+            return line.split(":", 1)[1].strip()
+    return "UTC"

@@ -58,20 +58,33 @@ def plan(sql: str, zone: str | None = None) -> Outcome:
     return outcome
 
 
-WINDOWS = [
-    "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end;",
-    "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(pt), INTERVAL '1' HOUR)) GROUP BY window_start, window_end;",
-    "SELECT TUMBLE_START(ts, INTERVAL '1' DAY), COUNT(*) FROM events GROUP BY TUMBLE(ts, INTERVAL '1' DAY);",
-]
+DAY = "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end;"
+HOUR_HOP = ("SELECT window_start, COUNT(*) FROM TABLE(HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '30' MINUTE, INTERVAL '1' HOUR)) "
+            "GROUP BY window_start, window_end;")
+LEGACY_DAY = "SELECT TUMBLE_START(ts, INTERVAL '1' DAY), COUNT(*) FROM events GROUP BY TUMBLE(ts, INTERVAL '1' DAY);"
+PROCTIME = "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(pt), INTERVAL '1' HOUR)) GROUP BY window_start, window_end;"
 
 
-@pytest.mark.parametrize("sql", WINDOWS)
-def test_a_window_on_an_ltz_is_refused_in_another_zone_than_utc(sql: str) -> None:
-    problems = plan(sql, "Asia/Kolkata").analysis.problems
+@pytest.mark.parametrize("zone", ["Asia/Kolkata", "Asia/Shanghai", "GMT-03:00", "UTC"])
+@pytest.mark.parametrize("sql", [DAY, HOUR_HOP, LEGACY_DAY])
+def test_a_window_on_an_ltz_runs_in_a_zone_whose_offsets_move_it_alike(sql: str, zone: str) -> None:
+    assert plan(sql, zone).analysis.problems == ()
+
+
+@pytest.mark.parametrize(("sql", "zone", "why"), [
+    (DAY, "America/New_York", "daylight saving time moves its edges"),
+    (LEGACY_DAY, "Europe/Berlin", "daylight saving time moves its edges"),
+    (PROCTIME, "Asia/Kolkata", "it is a processing-time window"),
+])
+def test_a_window_on_an_ltz_is_refused_where_the_zone_would_move_it(sql: str, zone: str, why: str) -> None:
+    problems = plan(sql, zone).analysis.problems
     assert [p.code for p in problems] == [Code.WINDOW_LOCAL_TIME_ZONE]
-    assert "'table.local-time-zone' = 'Asia/Kolkata'" in problems[0].message
+    assert f"'table.local-time-zone' = '{zone}'" in problems[0].message and why in problems[0].message
     assert plan(sql).analysis.problems == ()
-    assert plan(sql, "UTC").analysis.problems == ()
+
+
+def test_an_hour_is_an_hour_in_every_offset_of_new_york() -> None:
+    assert plan(HOUR_HOP, "America/New_York").analysis.problems == ()
 
 
 def test_a_window_on_a_timestamp_runs_in_any_zone() -> None:

@@ -70,11 +70,20 @@ def test_the_zone_of_the_python_process_does_not_move_what_is_shown(sql: Sql) ->
     assert rows == [(2, dt.datetime(1970, 1, 1, 0, 0))]
 
 
-def test_a_window_on_an_ltz_in_another_zone_is_refused_before_the_job(sql: Sql) -> None:
-    query = "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end"
+DAYS = "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end"
+
+
+def test_a_day_window_on_an_ltz_is_the_zones_day(sql: Sql) -> None:
+    """2024-03-16 00:00 UTC is 05:30 in Kolkata; 1970-01-01 00:00 UTC 05:30 there too."""
+    midnight = [dt.datetime(1970, 1, 1), dt.datetime(2024, 3, 15), dt.datetime(2024, 3, 16)]
+    for mode in ("batch", "streaming"):
+        assert _in_zone(sql, "Asia/Kolkata", DAYS, mode) == [(d, 1) for d in midnight]
+    assert _in_zone(sql, "GMT-08:00", DAYS, "streaming") == [(dt.datetime(1969, 12, 31), 1), (dt.datetime(2024, 3, 15), 2)]
+
+
+def test_a_window_the_zones_offsets_would_move_is_refused_before_the_job(sql: Sql) -> None:
     before = len(sql.engine.job_list())
     with pytest.raises(SqlError) as err:
-        _in_zone(sql, "Asia/Kolkata", query, "streaming")
-    assert "window on `ts`, a TIMESTAMP_LTZ, with 'table.local-time-zone' = 'Asia/Kolkata'" in str(err.value)
+        _in_zone(sql, "America/New_York", DAYS, "streaming")
+    assert "window on `ts`, a TIMESTAMP_LTZ, with 'table.local-time-zone' = 'America/New_York'" in str(err.value)
     assert len(sql.engine.job_list()) == before
-    assert [r[1] for r in _in_zone(sql, "UTC", query, "streaming")] == [1, 1, 1]  # in UTC it runs

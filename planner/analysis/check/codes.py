@@ -112,7 +112,7 @@ MESSAGES: dict[Code, str] = {
     Code.WATERMARK_NOT_CONSTANT: "Only watermarks of the form `ts - INTERVAL ...` (or `ts`) run on Spark",
     Code.WINDOW_LOCAL_TIME_ZONE: (
         "a window on {column}, a TIMESTAMP_LTZ, with 'table.local-time-zone' = '{zone}' cannot run on Spark yet: "
-        "Flink aligns its windows, and writes window_start and window_end, in that zone"
+        "Flink aligns it to that zone's wall clock, and here {why}"
     ),
     Code.MATCH_RECOGNIZE: "MATCH_RECOGNIZE cannot run on Spark {what}",
     Code.TABLE_FUNCTION: (
@@ -194,7 +194,10 @@ HINTS: dict[Code, str] = {
     Code.USER_AGGREGATE_RETRACT: "define retract(self, acc, ...) undoing what accumulate does for the same arguments",
     Code.USER_AGGREGATE_SESSION: "aggregate the session's rows with built-in functions, or use a TUMBLE or HOP window",
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
-    Code.WINDOW_LOCAL_TIME_ZONE: "run it with SET 'table.local-time-zone' = 'UTC', or window on a TIMESTAMP column",
+    Code.WINDOW_LOCAL_TIME_ZONE: (
+        "window on a TIMESTAMP column, or in a zone of a fixed offset ('GMT-05:00'), or run it with "
+        "SET 'table.local-time-zone' = 'UTC'"
+    ),
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
     Code.MATCH_RECOGNIZE: (
         "DEFINE and MEASURES run comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column "
