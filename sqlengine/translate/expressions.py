@@ -162,12 +162,14 @@ class SparkExpressions:
             return functions.java_replace(self._fixed_children(n))
         if isinstance(n, exp.Overlay):
             return functions.overlay(self._fixed_children(n))
+        # a node replaced here is not visited further: what it is built from is rewritten first
         if isinstance(n, exp.RegexpExtract):
-            group = n.args.get("group") or exp.Literal.number(0)
-            extract = _call("regexp_extract", n.this.copy(), n.expression.copy(), group)
-            return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=n.this.copy(), expression=n.expression.copy()), true=extract)])
+            r = self._fixed_children(n)
+            group = r.args.get("group") or exp.Literal.number(0)
+            extract = _call("regexp_extract", r.this.copy(), r.expression.copy(), group)
+            return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=r.this.copy(), expression=r.expression.copy()), true=extract)])
         if isinstance(n, exp.Avg) and self.integral(n.this):
-            inner = n.this
+            inner = self.rewrite(n.this)
             return exp.IntDiv(this=exp.Sum(this=inner.copy()), expression=exp.Count(this=inner.copy()))
         if isinstance(n, (exp.Floor, exp.Ceil)) and n.args.get("to") is not None:
             unit = n.args["to"].name.upper()

@@ -33,3 +33,11 @@ def test_in_utc_the_translation_is_unchanged_and_in_a_zone_each_wall_time_is_rea
 def test_a_zone_free_expression_is_the_same_in_every_zone() -> None:
     for text in ("TO_TIMESTAMP_LTZ(ms, 3)", "CAST(ts AS STRING)", "HOUR(ts)", "TO_TIMESTAMP_LTZ('2024-03-15 13:45:30', 'yyyy-MM-dd HH:mm:ss')"):
         assert _sql(text, "Asia/Kolkata") == _sql(text, "UTC")
+
+
+@pytest.mark.parametrize("text", ["AVG(HOUR(TO_TIMESTAMP_LTZ(ms, 3)))", "REGEXP_EXTRACT(CAST(TO_TIMESTAMP_LTZ(ms, 3) AS STRING), '(..):', 1)"])
+def test_what_a_rewritten_node_is_built_from_is_rewritten_too(text: str) -> None:
+    """AVG of an integer and REGEXP_EXTRACT are replaced by compositions; their arguments are
+    rewritten first (the zone's markers were once left in them, as invalid Spark SQL)."""
+    zoned = _sql(text, "Asia/Kolkata")
+    assert "FROM_UTC_TIMESTAMP" in zoned and "LOCAL(" not in zoned.upper()
