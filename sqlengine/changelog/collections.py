@@ -66,9 +66,8 @@ class Collected(Accumulator):
         return acc
 
     def value(self, acc: Any) -> Any:
-        values = [thaw(v) for v in acc] if self.func != "JSON_OBJECTAGG" else acc
-        if self.distinct:
-            values = _first_of_each(values)
+        held = _first_of_each(acc, self.freeze) if self.distinct else acc
+        values = [thaw(v) for v in held] if self.func != "JSON_OBJECTAGG" else held
         if self.func == "ARRAY_AGG":
             return values or None
         if self.func == "COLLECT":
@@ -82,11 +81,23 @@ class Collected(Accumulator):
         return json_text(dict(sorted(((str(k), thaw(v)) for k, v in values), key=lambda kv: kv[0])))  # keys as strings
 
 
-def _first_of_each(values: list[Any]) -> list[Any]:
+def _first_of_each(values: list[Any], freeze: Callable[[Any], Any] | None) -> list[Any]:
+    """The first of each distinct value, in order: by its frozen (hashable) form, in one pass; a
+    value that cannot be hashed even so is compared with the others of its kind."""
     out: list[Any] = []
+    seen: set[Any] = set()
+    unhashable: list[Any] = []
     for v in values:
-        if v not in out:
-            out.append(v)
+        try:
+            key = freeze(v) if freeze is not None else v
+            if key in seen:
+                continue
+            seen.add(key)
+        except TypeError:
+            if v in unhashable:
+                continue
+            unhashable.append(v)
+        out.append(v)
     return out
 
 

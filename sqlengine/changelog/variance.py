@@ -27,13 +27,17 @@ from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing
 FUNCTIONS = ("STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP")
 
 
-class Welford(Accumulator):
-    """[n, mean, m2]: the count of non-NULL values and Welford's running mean and M2."""
+class _Variance(Accumulator):
+    """What the two ways share: the result's type, sample or population, and a root or not."""
 
     def __init__(self, func: str, typing: Typing) -> None:
         self.typing = typing
         self.sample = func.endswith("_SAMP")
         self.root = func.startswith("STDDEV")
+
+
+class Welford(_Variance):
+    """[n, mean, m2]: the count of non-NULL values and Welford's running mean and M2."""
 
     def new(self) -> Any:
         return [0, 0.0, 0.0]
@@ -74,13 +78,11 @@ def _cast_double(v: float, typing: Typing) -> Any:
     return typing.cast(v)
 
 
-class Sums(Accumulator):
+class Sums(_Variance):
     """[count of non-NULL values, SUM(x), SUM(x * x)], in the result's type."""
 
     def __init__(self, func: str, typing: Typing) -> None:
-        self.typing = typing
-        self.sample = func.endswith("_SAMP")
-        self.root = func.startswith("STDDEV")
+        super().__init__(func, typing)
         self.step = decimal.Decimal(1).scaleb(-typing.scale)
 
     def _round(self, v: decimal.Decimal) -> decimal.Decimal:

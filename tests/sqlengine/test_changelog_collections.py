@@ -110,3 +110,17 @@ def _bind_error(sql: str) -> str:
 def test_what_flink_refuses_is_a_positioned_error(sql: str, words: str) -> None:
     message = _bind_error(sql)
     assert words in message and message.startswith("<input>:2:8: error:"), message
+
+
+def test_array_agg_distinct_of_rows_keeps_the_first_of_each_in_one_pass() -> None:
+    """Rows arrive as dicts (unhashable): DISTINCT compares them by their frozen form."""
+    import pyarrow as pa
+
+    row = pa.struct([("a", pa.int32()), ("b", pa.string())])
+    acc = accumulator(AggCallSpec("ARRAY_AGG", True, keep_nulls=True), row, True)
+    slot = acc.new()
+    rows = [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}, {"a": 1, "b": "x"}, {"a": 1, "b": "z"}, {"a": 2, "b": "y"}]
+    for r in rows:
+        slot = acc.update(slot, [r], 1)
+    got = acc.value(slot)
+    assert [(r["a"], r["b"]) for r in got] == [(1, "x"), (2, "y"), (1, "z")]
