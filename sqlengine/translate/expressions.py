@@ -344,15 +344,29 @@ class SparkExpressions:
             fmt = args[1] if len(args) > 1 else _lit("yyyy-MM-dd HH:mm:ss")
             return _call("to_timestamp", value, fmt)
         precision = args[1].name if len(args) > 1 else "3"
+        bigint = exp.DataType.build("BIGINT")
+        if precision not in ("0", "3"):
+            raise Untranslatable(f"TO_TIMESTAMP_LTZ with precision {precision}")
+        if T.is_type(types[0], *T.INTEGERS):
+            return _call("timestamp_seconds" if precision == "0" else "timestamp_millis", value)
+        if T.is_type(types[0], exp.DType.DECIMAL):  # Flink cuts the fraction toward zero
+            return _call("timestamp_seconds" if precision == "0" else "timestamp_millis", exp.Cast(this=value, to=bigint))
+        # a DOUBLE of seconds: the milliseconds of its exact binary value, cut toward zero (the
+        # whole seconds, then the fraction's milliseconds: 1710510330.123 is ...30.1229999, so
+        # .122); of milliseconds: its fraction kept (as microseconds); NULL outside years 0 to
+        # 9999; all as Flink 2.3 gives them
+        v = exp.Paren(this=value)
+        thousand = exp.Literal.number(1000)
         if precision == "0":
-            return _call("timestamp_seconds", value)
-        if precision == "3":
-            if T.is_type(types[0], *T.INTEGERS):
-                return _call("timestamp_millis", value)
-            # a fractional epoch in milliseconds: keep its microseconds
-            micros = exp.Cast(this=exp.Mul(this=value, expression=exp.Literal.number(1000)), to=exp.DataType.build("BIGINT"))
-            return _call("timestamp_micros", micros)
-        raise Untranslatable(f"TO_TIMESTAMP_LTZ with precision {precision}")
+            seconds: exp.Expr = v
+            whole = exp.Cast(this=v.copy(), to=bigint)
+            fraction = exp.Cast(this=exp.Mul(this=exp.Paren(this=exp.Sub(this=v.copy(), expression=whole.copy())), expression=thousand), to=bigint)
+            stamp = _call("timestamp_millis", exp.Add(this=exp.Mul(this=whole, expression=thousand.copy()), expression=fraction))
+        else:
+            seconds = exp.Div(this=v, expression=thousand)
+            stamp = _call("timestamp_micros", exp.Cast(this=exp.Mul(this=v.copy(), expression=thousand.copy()), to=bigint))
+        inside = exp.Between(this=seconds, low=exp.Literal.number(-62167219200), high=exp.Literal.number(253402300799))
+        return exp.Case(ifs=[exp.If(this=inside, true=stamp)])
 
     def _user_call(self, udf: UserFunction, call: exp.Expr, args: list[exp.Expr], types: list[exp.DataType]) -> exp.Expr:
         """A Python function's call, by the name it is registered under in the job's session
