@@ -31,6 +31,7 @@ from planner.udf import UserFunction
 from sqlengine.translate import collection_aggregates, collections, functions, java_text, json_functions, time_zone, variance
 from sqlengine.translate.calls import call as _call
 from sqlengine.translate.calls import lit as _lit
+from sqlengine.translate.spark_sql import spark_sql
 
 E = TypeVar("E", bound=exp.Expr)
 
@@ -145,8 +146,8 @@ class SparkExpressions:
     def _fix(self, n: exp.Expr) -> exp.Expr:
         if isinstance(n, time_zone.MARKERS):
             return time_zone.spark(n, self.rewrite(n.this))
-        if self.zone != "UTC" and isinstance(n, (exp.Localtimestamp, exp.CurrentDate, exp.Localtime, exp.CurrentTime)):
-            return time_zone.now(n, self.zone) or n
+        if isinstance(n, (exp.Localtime, exp.CurrentTime)) or (self.zone != "UTC" and isinstance(n, (exp.Localtimestamp, exp.CurrentDate))):
+            return time_zone.now(n, self.zone) or n  # LOCALTIME and CURRENT_TIME are TIME(0) in Flink
         return self._fix_flink(n)
 
     def _fix_flink(self, n: exp.Expr) -> exp.Expr:
@@ -389,7 +390,7 @@ class SparkExpressions:
 
     def sql(self, node: exp.Expr) -> str:
         """Spark SQL text of a bound expression (all identifiers backquoted)."""
-        return self.rewrite(node).sql(dialect="spark", identify=True)
+        return spark_sql(self.rewrite(node))
 
 
 def quote(name: str) -> str:
@@ -410,7 +411,7 @@ def _distinct_sql(exprs: SparkExpressions, f: AggFunc, args: tuple[exp.Expr, ...
         cond = exp.and_(*[exp.Not(this=exp.Is(this=a.copy(), expression=exp.Null())) for a in args])
         filter_ = cond if filter_ is None else exp.and_(filter_.copy(), cond)
     agg: exp.Expr = values if filter_ is None else exp.Filter(this=values, expression=exp.Where(this=exprs.rewrite(filter_)))
-    text = agg.sql(dialect="spark", identify=True)
+    text = spark_sql(agg)
     if f == AggFunc.COUNT:
         return f"CAST(size({text}) AS BIGINT)"
     total = f"aggregate({text}, CAST(0 AS {_sum_type(exprs, args[0])}), (acc, v) -> acc + v)"
@@ -459,16 +460,17 @@ def agg_sql(exprs: SparkExpressions, agg: AggCall) -> str:
                 rest = [exp.Literal.string(",")]  # Flink's default separator (Spark's is '')
             call = exp.Anonymous(this=_SPARK_AGG.get(f, f.value.lower()), expressions=[inner, *rest])
     if f == AggFunc.AVG and args and exprs.integral(args[0]):
-        s_expr: exp.Expr = exp.Sum(this=args[0].copy())
-        c_expr: exp.Expr = exp.Count(this=args[0].copy())
+        value = exprs.rewrite(args[0])
+        s_expr: exp.Expr = exp.Sum(this=value)
+        c_expr: exp.Expr = exp.Count(this=value.copy())
         if filter_ is not None:
-            s_expr = exp.Filter(this=s_expr, expression=exp.Where(this=filter_.copy()))
-            c_expr = exp.Filter(this=c_expr, expression=exp.Where(this=filter_.copy()))
-        return exp.IntDiv(this=s_expr, expression=c_expr).sql(dialect="spark", identify=True)
+            where = exprs.rewrite(filter_)
+            s_expr = exp.Filter(this=s_expr, expression=exp.Where(this=where))
+            c_expr = exp.Filter(this=c_expr, expression=exp.Where(this=where.copy()))
+        return spark_sql(exp.IntDiv(this=s_expr, expression=c_expr))
     if filter_ is not None:
         call = exp.Filter(this=call, expression=exp.Where(this=filter_.copy()))
-    rewritten = exprs.rewrite(call) if f != AggFunc.AVG else call
-    return rewritten.sql(dialect="spark", identify=True)
+    return spark_sql(exprs.rewrite(call))
 
 
 _SQLGLOT_AGG: dict[AggFunc, type[exp.AggFunc]] = {

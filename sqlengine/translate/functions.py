@@ -236,7 +236,8 @@ def cast(n: exp.Cast, source: exp.DataType) -> exp.Expr:
     bound type. A CAST of text Flink cannot read fails the job, as Flink's does: Spark's cast
     (ANSI mode off) gives NULL for exactly that text, and the NULL raises."""
     out = _cast(n, source)
-    if isinstance(n, exp.TryCast) or not T.is_type(source, *T.STRINGS) or not T.is_type(n.to, *_READ_FROM_TEXT):
+    typed_literal = bool(n.meta.get("typed_literal"))  # TIME '13:45:30': checked when it was bound
+    if isinstance(n, exp.TryCast) or typed_literal or not T.is_type(source, *T.STRINGS) or not T.is_type(n.to, *_READ_FROM_TEXT):
         return out
     from planner.dialect import Flink
 
@@ -279,6 +280,9 @@ def _read_as_flink(n: exp.Cast, source: exp.DataType) -> exp.Cast:
 
 def _cast(n: exp.Cast, source: exp.DataType) -> exp.Expr:
     n = _read_as_flink(n, source)
+    if n.meta.get("typed_literal") and n.to.is_type(exp.DType.TIME) and not n.to.expressions:
+        n = n.copy()  # TIME '13:45:30.123' keeps its digits (a CAST to TIME without one is TIME(0))
+        n.set("to", exp.DataType(this=exp.DType.TIME, expressions=[exp.DataTypeParam(this=exp.Literal.number(6))]))
     to = n.to
     if isinstance(n, exp.TryCast):
         if T.is_type(to, *T.INTEGERS) and T.is_type(source, *T.INTEGERS):
@@ -342,6 +346,11 @@ def _to_string(n: exp.Cast, to: exp.DataType, source: exp.DataType) -> exp.Expr:
         p = _length(source)
         fraction = "" if p == 0 else "." + "S" * (p if p is not None else 6)
         out = _call("date_format", n.this, _lit("yyyy-MM-dd HH:mm:ss" + fraction))
+    elif T.is_type(source, exp.DType.TIME) and (_length(source) or 0) > 0:
+        # Flink writes a TIME(p > 0) with its fraction's digits up to the last non-zero one, and
+        # '.0' for none (13:45:30.1, 00:00:00.0); Spark leaves the fraction out when it is 0
+        out = exp.Case(ifs=[exp.If(this=exp.EQ(this=_call("instr", n.copy(), _lit(".")), expression=exp.Literal.number(0)),
+                                   true=_call("concat", n.copy(), _lit(".0")))], default=n)
     length = _length(to)
     if length is not None and T.is_type(to, exp.DType.VARCHAR, exp.DType.CHAR):
         out = exp.Substring(this=out, start=exp.Literal.number(1), length=exp.Literal.number(length))

@@ -6,13 +6,14 @@ Flink reads an LTZ in the session's zone (a CAST to STRING, TIMESTAMP, DATE or T
 EXTRACT, HOUR and the like, FLOOR/CEIL, a comparison with a TIMESTAMP), the LTZ is first moved
 so that its UTC wall time is the zone's (``Local``: Spark's from_utc_timestamp); where Flink
 makes an LTZ from a wall time (a CAST from STRING, TIMESTAMP or DATE, FLOOR/CEIL; not
-TO_TIMESTAMP_LTZ of text, which Flink 2.3 reads in UTC unless given a zone), the result is moved back (``Instant``: to_utc_timestamp). FROM_UNIXTIME and
-UNIX_TIMESTAMP of text write and read the wall time in the zone; LOCALTIMESTAMP, CURRENT_DATE,
-LOCALTIME and CURRENT_TIME are the zone's wall clock.
-Both follow the zone's rules (Java's): daylight saving time included, a wall time in the gap of a
+TO_TIMESTAMP_LTZ of text, which Flink 2.3 reads in UTC unless given a zone), the result is moved
+back (``Instant``: to_utc_timestamp). FROM_UNIXTIME and UNIX_TIMESTAMP of text write and read
+the wall time in the zone; LOCALTIMESTAMP, CURRENT_DATE, LOCALTIME and CURRENT_TIME are the
+zone's wall clock. Both follow the zone's rules (Java's): daylight saving time included, a wall time in the gap of a
 spring-forward day moved forward, as Flink's ``LocalDateTime.atZone`` moves it.
 
-Windows on an LTZ in another zone than UTC are refused by the checker (WINDOW_LOCAL_TIME_ZONE)."""
+Windows on an LTZ are aligned to the zone in sqlengine.translate.windows; the checker refuses
+those the zone's offsets would move differently (WINDOW_LOCAL_TIME_ZONE)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from sqlengine.translate.functions import PARSED
 
 if TYPE_CHECKING:
     from sqlengine.translate.expressions import SparkExpressions
+
 
 def marker_type(inner: exp.DataType) -> exp.DataType:
     """A marker's type: an LTZ of its argument's precision."""
@@ -137,7 +139,8 @@ def now(kind: exp.Expr, zone: str) -> exp.Expr | None:
     if isinstance(kind, exp.CurrentDate):
         return call("to_date", here)
     if isinstance(kind, (exp.Localtime, exp.CurrentTime)):
-        return exp.Cast(this=exp.Cast(this=here, to=exp.DataType.build("TIMESTAMP_NTZ", dialect="spark")), to=exp.DataType.build("TIME(0)", dialect="spark"))
+        time0 = exp.DataType(this=exp.DType.TIME, expressions=[exp.DataTypeParam(this=exp.Literal.number(0))])
+        return exp.Cast(this=exp.Cast(this=here, to=exp.DataType.build("TIMESTAMP_NTZ", dialect="spark")), to=time0)
     return None
 
 
