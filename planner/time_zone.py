@@ -16,6 +16,10 @@ import os
 import re
 import zoneinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from planner.logical.specs import WindowSpec
 
 SETTING = "table.local-time-zone"
 UTC = "UTC"
@@ -46,13 +50,12 @@ def normalized(zone: str) -> str | None:
     """The zone as Spark and Java read it ('GMT+8' -> 'GMT+08:00'), or None when Flink refuses it."""
     if zone.lower() == "default":
         return _machine_zone()
-    m = _GMT_OFFSET.fullmatch(zone)
-    if m is not None:
-        digits = m.group(2).replace(":", "")
-        hours, minutes = (int(digits), 0) if len(digits) <= 2 else (int(digits[:2]), int(digits[2:]))
-        if hours > 18 or minutes > 59 or (hours == 18 and minutes):
-            return None
-        return f"GMT{m.group(1)}{hours:02d}:{minutes:02d}"
+    offset = _fixed_offset_ms(zone)
+    if offset is not None:
+        hours, minutes = divmod(abs(offset) // 60_000, 60)
+        return f"GMT{'-' if offset < 0 else '+'}{hours:02d}:{minutes:02d}"
+    if _GMT_OFFSET.fullmatch(zone):
+        return None  # beyond ±18:00
     if zone in _SHORT_IDS or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_+\-/]*", zone):
         return None
     try:
@@ -60,6 +63,18 @@ def normalized(zone: str) -> str | None:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         return None
     return zone
+
+
+def _fixed_offset_ms(zone: str) -> int | None:
+    """The offset of a 'GMT±h[h][[:]mm]' zone in ms, or None (another zone, or beyond ±18:00)."""
+    m = _GMT_OFFSET.fullmatch(zone)
+    if m is None:
+        return None
+    digits = m.group(2).replace(":", "")
+    hours, minutes = (int(digits), 0) if len(digits) <= 2 else (int(digits[:2]), int(digits[2:]))
+    if hours > 18 or minutes > 59 or (hours == 18 and minutes):
+        return None
+    return (1 if m.group(1) == "+" else -1) * (hours * 3600 + minutes * 60) * 1000
 
 
 def _machine_zone() -> str:
@@ -78,10 +93,9 @@ def _machine_zone() -> str:
 @functools.lru_cache(maxsize=64)
 def _offsets_ms(zone: str) -> frozenset[int]:
     """The UTC offsets the zone has had since 2000 (sampled every 10 days to 2040), in ms."""
-    m = re.fullmatch(r"GMT([+-])(\d{2}):(\d{2})", zone)
-    if m is not None:
-        sign = 1 if m.group(1) == "+" else -1
-        return frozenset({sign * (int(m.group(2)) * 3600 + int(m.group(3)) * 60) * 1000})
+    fixed = _fixed_offset_ms(zone)
+    if fixed is not None:
+        return frozenset({fixed})
     info = zoneinfo.ZoneInfo(zone)
     start = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
     out = set()
@@ -107,3 +121,9 @@ def window_offset_ms(zone: str, grain_ms: int) -> int | None:
 def window_grain_ms(*lengths: int | None) -> int:
     """The grain a window's edges fall on: the greatest common divisor of its size, slide and step."""
     return math.gcd(*(n for n in lengths if n))
+
+
+def window_shift_ms(zone: str, window: WindowSpec) -> int | None:
+    """How far a TUMBLE, HOP or CUMULATE window on a TIMESTAMP_LTZ moves in ``zone`` to follow its
+    wall clock (the checker refuses a window for which this is None; the translator moves it)."""
+    return window_offset_ms(zone, window_grain_ms(window.size_ms, window.slide_ms, window.step_ms))

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -434,7 +434,6 @@ def _time_as_text(df: DataFrame, table: TableDef, plan: Sink) -> DataFrame:
     """Spark's stream writer refuses a TIME column (UNSUPPORTED_TIME_TYPE) that its batch writer
     takes. A sink that writes text gets the TIME's text, which is what it would write; a binary
     format (Parquet, Avro, ORC) has no such way, and the job is refused before it starts."""
-    from pyspark.sql import functions as F
 
     times = [f.name for f in df.schema.fields if f.dataType.typeName() == "time"]
     if not times:
@@ -447,11 +446,17 @@ def _time_as_text(df: DataFrame, table: TableDef, plan: Sink) -> DataFrame:
             "writer takes no TIME; write it to a JSON or CSV table, or CAST it to STRING",
             plan.origin,
         )
-    return df.select(*[F.col(f"`{c}`").cast("string").alias(c) if c in times else F.col(f"`{c}`") for c in df.columns])
+    return _cast_columns(df, dict.fromkeys(times, "string"))
+
+
+def _cast_columns(df: DataFrame, types: dict[str, Any]) -> DataFrame:
+    """``df`` with the columns named in ``types`` cast to their type there, the others as they are."""
+    from pyspark.sql import functions as F
+
+    return df.select(*[F.col(f"`{c}`").cast(types[c]).alias(c) if c in types else F.col(f"`{c}`") for c in df.columns])
 
 
 def _result_pipeline(translated: Translated, result: ResultTable, name: str, streaming: bool, plan: Node, zone: str) -> Pipeline:
-    from pyspark.sql import functions as F
 
     from sqlengine.spark_connect import ResultBatches, is_connect
 
@@ -461,12 +466,11 @@ def _result_pipeline(translated: Translated, result: ResultTable, name: str, str
     # TIME crosses the writer as its text and is read back in each micro-batch
     times = {f.name: f.dataType for f in df.schema.fields if f.dataType.typeName() == "time"} if streaming and remote is None else {}
     if times:
-        df = df.select(*[F.col(f"`{c}`").cast("string").alias(c) if c in times else F.col(f"`{c}`") for c in df.columns])
+        df = _cast_columns(df, dict.fromkeys(times, "string"))
 
     def collect(batch_df: DataFrame, batch_id: int) -> None:
         if times:
-            cols = [F.col(f"`{c}`").cast(times[c]).alias(c) if c in times else F.col(f"`{c}`") for c in batch_df.columns]
-            batch_df = batch_df.select(*cols)
+            batch_df = _cast_columns(batch_df, times)
         result.apply(batch_id, [tuple(r) for r in batch_df.collect()])
 
     def start(trigger: Trigger, ck: Path) -> StreamingQuery | None:

@@ -15,7 +15,7 @@ from planner.logical import typing as T
 from planner.logical.fields import WindowRole
 from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowTVF, window_time_field
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
-from planner.time_zone import window_grain_ms, window_offset_ms
+from planner.time_zone import window_shift_ms
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import with_column, without_event_time
 from sqlengine.translate.expressions import agg_sql, quote
@@ -38,7 +38,7 @@ def zone_of(t: Translator, node: Node, spec: WindowSpec) -> tuple[int, str | Non
         return 0, None
     if spec.kind == WindowKind.SESSION:
         return 0, t.time_zone
-    shift = window_offset_ms(t.time_zone, window_grain_ms(spec.size_ms, spec.slide_ms, spec.step_ms))
+    shift = window_shift_ms(t.time_zone, spec)
     if shift is None:
         raise unreachable(node, f"a window in {t.time_zone}, whose offsets move its edges")
     return shift, t.time_zone
@@ -52,12 +52,14 @@ def window_struct(node: Node, spec: WindowSpec, time: Column, shift: int = 0) ->
     if spec.kind not in (WindowKind.TUMBLE, WindowKind.HOP):
         raise unreachable(node, f"a {spec.kind.value} window struct")
     slide = (spec.size_ms if spec.kind == WindowKind.TUMBLE else spec.slide_ms) or 1
-    start = (spec.offset_ms - shift) % slide
-    if spec.kind == WindowKind.TUMBLE:
-        return F.window(time, _ms(spec.size_ms), startTime=_ms(start)) if start else F.window(time, _ms(spec.size_ms))
-    if start:
-        return F.window(time, _ms(spec.size_ms), _ms(spec.slide_ms), _ms(start))
-    return F.window(time, _ms(spec.size_ms), _ms(spec.slide_ms))
+    return _spark_window(time, spec.size_ms, spec.slide_ms if spec.kind == WindowKind.HOP else None, (spec.offset_ms - shift) % slide)
+
+
+def _spark_window(time: Column, size_ms: int | None, slide_ms: int | None, start_ms: int) -> Column:
+    """Spark's window struct; its start time only when not 0 (the plan Spark shows stays plain)."""
+    from pyspark.sql import functions as F
+
+    return F.window(time, _ms(size_ms), _ms(slide_ms) if slide_ms else None, _ms(start_ms) if start_ms else None)
 
 
 def time_column(rel: Rel, node: Node, name: str) -> Column:
@@ -119,8 +121,7 @@ def _cumulate(t: Translator, df: DataFrame, spec: WindowSpec, time: Column, w: s
     last = F.timestamp_millis(F.unix_millis(start) + F.col(k) * step - 1)
     df = with_column(df, c, last.alias(c, metadata=meta)).drop(k)
     start_time = (spec.offset_ms - shift) % step
-    step_window = F.window(F.col(c), _ms(step), startTime=_ms(start_time)) if start_time else F.window(F.col(c), _ms(step))
-    return with_column(df, w, step_window).drop(c)
+    return with_column(df, w, _spark_window(F.col(c), step, None, start_time)).drop(c)
 
 
 def translate_tvf(t: Translator, node: WindowTVF) -> Rel:

@@ -22,7 +22,7 @@ from planner.logical.fields import TimeKind
 from planner.logical.operators import Node, Scan, WindowAggregate, WindowTVF, window_time_field
 from planner.logical.specs import WindowKind
 from planner.logical.visit import distinct_nodes
-from planner.time_zone import window_grain_ms, window_offset_ms
+from planner.time_zone import window_shift_ms
 
 __all__ = ["HINTS", "MESSAGES", "Code", "Problem", "Windows", "carried_windows", "check_plans", "problem"]
 
@@ -79,7 +79,7 @@ def _window_in_zone(node: Node, zone: str, ctx: Context) -> list[Problem]:
     if isinstance(node, WindowTVF) or legacy:
         if f.time == TimeKind.PROCTIME:
             why = "it is a processing-time window"
-        elif window.kind != WindowKind.SESSION and window_offset_ms(zone, window_grain_ms(window.size_ms, window.slide_ms, window.step_ms)) is None:
+        elif window.kind != WindowKind.SESSION and window_shift_ms(zone, window) is None:
             why = "daylight saving time moves its edges"
     if why is None and isinstance(node, WindowAggregate) and ctx.changelog(node) and f.time != TimeKind.PROCTIME:
         why = "a changelog operator computes it"
