@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from planner.binder import structured
 from planner.binder.json_returning import check_json_returning
 from planner.binder.scope import Scope
-from planner.dialect import parse_type
+from planner.dialect import parse_type, type_sql
 from planner.dialect.json_syntax import JsonArrayAgg, JsonQuery, JsonValue
 from planner.functions import callable_without_create, flink_spelling, suggest_function
 from planner.logical import typing as T
@@ -234,12 +235,33 @@ class ExprBinder:
             self._check_function(node)
         elif isinstance(node, (JsonValue, JsonQuery)):
             check_json_returning(node)
+        # the arguments as written, for positions (a bound column has none)
+        written = list(node.expressions) if isinstance(node, exp.Anonymous) else [node.this]
         for key, value in list(node.args.items()):
             if isinstance(value, exp.Expr):
                 node.set(key, self._bind(value, collector))
             elif isinstance(value, list):
                 node.set(key, [self._bind(v, collector) if isinstance(v, exp.Expr) else v for v in value])
+        if isinstance(node, (exp.Cast, exp.Dot)):
+            self._check_variant(node, written[0])
+        elif isinstance(node, exp.Anonymous) and node.name.upper() in structured.NAMES:
+            structured.check(node, self.type_of, written)
         return node
+
+    def _check_variant(self, node: exp.Cast | exp.Dot, written: exp.Expr) -> None:
+        """What Flink 2.3's validator refuses of a VARIANT: any CAST from or to it, and a field
+        read with a dot (a VARIANT's members are read with subscripts)."""
+        source = self.type_of(node.this)
+        if isinstance(node, exp.Dot):
+            if T.is_type(source, exp.DType.VARIANT):
+                raise BindError(f"A VARIANT has no field `{node.expression.name}`", written, f"read a member with a subscript: v['{node.expression.name}']")
+            return
+        if T.is_type(source, exp.DType.VARIANT) or T.is_type(node.to, exp.DType.VARIANT):
+            raise BindError(
+                f"Cast function cannot convert value of type {type_sql(source)} to type {type_sql(node.to)}",
+                written,
+                "JSON_STRING(v) gives a VARIANT's JSON text; PARSE_JSON(s) reads JSON text as a VARIANT",
+            )
 
     def _column(self, node: exp.Column) -> exp.Expr:
         if not node.table and node.name.upper() in ("TRUE", "FALSE", "NULL"):
@@ -411,7 +433,7 @@ def user_result_type(udf: UserFunction) -> exp.DataType:
 
 
 def _struct_field(t: exp.DataType, name: str) -> exp.DataType:
-    if T.is_type(t, exp.DType.STRUCT):
+    if T.is_type(t, exp.DType.STRUCT, exp.DType.OBJECT):
         for member in t.expressions:
             if isinstance(member, exp.ColumnDef) and member.name == name:
                 return member.args.get("kind") or T.UNKNOWN
@@ -425,6 +447,8 @@ def type_of(node: exp.Expr, fields: dict[str, Field]) -> exp.DataType:
         return f.type if f is not None else T.UNKNOWN
     if isinstance(node, exp.Dot):
         return _struct_field(type_of(node.this, fields), node.expression.name)
+    if isinstance(node, exp.Bracket) and T.is_type(type_of(node.this, fields), exp.DType.VARIANT):
+        return T.VARIANT  # a VARIANT's member is a VARIANT
     if isinstance(node, exp.Paren):
         return type_of(node.this, fields)
     if isinstance(node, exp.Literal):
@@ -499,6 +523,8 @@ def type_of(node: exp.Expr, fields: dict[str, Field]) -> exp.DataType:
         return returning
     if isinstance(node, exp.JSONObject):  # sqlglot names it J_S_O_N_OBJECT
         return T.STRING
+    if isinstance(node, exp.Anonymous) and node.name.upper() in structured.NAMES:
+        return structured.call_type(node, lambda e: type_of(e, fields))
     if isinstance(node, exp.Anonymous) and "user_function" in node.meta:
         return user_result_type(node.meta["user_function"])
     if isinstance(node, exp.Anonymous) and node.name.upper() == "TIMESTAMPADD" and len(node.expressions) == 3:

@@ -19,6 +19,7 @@ TIMESTAMP3 = parse_type("TIMESTAMP(3)")
 TIMESTAMP_LTZ3 = parse_type("TIMESTAMP_LTZ(3)")
 DATE = parse_type("DATE")
 BYTES = parse_type("BYTES")
+VARIANT = parse_type("VARIANT")
 UNKNOWN = exp.DataType(this=D.UNKNOWN)
 
 INTEGERS = (D.TINYINT, D.SMALLINT, D.INT, D.BIGINT)
@@ -50,6 +51,7 @@ LTZ_FUNCS = {"PROCTIME", "CURRENT_TIMESTAMP", "TO_TIMESTAMP_LTZ", "CURRENT_ROW_T
              "TUMBLE_PROCTIME", "HOP_PROCTIME", "SESSION_PROCTIME"}
 DATE_FUNCS = {"TO_DATE", "CURRENT_DATE", "DATE"}
 BYTES_FUNCS = {"ENCODE"}
+VARIANT_FUNCS = {"PARSE_JSON", "TRY_PARSE_JSON"}
 
 
 def is_type(t: exp.DataType, *types: exp.DType) -> bool:
@@ -189,6 +191,8 @@ def function_type(name: str, args: list[exp.DataType]) -> exp.DataType:
         return DATE
     if n in BYTES_FUNCS:
         return BYTES
+    if n in VARIANT_FUNCS:
+        return VARIANT
     if n in ("ABS", "CEIL", "CEILING", "FLOOR", "ROUND", "TRUNCATE", "MOD", "SIGN") and args:
         return args[0] if n != "MOD" else wider(args[0], args[-1])
     if n in ("COALESCE", "IFNULL", "NULLIF", "GREATEST", "LEAST", "IF") and args:

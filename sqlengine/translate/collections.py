@@ -1,7 +1,8 @@
 """Flink's array and map functions where Spark's namesake differs, each found by the function
 suite (tests/functions/cases/collection.txt, against Flink 2.3's values):
 
-- ``arr[i]`` is 1-based in Flink, NULL outside the array (Spark's ``arr[i]`` is 0-based);
+- ``arr[i]`` is 1-based in Flink, NULL outside the array (Spark's ``arr[i]`` is 0-based); a
+  VARIANT's members are read through Spark's casts of it to an array or a map;
 - ARRAY_CONTAINS compares NULLs as equal and is never NULL for a non-NULL array (Spark's is NULL
   when the value or an element is NULL and nothing else matched);
 - ARRAY_SORT puts NULLs first ascending and last descending (Spark's array_sort: last always);
@@ -21,6 +22,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from planner.binder.structured import fields as structured_fields
 from sqlengine.translate.calls import call as _call
 
 _X, _I = "sqe_elem", "sqe_idx"
@@ -43,8 +45,32 @@ def _lambda(body: exp.Expr, *names: str) -> exp.Lambda:
 
 
 def element_at(arr: exp.Expr, idx: exp.Expr) -> exp.Expr:
-    """``arr[idx]``, 1-based; NULL for an index below 1 or past the end."""
-    return exp.Case(ifs=[exp.If(this=exp.GTE(this=idx.copy(), expression=_n(1)), true=_call("try_element_at", arr, idx))])
+    """``arr[idx]``, 1-based; NULL for an index below 1 or past the end (a BIGINT index too,
+    which Spark's element_at does not take)."""
+    as_int = exp.TryCast(this=idx.copy(), to=exp.DataType.build("INT"))
+    return exp.Case(ifs=[exp.If(this=exp.GTE(this=idx.copy(), expression=_n(1)), true=_call("try_element_at", arr, as_int))])
+
+
+def structured(name: str, args: list[exp.Expr], base: exp.DataType | None) -> exp.Expr:
+    """OBJECT_OF(class, k1, v1, ...) as a struct of those fields (planner.binder.structured);
+    OBJECT_UPDATE(obj, k, v, ...) as the struct of obj's fields with those replaced (NULL for a
+    NULL object)."""
+    if name == "OBJECT_OF":
+        pairs = [x for i in range(1, len(args) - 1, 2) for x in (args[i], args[i + 1])]
+        return _call("named_struct", *pairs) if pairs else _call("struct")
+    assert base is not None
+    obj, new = args[0], {args[i].name: args[i + 1] for i in range(1, len(args) - 1, 2)}
+    pairs = [x for f, _ in structured_fields(base) for x in (exp.Literal.string(f), new.get(f) or exp.Dot(this=obj.copy(), expression=exp.to_identifier(f, quoted=True)))]
+    return exp.If(this=exp.Is(this=obj.copy(), expression=exp.Null()), true=exp.Null(), false=_call("named_struct", *pairs))
+
+
+def variant_member(v: exp.Expr, at: exp.Expr, index: bool) -> exp.Expr:
+    """``v[i]`` (1-based; NULL below 1 or past the end) or ``v['key']`` (NULL when absent) of a
+    VARIANT, as Flink reads them: an index into an object, or a key into an array, fails the job
+    (Spark's cast of the VARIANT to an array or a map fails there)."""
+    member = "ARRAY<VARIANT>" if index else "MAP<STRING, VARIANT>"
+    cast = exp.Cast(this=v, to=exp.DataType.build(member, dialect="spark"))
+    return element_at(cast, at) if index else _call("try_element_at", cast, at)
 
 
 def contains(arr: exp.Expr, value: exp.Expr) -> exp.Expr:
@@ -133,12 +159,14 @@ def struct_type(fields: list[tuple[str, exp.DataType]]) -> exp.DataType:
 
 
 def row_to_string(row: exp.Expr, fields: list[tuple[str, exp.DataType]],
-                  cast_field: Callable[[exp.Cast, exp.DataType], exp.Expr]) -> exp.Expr:
-    """'(a, b, NULL)': each field as Flink casts it to STRING; NULL for a NULL row."""
-    parts = []
+                  cast_field: Callable[[exp.Cast, exp.DataType], exp.Expr], named: bool = False) -> exp.Expr:
+    """'(a, b, NULL)': each field as Flink casts it to STRING; NULL for a NULL row. ``named``: a
+    structured object's fields with their names, '(name=a, age=NULL)'."""
+    parts: list[exp.Expr] = []
     for name, t in fields:
         field = exp.Dot(this=row.copy(), expression=exp.to_identifier(name, quoted=True))
         text = cast_field(exp.Cast(this=field, to=exp.DataType.build("STRING")), t)
-        parts.append(exp.Coalesce(this=text, expressions=[exp.Literal.string("NULL")]))
+        value: exp.Expr = exp.Coalesce(this=text, expressions=[exp.Literal.string("NULL")])
+        parts.append(_call("concat", exp.Literal.string(f"{name}="), value) if named else value)
     joined = _call("concat", exp.Literal.string("("), _call("concat_ws", exp.Literal.string(", "), *parts), exp.Literal.string(")"))
     return exp.If(this=exp.Is(this=row.copy(), expression=exp.Null()), true=exp.Null(), false=joined)

@@ -20,6 +20,7 @@ from typing import TypeVar
 
 from sqlglot import exp
 
+from planner.binder import structured
 from planner.binder.expressions import type_of
 from planner.binder.joins import column_literal
 from planner.dialect import Flink, parse_type
@@ -120,9 +121,11 @@ class SparkExpressions:
 
     def row_type(self, e: exp.Expr) -> exp.DataType | None:
         """ROW<...> when ``e`` is a ROW(...) constructor (its fields EXPR$0, EXPR$1, ... as Flink
-        names them); else None."""
+        names them), OBJECT<...> when an OBJECT_OF or OBJECT_UPDATE call; else None."""
         if isinstance(e, exp.Anonymous) and e.name.upper() == "ROW":
             return collections.struct_type([(f"EXPR${i}", self.value_type(a)) for i, a in enumerate(e.expressions)])
+        if isinstance(e, exp.Anonymous) and e.name.upper() in structured.NAMES:  # its values' types, constructors' too
+            return structured.call_type(e, self.value_type)
         return None
 
     def value_type(self, e: exp.Expr) -> exp.DataType:
@@ -215,6 +218,9 @@ class SparkExpressions:
             return _call("weekofyear", self.rewrite(n.this))
         if isinstance(n, exp.Localtimestamp):
             return _call("localtimestamp")
+        if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and T.is_type(self.type(n.this), exp.DType.VARIANT):
+            b = self._fixed_children(n)
+            return collections.variant_member(b.this, b.expressions[0], T.is_type(self.type(n.expressions[0]), *T.INTEGERS))
         if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and self._array_subscript(n):
             b = self._fixed_children(n)
             return collections.element_at(b.this, b.expressions[0])
@@ -299,6 +305,8 @@ class SparkExpressions:
             return self._user_call(udf, n, args, types)
         if name == "PROCTIME":
             return exp.CurrentTimestamp()
+        if name in ("OBJECT_OF", "OBJECT_UPDATE"):
+            return collections.structured(name, args, self.type(n.expressions[0]) if name == "OBJECT_UPDATE" else None)
         if name == "FROM_UNIXTIME" and args and self.zone != "UTC":
             return time_zone.from_unixtime(args, self.zone)
         if name == "UNIX_TIMESTAMP" and args and self.zone != "UTC":

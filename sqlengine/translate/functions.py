@@ -335,11 +335,11 @@ def _to_string(n: exp.Cast, to: exp.DataType, source: exp.DataType) -> exp.Expr:
         key = source.expressions[0]
         value = source.expressions[1] if T.is_type(source, exp.DType.MAP) and len(source.expressions) > 1 else T.INT
         out = collections.map_to_string(n.this, key, value, lambda c, t: cast(c, t))
-    elif T.is_type(source, exp.DType.STRUCT) and source.expressions:
+    elif T.is_type(source, exp.DType.STRUCT, exp.DType.OBJECT) and (source.expressions or T.is_type(source, exp.DType.OBJECT)):
         from sqlengine.translate import collections
 
         fields = [(f.name, f.args.get("kind") or exp.DataType.build("STRING")) for f in source.expressions if isinstance(f, exp.ColumnDef)]
-        out = collections.row_to_string(n.this, fields, lambda c, t: cast(c, t))
+        out = collections.row_to_string(n.this, fields, lambda c, t: cast(c, t), named=T.is_type(source, exp.DType.OBJECT))
     elif T.is_type(source, exp.DType.BOOLEAN):
         out = exp.Upper(this=n)
     elif T.is_type(source, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPLTZ):
