@@ -57,11 +57,12 @@ def named(name: str, args: list[exp.Expr]) -> exp.Expr | None:
     if name == "INITCAP" and len(args) == 1:
         return initcap(args[0])
     if name == "TO_TIMESTAMP" and len(args) == 1:
-        return _call("to_timestamp", args[0], _lit(PARSED))
+        return _call("to_timestamp", end_of_day_as_next_day(args[0]), _lit(PARSED))
     if name == "UNIX_TIMESTAMP" and args:
         # Flink answers text it cannot parse with Long.MIN_VALUE (Spark with NULL)
         fmt = args[1] if len(args) > 1 else _lit(PARSED)
-        parsed = exp.Coalesce(this=_call("unix_timestamp", args[0], fmt), expressions=[_LONG_MIN])
+        text = end_of_day_as_next_day(args[0]) if fmt.name == PARSED else args[0]
+        parsed = exp.Coalesce(this=_call("unix_timestamp", text, fmt), expressions=[_LONG_MIN])
         return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=args[0].copy(), expression=exp.Null())), true=parsed)])
     if name == "CONVERT_TZ" and len(args) == 3:
         ts = _call("to_timestamp", args[0], _lit(PARSED))
@@ -261,6 +262,9 @@ def failing_on_zero(value: exp.Expr, dividend: exp.Expr, divisor: exp.Expr) -> e
 # the date (Flink 2.3's verdicts, tests/functions/cases/cast.txt)
 _TIMESTAMP_TEXT = r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}( [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]*)?)?$"
 _NOT_DATE_TEXT = r"^\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}T"
+# midnight at the end of a day, which Flink reads as the next day's 00:00:00 (any other hour 24
+# fails); Spark reads no hour 24
+_END_OF_DAY_TEXT = r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2} 24:0{1,2}:0{1,2}(\.0*)?$"
 
 
 def _read_as_flink(n: exp.Cast, source: exp.DataType) -> exp.Cast:
@@ -269,13 +273,23 @@ def _read_as_flink(n: exp.Cast, source: exp.DataType) -> exp.Cast:
         return n
     if T.is_type(n.to, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPLTZ):
         test: exp.Expr = exp.RegexpLike(this=n.this.copy(), expression=_lit(_TIMESTAMP_TEXT))
+        read = end_of_day_as_next_day(n.this)
     elif T.is_type(n.to, exp.DType.DATE):
         test = exp.Not(this=exp.RegexpLike(this=n.this.copy(), expression=_lit(_NOT_DATE_TEXT)))
+        read = n.this.copy()
     else:
         return n
     out = n.copy()
-    out.set("this", exp.Case(ifs=[exp.If(this=test, true=n.this.copy())]))
+    out.set("this", exp.Case(ifs=[exp.If(this=test, true=read)]))
     return out
+
+
+def end_of_day_as_next_day(text: exp.Expr) -> exp.Expr:
+    """``text``, with 'yyyy-MM-dd 24:00:00' written as the next day's '00:00:00' (Flink's CAST,
+    TO_TIMESTAMP and UNIX_TIMESTAMP read it so; Spark reads no hour 24)."""
+    day = exp.Cast(this=_call("substring_index", text.copy(), _lit(" "), exp.Literal.number(1)), to=exp.DataType.build("DATE"))
+    next_day = _call("concat", exp.Cast(this=_call("date_add", day, exp.Literal.number(1)), to=exp.DataType.build("STRING")), _lit(" 00:00:00"))
+    return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=text.copy(), expression=_lit(_END_OF_DAY_TEXT)), true=next_day)], default=text.copy())
 
 
 def _cast(n: exp.Cast, source: exp.DataType) -> exp.Expr:
