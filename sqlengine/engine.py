@@ -434,7 +434,6 @@ def _time_as_text(df: DataFrame, table: TableDef, plan: Sink) -> DataFrame:
     """Spark's stream writer refuses a TIME column (UNSUPPORTED_TIME_TYPE) that its batch writer
     takes. A sink that writes text gets the TIME's text, which is what it would write; a binary
     format (Parquet, Avro, ORC) has no such way, and the job is refused before it starts."""
-
     times = [f.name for f in df.schema.fields if f.dataType.typeName() == "time"]
     if not times:
         return df
@@ -457,7 +456,6 @@ def _cast_columns(df: DataFrame, types: dict[str, Any]) -> DataFrame:
 
 
 def _result_pipeline(translated: Translated, result: ResultTable, name: str, streaming: bool, plan: Node, zone: str) -> Pipeline:
-
     from sqlengine.spark_connect import ResultBatches, is_connect
 
     df = _typed_like(translated.df, plan.fields, translated.kind_column, zone)

@@ -6,20 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from catalog import Catalog
 from planner.errors import SqlError
-from planner.statements.script import parse_script
-from planner.statements.session import PlannerSession
+from tests.planner.helpers import outcome
 
 DDL = "CREATE TABLE t (s STRING, n INT, b BIGINT) WITH ('connector' = 'datagen');\n"
 
 
 def plan(sql: str):
-    session = PlannerSession(Catalog.in_memory())
-    outcome = None
-    for stmt in parse_script(DDL + sql).statements:
-        outcome = session.execute(stmt)
-    return outcome
+    return outcome(DDL, sql)
 
 
 def types(sql: str) -> list[str]:
