@@ -26,7 +26,7 @@ from planner.dialect import nodes
 from planner.errors import SqlError
 from planner.statements.script import Statement, parse_script
 from planner.statements.session import Kind, Outcome
-from repl.client import ClientError
+from repl.client import ClientError, format_value
 from repl.pipes import OutputClosed, is_closed_output
 
 if TYPE_CHECKING:
@@ -76,6 +76,10 @@ def _plain(v: object) -> object:
     return v
 
 
+def _nested(v: object) -> bool:
+    return isinstance(v, (list, tuple, dict)) or hasattr(v, "asDict")
+
+
 def print_rows(columns: tuple[str, ...], rows: Sequence[tuple[object, ...]], fmt: str, out: TextIO = sys.stdout) -> None:
     if fmt == "json":
         for row in rows:
@@ -90,7 +94,8 @@ def print_rows(columns: tuple[str, ...], rows: Sequence[tuple[object, ...]], fmt
     else:
         from tabulate import tabulate
 
-        shown = [["NULL" if v is None else _plain(v) for v in row] for row in rows]
+        # nested values as the shell shows them, Flink's way ([1, 2], {k=1}, (a=1, b=x)), not as Python's
+        shown = [["NULL" if v is None else format_value(v) if _nested(v) else _plain(v) for v in row] for row in rows]
         out.write(tabulate(shown, headers=list(columns), tablefmt="psql") + "\n")
         out.write(f"{len(rows)} row{'s' if len(rows) != 1 else ''} in set\n")
     out.flush()
