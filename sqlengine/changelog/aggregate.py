@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from sqlengine.changelog.accumulator import Accumulator
 from sqlengine.changelog.collections import FUNCTIONS as COLLECTING
@@ -37,6 +38,7 @@ from sqlengine.changelog.variance import Sums, Welford
 
 _MISSING = object()
 AS_IS = Typing("as-is")
+COMBINE_FROM = 64  # rows in a batch from which it is aggregated by key first
 
 
 @dataclass(frozen=True)
@@ -248,7 +250,80 @@ class GroupAggregate(Operator):
         batch = inputs[0]
         assert batch is not None
         with decimal.localcontext(DECIMAL_CONTEXT):  # decimal sums with all their digits
+            if self._combinable(batch):
+                return self._apply_combined(state, batch)
             return self._apply(state, batch, now_ms)
+
+    def _combinable(self, batch: pa.Table) -> bool:
+        """Whether the batch can be folded in per key instead of per row: insert-only, no TTL,
+        plain keys, and only COUNT, MIN and MAX (no DISTINCT, no FILTER) of values that Arrow
+        orders as the batch engine does (integers, dates, times), each partial exact whatever the
+        rows' order."""
+        if self.retracting or self.ttl_ms or not self.n_keys or batch.num_rows < COMBINE_FROM:
+            return False
+        names = batch.schema.names
+        for i in range(1, 1 + self.n_keys):  # keys Arrow groups as Python's dict does (no floats: NaN, -0.0)
+            t = batch.schema.field(i).type
+            if not (pa.types.is_integer(t) or pa.types.is_temporal(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
+                    or pa.types.is_boolean(t) or pa.types.is_decimal(t) or pa.types.is_binary(t)):
+                return False
+        pos = 1 + self.n_keys
+        for c in self.calls:
+            if c.distinct or c.filtered or c.function is not None or c.args > 1 or c.func not in ("COUNT", "MIN", "MAX"):
+                return False
+            if not c.star:
+                t = batch.schema.field(pos).type
+                if c.func != "COUNT" and not (pa.types.is_integer(t) or pa.types.is_temporal(t)):
+                    return False
+            pos += c.args
+        return pos == len(names) and pc.all(pc.equal(batch.column(0), INSERT)).as_py() is True
+
+    def _apply_combined(self, state: Any, batch: pa.Table) -> Changes:
+        """As ``_apply`` over an insert-only batch, with each key's rows first aggregated by Arrow
+        (rows, and per call the partial COUNT, MIN or MAX), then folded into its group once: the
+        local-global aggregation Flink does with mini-batches, exact for these aggregates."""
+        groups: dict[Any, list[Any]] = state["groups"]
+        accs = self._accumulators()
+        cols = {f"k{i}": batch.column(1 + i) for i in range(self.n_keys)}
+        aggs: list[tuple[Any, str]] = [([], "count_all")]
+        results = []  # per call, its partial's column in the result (COUNT(*): the rows)
+        pos = 1 + self.n_keys
+        for j, c in enumerate(self.calls):
+            if c.star:
+                results.append("count_all")
+                continue
+            func = "count" if c.func == "COUNT" else c.func.lower()
+            cols[f"a{j}"] = batch.column(pos)
+            aggs.append((f"a{j}", func))
+            results.append(f"a{j}_{func}")
+            pos += c.args
+        key_names = [f"k{i}" for i in range(self.n_keys)]
+        grouped = pa.table(cols).group_by(key_names, use_threads=False).aggregate(aggs)
+        per_key = columns(grouped.select(key_names), 0)
+        rows = grouped.column("count_all").to_pylist()
+        partials = [grouped.column(name).to_pylist() for name in results]
+        out = Changes()
+        for i, key in enumerate(zip(*per_key, strict=True)):
+            group = groups.get(key)
+            before = None if group is None else group[-1]
+            if group is None:
+                group = [0, *(a.new() for a in accs), None]
+                groups[key] = group
+            group[0] += rows[i]
+            for j, c in enumerate(self.calls):
+                v = partials[j][i]
+                if c.func == "COUNT":
+                    group[j + 1] += v
+                elif v is not None:
+                    group[j + 1] = accs[j].update(group[j + 1], [v], 1)
+            row = (*(thaw(k) for k in key), *(accs[j].value(group[j + 1]) for j in range(len(accs))))
+            if before is None:
+                out.emit(INSERT, row)
+            elif row != before:
+                out.emit(UPDATE_BEFORE, before)
+                out.emit(UPDATE_AFTER, row)
+            group[-1] = row
+        return out
 
     def _apply(self, state: Any, batch: pa.Table, now_ms: int) -> Changes:
         groups: dict[Any, list[Any]] = state["groups"]
