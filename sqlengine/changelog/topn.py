@@ -148,11 +148,17 @@ class TopN(Operator):
         key_of = order_key(self.order, self.row_types)
         pidx = self.partition
         strategy = self.strategy
+        # appends ranked by ROW_NUMBER: a row no better than the Nth of a full partition comes
+        # after it (ties keep arrival order) and never enters: skipped before any other work
+        append_rows = strategy == APPEND_FAST and self.function == ROW_NUMBER and expiry is None
+        n = self.n
         seq = state["seq"]
         touched: dict[Any, list[tuple[int, Row]]] = {}
         for kind, row in zip(kinds, rows, strict=True):
             pkey = tuple(row[i] for i in pidx)
             part = parts.get(pkey)
+            if append_rows and part is not None and len(part[0]) >= n and key_of(row) >= part[0][n - 1][0]:
+                continue
             if part is not None and expiry is not None and pkey not in touched and not expiry.alive(pkey, now_ms):
                 del parts[pkey]  # idle longer than the TTL: gone, nothing retracted
                 part = None

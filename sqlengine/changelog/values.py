@@ -122,8 +122,12 @@ def thaw(v: Any) -> Any:
 
 
 def thawed(row: Row) -> Row:
-    """A held row as it is emitted: every value thawed."""
-    return tuple(thaw(v) for v in row)
+    """A held row as it is emitted: every value thawed (the row itself when none is frozen, as
+    most rows are: no call per value)."""
+    for v in row:
+        if isinstance(v, tuple):
+            return tuple(thaw(x) for x in row)
+    return row
 
 
 def columns(batch: pa.Table, start: int, stop: int | None = None) -> list[list[Any]]:
