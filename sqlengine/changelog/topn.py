@@ -157,8 +157,8 @@ class TopN(Operator):
         for kind, row in zip(kinds, rows, strict=True):
             pkey = tuple(row[i] for i in pidx)
             part = parts.get(pkey)
-            if append_rows and part is not None and len(part[0]) >= n and key_of(row) >= part[0][n - 1][0]:
-                continue
+            if append_rows and part is not None and len(part[0]) >= n and not key_of(row) < part[0][n - 1][0]:
+                continue  # (order keys define < only: a descending one may wrap its value in Desc)
             if part is not None and expiry is not None and pkey not in touched and not expiry.alive(pkey, now_ms):
                 del parts[pkey]  # idle longer than the TTL: gone, nothing retracted
                 part = None

@@ -7,6 +7,7 @@ DENSE_RANK, NULL ordering, padded rows of outer joins, TTL."""
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import pickle
 from collections import Counter
@@ -258,10 +259,17 @@ def test_appends_ranked_by_row_number_give_the_changes_of_the_general_strategy(d
     """AppendFastStrategy keeps only the top N and skips a row no better than a full partition's
     Nth: per partition, the same changes in the same order as RetractStrategy, which keeps every
     row (partitions may come out in another order)."""
-    inserts = data.draw(st.lists(st.tuples(st.sampled_from("ab"), st.one_of(st.none(), st.integers(0, 5))), max_size=30))
-    batches = [[table(FIELDS, [(INSERT, r) for r in part])] for part in split(data.draw, inserts)]
-    fast = run(topn(n, rank=rank, strategy=APPEND_FAST), batches)
-    general = run(topn(n, rank=rank, strategy=RETRACT), batches)
+    times = data.draw(st.booleans())  # a descending TIMESTAMP orders by a wrapped value, an integer by its negation
+    value = st.datetimes(dt.datetime(2024, 1, 1), dt.datetime(2024, 1, 2)) if times else st.integers(0, 5)
+    fields = [("k", pa.string()), ("v", pa.timestamp("us") if times else pa.int64())]
+    inserts = data.draw(st.lists(st.tuples(st.sampled_from("ab"), st.one_of(st.none(), value)), max_size=30))
+    batches = [[table(fields, [(INSERT, r) for r in part])] for part in split(data.draw, inserts)]
+
+    def op(strategy: str) -> TopN:
+        out = [*fields, ("rk", pa.int64())] if rank else fields
+        return TopN([0], [(1, True)], [f[1] for f in fields], n, out_schema(out), rank_position=2 if rank else None, strategy=strategy)
+
+    fast, general = run(op(APPEND_FAST), batches), run(op(RETRACT), batches)
     for k in "ab":
         assert [c for c in fast if c[1][0] == k] == [c for c in general if c[1][0] == k]
 
