@@ -316,13 +316,7 @@ class GroupAggregate(Operator):
                     group[j + 1] += v
                 elif v is not None:
                     group[j + 1] = accs[j].update(group[j + 1], [v], 1)
-            row = (*(thaw(k) for k in key), *(accs[j].value(group[j + 1]) for j in range(len(accs))))
-            if before is None:
-                out.emit(INSERT, row)
-            elif row != before:
-                out.emit(UPDATE_BEFORE, before)
-                out.emit(UPDATE_AFTER, row)
-            group[-1] = row
+            _emit_group(out, key, group, before, accs)
         return out
 
     def _apply(self, state: Any, batch: pa.Table, now_ms: int) -> Changes:
@@ -365,15 +359,21 @@ class GroupAggregate(Operator):
                 if expiry is not None:
                     expiry.forget(key)
                 continue
-            row = (*(thaw(k) for k in key), *(accs[j].value(group[j + 1]) for j in range(n_calls)))
-            if before is None:
-                out.emit(INSERT, row)
-            elif row != before:
-                out.emit(UPDATE_BEFORE, before)
-                out.emit(UPDATE_AFTER, row)
-            group[-1] = row
+            _emit_group(out, key, group, before, accs)
             if expiry is not None:
                 expiry.touch(key, now_ms)
         if expiry is not None:
             expiry.drop_expired(groups, now_ms)
         return out
+
+
+def _emit_group(out: Changes, key: Any, group: list[Any], before: Any, accs: Sequence[Accumulator]) -> None:
+    """A group's row after the batch: +I when it is new, -U/+U when it changed (nothing when it
+    is the row emitted before), kept as the group's last emitted row."""
+    row = (*(thaw(k) for k in key), *(accs[j].value(group[j + 1]) for j in range(len(accs))))
+    if before is None:
+        out.emit(INSERT, row)
+    elif row != before:
+        out.emit(UPDATE_BEFORE, before)
+        out.emit(UPDATE_AFTER, row)
+    group[-1] = row
