@@ -60,8 +60,7 @@ def named(name: str, args: list[exp.Expr]) -> exp.Expr | None:
         return _call("to_timestamp", end_of_day_as_next_day(args[0]), _lit(PARSED))
     if name == "UNIX_TIMESTAMP" and args:
         # Flink answers text it cannot parse with Long.MIN_VALUE (Spark with NULL)
-        fmt = args[1] if len(args) > 1 else _lit(PARSED)
-        text = end_of_day_as_next_day(args[0]) if fmt.name == PARSED else args[0]
+        text, fmt = unix_timestamp_text(args)
         parsed = exp.Coalesce(this=_call("unix_timestamp", text, fmt), expressions=[_LONG_MIN])
         return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=args[0].copy(), expression=exp.Null())), true=parsed)])
     if name == "CONVERT_TZ" and len(args) == 3:
@@ -284,6 +283,14 @@ def _read_as_flink(n: exp.Cast, source: exp.DataType) -> exp.Cast:
     return out
 
 
+def unix_timestamp_text(args: list[exp.Expr]) -> tuple[exp.Expr, exp.Expr]:
+    """UNIX_TIMESTAMP's text and format: the default format when none is given, whose text may
+    be the end of a day (read as the next day's midnight)."""
+    if len(args) > 1:
+        return args[0], args[1]
+    return end_of_day_as_next_day(args[0]), _lit(PARSED)
+
+
 def end_of_day_as_next_day(text: exp.Expr) -> exp.Expr:
     """``text``, with 'yyyy-MM-dd 24:00:00' written as the next day's '00:00:00' (Flink's CAST,
     TO_TIMESTAMP and UNIX_TIMESTAMP read it so; Spark reads no hour 24)."""
@@ -349,7 +356,7 @@ def _to_string(n: exp.Cast, to: exp.DataType, source: exp.DataType) -> exp.Expr:
         key = source.expressions[0]
         value = source.expressions[1] if T.is_type(source, exp.DType.MAP) and len(source.expressions) > 1 else T.INT
         out = collections.map_to_string(n.this, key, value, lambda c, t: cast(c, t))
-    elif T.is_type(source, exp.DType.STRUCT, exp.DType.OBJECT) and (source.expressions or T.is_type(source, exp.DType.OBJECT)):
+    elif T.is_type(source, exp.DType.OBJECT) or (T.is_type(source, exp.DType.STRUCT) and source.expressions):
         from sqlengine.translate import collections
 
         fields = [(f.name, f.args.get("kind") or exp.DataType.build("STRING")) for f in source.expressions if isinstance(f, exp.ColumnDef)]

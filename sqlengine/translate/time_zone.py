@@ -23,7 +23,7 @@ from sqlglot import exp
 
 from planner.logical import typing as T
 from sqlengine.translate.calls import call, lit
-from sqlengine.translate.functions import PARSED, end_of_day_as_next_day
+from sqlengine.translate.functions import unix_timestamp_text
 
 if TYPE_CHECKING:
     from sqlengine.translate.expressions import SparkExpressions
@@ -125,8 +125,7 @@ def spark(n: exp.Func, inner: exp.Expr) -> exp.Expr:
 def unix_timestamp(args: list[exp.Expr], zone: str) -> exp.Expr:
     """UNIX_TIMESTAMP(text [, format]): the text read as a wall time in the zone; Long.MIN_VALUE
     for text it cannot read, as Flink gives (sqlengine.translate.functions: the same in UTC)."""
-    fmt = args[1] if len(args) > 1 else lit(PARSED)
-    text = end_of_day_as_next_day(args[0]) if fmt.name == PARSED else args[0]
+    text, fmt = unix_timestamp_text(args)
     seconds = call("unix_seconds", call("to_utc_timestamp", call("to_timestamp", text, fmt), lit(zone)))
     read = exp.Coalesce(this=seconds, expressions=[exp.Literal.number(-(2**63))])
     return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=args[0].copy(), expression=exp.Null())), true=read)])
