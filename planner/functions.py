@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from planner.dialect.functions import FLINK_FUNCTIONS
 
 BUILTIN_FUNCTIONS: frozenset[str] = FLINK_FUNCTIONS - {"DESCRIPTOR"}  # a window TVF's argument syntax, not a call
-# (aggregates, ranking and legacy window functions: planner.binder.expressions)
+# (aggregates, ranking and legacy window functions: planner.binder.names)
 
 # Names other engines (Hive, Spark, MySQL) have and Flink 2.3 does not: its validator refuses each
 # ("No match found for function signature"), so a query calling one is refused here too, with

@@ -17,9 +17,10 @@ import itertools
 
 from sqlglot import exp
 
-from planner.binder.expressions import ExprBinder, type_of
+from planner.binder.expressions import ExprBinder
 from planner.binder.intervals import interval_ms
 from planner.binder.scope import Relation, Scope
+from planner.binder.types import type_of
 from planner.logical import typing as T
 from planner.logical.fields import Field, TimeKind
 from planner.logical.match import MatchExpr, MatchSpec, Nav, NavKind, PatternError, PatternTerm, Skip, parse_pattern

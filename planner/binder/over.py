@@ -6,7 +6,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from planner.binder.base import BinderBase
-from planner.binder.expressions import Collector, ExprBinder, col, user_result_type
+from planner.binder.expressions import Collector, ExprBinder, col
+from planner.binder.types import user_result_type
 from planner.logical.fields import Field
 from planner.logical.operators import Calc, Node, OverAggregate
 from planner.logical.specs import AggCall

@@ -12,10 +12,11 @@ from sqlglot import exp
 from catalog import Column, TableDef, ViewDef, Watermark
 from catalog.model import CatalogObject
 from planner.binder.base import BinderBase, ViewDeps
-from planner.binder.expressions import ExprBinder, type_of
+from planner.binder.expressions import ExprBinder
 from planner.binder.intervals import interval_ms, is_interval
 from planner.binder.match_recognize import bind_match_recognize
 from planner.binder.scope import Relation, Scope
+from planner.binder.types import type_of
 from planner.binder.windows import spec_from_tvf, tvf_arguments, window_fields
 from planner.dialect import Flink, nodes, parse_type
 from planner.logical import typing as T

@@ -9,8 +9,6 @@ from dataclasses import replace
 from sqlglot import exp
 
 from planner.binder.expressions import (
-    LEGACY_WINDOW_FUNCS,
-    LEGACY_WINDOW_PROPS,
     Collector,
     ExprBinder,
     col,
@@ -20,6 +18,7 @@ from planner.binder.expressions import (
 )
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.named_windows import expand_named_windows
+from planner.binder.names import LEGACY_WINDOW_FUNCS, LEGACY_WINDOW_PROPS
 from planner.binder.order import OrderMixin
 from planner.binder.over import OverMixin, agg_type
 from planner.binder.relations import Item

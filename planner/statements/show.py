@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 
 from planner import functions
-from planner.binder.expressions import AGG_NAMES, LEGACY_WINDOW_FUNCS, LEGACY_WINDOW_PROPS, RANK_NAMES
+from planner.binder.names import AGG_NAMES, LEGACY_WINDOW_FUNCS, LEGACY_WINDOW_PROPS, RANK_NAMES
 
 # SHOW FUNCTIONS lists these with the user functions; the shell highlights and completes them
 BUILTIN_FUNCTIONS: tuple[str, ...] = tuple(

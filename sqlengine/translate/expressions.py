@@ -21,8 +21,8 @@ from typing import TypeVar
 from sqlglot import exp
 
 from planner.binder import structured
-from planner.binder.expressions import type_of
 from planner.binder.joins import column_literal
+from planner.binder.types import type_of
 from planner.dialect import Flink, parse_type
 from planner.dialect.json_syntax import JsonArray, JsonExists, JsonQuery, JsonValue, lax_path
 from planner.logical import typing as T

@@ -12,7 +12,7 @@ from catalog import FunctionDef, TableDef, ViewDef
 from planner.analysis.check.codes import Code
 from planner.analysis.check.functions import hash_code_runs, refused
 from planner.analysis.check.problem import Problem, problem
-from planner.binder.expressions import type_of
+from planner.binder.types import type_of
 from planner.dialect import type_sql
 from planner.logical.operators import GroupAggregate, Node, OverAggregate, WindowAggregate
 from planner.logical.specs import AggCall, AggFunc
