@@ -421,6 +421,11 @@ def main(argv: list[str] | None = None) -> int:
 
     args = None
     try:
+        from planner.dialect import unusable_build
+
+        problem = unusable_build()
+        if problem is not None:
+            raise UsageError(problem)
         parser = build_parser()
         args = parser.parse_args(argv)
         if args.command is None:

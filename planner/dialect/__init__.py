@@ -30,6 +30,21 @@ class Flink(Dialect):
     Generator = FlinkGenerator
 
 
+def unusable_build() -> str | None:
+    """Why this sqlglot cannot run the Flink dialect, or None. sqlglot's compiled build (the
+    ``sqlglotc`` package, which ``sqlglot[c]`` pulls in) forbids instantiating a Python subclass of
+    its parser, tokenizer or nodes, and the dialect is made of such subclasses; another tool in the
+    same environment may have installed it."""
+    try:
+        Flink().parse("SELECT 1")
+    except TypeError as err:
+        return (
+            f"sqlglot's compiled build (the sqlglotc package) is installed, and it cannot run "
+            f"sqlengine's Flink dialect ({err}); remove it with `pip uninstall sqlglotc`"
+        )
+    return None
+
+
 def parse_type(text: str) -> exp.DataType:
     """A Flink type (``ROW<a INT, b STRING>``, ``TIMESTAMP_LTZ(3)``, ...) as a sqlglot DataType."""
     # every scan of a table parses its column types again: parse each text once, hand out copies
@@ -47,4 +62,4 @@ def type_sql(datatype: exp.DataType) -> str:
     return datatype.sql(dialect=Flink)
 
 
-__all__ = ["Flink", "parse_type", "type_sql"]
+__all__ = ["Flink", "parse_type", "type_sql", "unusable_build"]
