@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, TypeVar
 
+from catalog.activity import KeyActivity
 from catalog.model import TableDef
 from catalog.option_types import OptionProblem, OptionSpec, opt, parse_bool, parse_duration
 
@@ -101,6 +102,11 @@ class ConnectorSpec:
 
     def column_domain(self, table: TableDef, path: str) -> int | None:
         """How many distinct values a column (or nested field ``a.b``) takes, when fixed."""
+        return None
+
+    def column_activity(self, table: TableDef, path: str) -> KeyActivity | None:
+        """How a column's keys come and go over time (ids drawn from a sliding set of active
+        ones), when the source's generator fixes it; see catalog.activity."""
         return None
 
     def selectivity(self, table: TableDef, column: str, value: str) -> float | None:

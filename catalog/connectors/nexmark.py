@@ -3,6 +3,7 @@ Spark. Bounded by 'events.num' or 'stop-at' unless 'keep-alive' keeps it open.""
 
 from __future__ import annotations
 
+from catalog.activity import KeyActivity
 from catalog.connectors.base import CONNECTOR, ConnectorSpec, Rate
 from catalog.model import TableDef
 from catalog.option_types import opt
@@ -15,6 +16,21 @@ DOMAINS = {
     "person.state": 6,
     "person.city": 10,
     "bid.channel": 10_004,  # 4 hot channels + 10,000 others
+}
+
+# How the generator draws ids (sqlengine.connectors.nexmark_events), which the estimates model:
+# a bid's auction is hot (the first of the latest HOT_BATCH auctions) or uniform over the auctions
+# in flight and a few ahead; a bidder or seller is hot or uniform over the active people
+HOT_BATCH = 100
+PERSON_ID_LEAD = 10
+AUCTION_ID_LEAD = 10
+NUM_ACTIVE_PEOPLE = 1000
+NUM_IN_FLIGHT_AUCTIONS = 100
+# column -> (ids drawn from at a time, the event kind whose ids enter use, the option of its hot ratio)
+ACTIVE_IDS = {
+    "bid.auction": (NUM_IN_FLIGHT_AUCTIONS + 1 + AUCTION_ID_LEAD, "auction", "bid.hot-ratio.auctions"),
+    "bid.bidder": (NUM_ACTIVE_PEOPLE + PERSON_ID_LEAD, "person", "bid.hot-ratio.bidders"),
+    "auction.seller": (NUM_ACTIVE_PEOPLE + PERSON_ID_LEAD, "person", "auction.hot-ratio.sellers"),
 }
 
 
@@ -76,6 +92,22 @@ class Nexmark(ConnectorSpec):
 
     def column_domain(self, table: TableDef, path: str) -> int | None:
         return DOMAINS.get(path)
+
+    def column_activity(self, table: TableDef, path: str) -> KeyActivity | None:
+        """Auctions of bids, bidders and sellers: ids drawn from those in use (the people
+        active once the generator has made 1,000 of them, which takes 50,000 events at the
+        default mix), with new ones entering as persons and auctions are generated."""
+        if path not in ACTIVE_IDS:
+            return None
+        active, kind, hot_option = ACTIVE_IDS[path]
+        values = self.values(table)
+        rate = values.number("first-event.rate") or 10_000.0
+        shares = dict(zip(("person", "auction", "bid"), self.proportions(table), strict=True))
+        ratio = values.number(hot_option) or 1.0
+        return KeyActivity(
+            active, rate * shares[kind] / sum(shares.values()), 1 - 1 / max(ratio, 1.0),
+            f"the Nexmark generator's draws of `{path}`",
+        )
 
     def proportions(self, table: TableDef) -> tuple[float, float, float]:
         """The shares of person, auction and bid events (default 1 : 3 : 46)."""

@@ -15,20 +15,20 @@ nexmark ``first-event.rate``), or from the lint configuration. Every figure stat
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
 from catalog import TableDef
+from catalog.activity import KeyActivity
 from catalog.connectors import spec_of
+from planner.analysis.key_spans import activity_note, distinct_within, expected_distinct
 from planner.analysis.lineage import Lineage
+from planner.analysis.row_bytes import DEFAULT_STRING, null_bits, type_bytes
 from planner.analysis.state import Grouping, Growth, StateInfo, StatePart, StoredKind
 from planner.durations import format_duration
-from planner.logical import typing as T
 from planner.logical.operators import Node, Scan
 
-DEFAULT_STRING = 32
 DAY = 86_400
 # bytes a state store spends per entry besides the entry's key and value rows (bench/state_bytes.py):
 # the HDFS-backed store ('hashmap') holds each entry as JVM objects in a map, in the last two
@@ -45,7 +45,8 @@ PARTITIONED_ROWS = frozenset({StoredKind.OVER_ROWS, StoredKind.OVER_RANGE, Store
 LIVE_BATCH_MS = 1000
 
 
-NEW_KEY_PER_ROW = "each row of a window may bring a new key (an upper bound; declare 'stats.distinct.<column>')"
+NEW_KEY_PER_ROW = ("each row of a window may bring a new key (an upper bound; declare 'stats.distinct.<column>', "
+                   "or 'stats.active.<column>' for ids that come and go)")
 
 
 def _domain_note(domain: int) -> str:
@@ -85,15 +86,6 @@ def plateau(estimates: tuple[Estimate, ...] | list[Estimate]) -> Estimate | None
                     plateau_bytes=sum(e.plateau_bytes or 0 for e in estimates), upper_bound=any(e.upper_bound for e in estimates))
 
 
-def expected_distinct(domain: int, rows: float) -> float:
-    """Distinct keys among ``rows`` drawn uniformly from ``domain`` keys."""
-    if domain <= 0:
-        return 0.0
-    if domain == 1:
-        return 1.0 if rows > 0 else 0.0
-    return domain * -math.expm1(rows * math.log1p(-1 / domain))
-
-
 def human_count(n: float) -> str:
     return f"{n:,.0f}" if n < 10_000 else f"{n / 1000:,.0f}k" if n < 10_000_000 else f"{n / 1e6:,.0f}M"
 
@@ -104,37 +96,6 @@ def human_bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1000
     return f"{n:.1f} PB"
-
-
-def type_bytes(t: exp.DataType, avg_len: int = DEFAULT_STRING) -> int:
-    """The bytes a value of ``t`` takes in an UnsafeRow: its 8-byte slot and, for variable-length
-    values, the data after the slots in 8-byte words."""
-    D = exp.DType
-    if T.is_type(t, D.DECIMAL):
-        precision, _ = T.decimal_ps(t)
-        return 8 if precision <= 18 else 8 + 16  # above 18 digits: 16 bytes after the slots
-    if T.is_type(t, D.STRUCT):
-        return 8 + unsafe_row_bytes([m.args.get("kind") or T.UNKNOWN for m in t.expressions])
-    if T.is_type(t, D.ARRAY, D.MAP, D.LIST):
-        return 8 + 64
-    if T.is_type(t, D.BOOLEAN, D.TINYINT, D.SMALLINT, D.INT, D.FLOAT, D.DATE, D.BIGINT, D.DOUBLE, *T.TIMESTAMPS):
-        return 8
-    return 8 + _words(avg_len)  # strings, bytes, unknown: the slot holds offset and length
-
-
-def unsafe_row_bytes(types: list[exp.DataType], avg_lengths: list[int] | None = None) -> int:
-    """An UnsafeRow of these field types: the null bits, then the fields."""
-    lengths = avg_lengths or [DEFAULT_STRING] * len(types)
-    return null_bits(len(types)) + sum(type_bytes(t, n) for t, n in zip(types, lengths, strict=True))
-
-
-def null_bits(fields: int) -> int:
-    """An UnsafeRow's null bits: 8 bytes per 64 fields."""
-    return 8 * -(-fields // 64)
-
-
-def _words(n: int) -> int:
-    return -(-n // 8) * 8
 
 
 @dataclass(frozen=True)
@@ -331,9 +292,14 @@ class Estimator:
                 formula = f"rows/s({src}) × (time until the watermark passes `{part.released_by}`) × {row} B"
                 return Estimate(formula, rate, row, assumptions=tuple(assumptions))
             keys = ", ".join(part.key_labels or part.keys)
-            domain = self.lineage.key_domain(node.inputs[0] if node.inputs else node, part.keys) if part.keys else 1
+            keyed = node.inputs[0] if node.inputs else node
+            domain = self.lineage.key_domain(keyed, part.keys) if part.keys else 1
+            # keys that come and go: how many arrive within a span (a window, a TTL, a gap)
+            acts = self.lineage.key_activity(keyed, part.keys) if domain is None and part.keys else None
             if domain is not None and part.keys:
                 assumptions.append(_domain_note(domain))
+            elif acts is not None:
+                assumptions.append(activity_note(acts))
             batch_ms = 0
             if part.retention_ms:  # released by time: one micro-batch later
                 batch_ms, batch_note = self.batch_span(feeding)
@@ -341,9 +307,9 @@ class Estimator:
             window = getattr(node, "window", None)
             if window is not None and window.size_ms and part.retention_ms:
                 if part.stored.kind == StoredKind.WINDOW_ACCUMULATOR:
-                    return self._windows(part, window.size_ms, batch_ms, rate, domain, row, keys, tuple(assumptions))
+                    return self._windows(part, window.size_ms, batch_ms, rate, domain, acts, row, keys, tuple(assumptions))
                 if part.stored.kind in WINDOW_LISTS:
-                    return self._window_lists(node, part, window.size_ms, batch_ms, rate, tuple(assumptions))
+                    return self._window_lists(node, part, window.size_ms, batch_ms, rate, acts, tuple(assumptions))
             if part.retention_ms is None:
                 formula = f"distinct({keys}){times} × {row} B" if part.keys else f"{per_key} × {row} B"
                 if domain is None:
@@ -351,14 +317,23 @@ class Estimator:
                 return self._plateau(formula, rate, row, domain * per_key, assumptions)
             seconds = (part.retention_ms + batch_ms) / 1000
             formula = f"rows/s({src}) × ({_held(part.retention_ms, batch_ms)}){times} × {row} B"
+            if acts is not None and part.stored.kind not in ROW_KINDS:
+                formula = f"distinct({keys}) within ({_held(part.retention_ms, batch_ms)}){times} × {row} B"
             if rate is None:
                 return Estimate(formula, None, row, assumptions=tuple(assumptions))
             # one entry per key (a TTL'd group, a session, a window's kept row) is capped by the key
             # domain; a part keeping rows (a join side, rows waiting) keeps as many as arrive
-            kept = rate * seconds if domain is None or part.stored.kind in ROW_KINDS else expected_distinct(domain, rate * seconds)
+            if part.stored.kind in ROW_KINDS:
+                kept = rate * seconds
+            elif domain is not None:
+                kept = expected_distinct(domain, rate * seconds)
+            else:
+                kept = distinct_within(acts, rate * seconds, seconds) if acts is not None else rate * seconds
             if node.node_id in self.changelog and part.stored.kind in PARTITIONED_ROWS and part.keys:
-                return self._partitions(formula, rate, row, kept * per_key, domain, keys, assumptions)
-            upper = domain is None and bool(part.keys) and part.stored.kind not in ROW_KINDS  # every row a new key
+                partitions = distinct_within(acts, kept, seconds) if acts is not None else None
+                return self._partitions(formula, rate, row, kept * per_key, domain, partitions, keys, assumptions)
+            # without a domain or an activity, every row a new key
+            upper = domain is None and acts is None and bool(part.keys) and part.stored.kind not in ROW_KINDS
             return self._plateau(formula, rate, row, kept * per_key, assumptions, upper)
         # unbounded: entries accumulate with time
         horizon = self.horizon_days * DAY
@@ -389,8 +364,8 @@ class Estimator:
             assumptions=tuple(assumptions),
         )
 
-    def _windows(self, part: StatePart, size_ms: int, batch_ms: int, rate: float | None, domain: int | None, row: int, keys: str,
-                 assumptions: tuple[str, ...]) -> Estimate:
+    def _windows(self, part: StatePart, size_ms: int, batch_ms: int, rate: float | None, domain: int | None,
+                 acts: tuple[KeyActivity, ...] | None, row: int, keys: str, assumptions: tuple[str, ...]) -> Estimate:
         """A window aggregation keeps one accumulator per key and open window. A window is open
         from its first row until the watermark passes its end, and Spark drops it in the next
         micro-batch: on average (size + delay + one batch) / slide windows at a time, each with
@@ -407,17 +382,20 @@ class Estimator:
             per_window: float | None = 1.0
         elif in_window is None:
             per_window = float(domain) if domain is not None else None
+        elif domain is not None:
+            per_window = expected_distinct(domain, in_window)
         else:
-            per_window = expected_distinct(domain, in_window) if domain is not None else in_window
+            per_window = distinct_within(acts, in_window, size_ms / 1000) if acts is not None else in_window
         if per_window is None:
             return Estimate(formula, rate, row, assumptions=assumptions)
         notes = assumptions + (f"{open_windows:.2g} windows open on average",)
-        if domain is None and part.keys:
+        upper = domain is None and acts is None and bool(part.keys)
+        if upper:
             notes += (NEW_KEY_PER_ROW,)
-        return self._plateau(formula, rate, row, per_window * open_windows, list(notes), domain is None and bool(part.keys))
+        return self._plateau(formula, rate, row, per_window * open_windows, list(notes), upper)
 
     def _window_lists(self, node: Node, part: StatePart, size_ms: int, batch_ms: int, rate: float | None,
-                      assumptions: tuple[str, ...]) -> Estimate:
+                      acts: tuple[KeyActivity, ...] | None, assumptions: tuple[str, ...]) -> Estimate:
         """A window Top-N or deduplication on Spark keeps one entry per open window and partition
         key, holding the list of every row of it until the window ends (the first N, or the first
         or last, are picked then): entries as a window aggregation's, bytes those of every row in
@@ -443,28 +421,37 @@ class Estimator:
             per_window = 1.0
         else:
             domain = self.lineage.key_domain(node.inputs[0], tuple(key_names)) if node.inputs else None
-            per_window = expected_distinct(domain, in_window) if domain is not None else in_window
+            if domain is not None:
+                per_window = expected_distinct(domain, in_window)
+            else:
+                acts = self.lineage.key_activity(node.inputs[0], tuple(key_names)) if node.inputs else None
+                per_window = distinct_within(acts, in_window, size_ms / 1000) if acts is not None else in_window
         entries = per_window * open_windows
         notes = assumptions + (f"{open_windows:.2g} windows open on average, each keeping all its rows",)
-        if key_names:
-            notes += (NEW_KEY_PER_ROW if domain is None else _domain_note(domain),)
+        upper = bool(key_names) and domain is None and acts is None
+        if key_names and domain is not None:
+            notes += (_domain_note(domain),)
+        elif upper:
+            notes += (NEW_KEY_PER_ROW,)
         total = entries * entry + rate * span_ms / 1000 * element
-        return Estimate(formula, rate, entry, plateau_entries=entries, plateau_bytes=total, upper_bound=bool(key_names) and domain is None,
+        return Estimate(formula, rate, entry, plateau_entries=entries, plateau_bytes=total, upper_bound=upper,
                         assumptions=notes)
 
     @staticmethod
-    def _partitions(formula: str, rate: float | None, row: int, rows: float, domain: int | None, keys: str,
-                    assumptions: list[str]) -> Estimate:
+    def _partitions(formula: str, rate: float | None, row: int, rows: float, domain: int | None, among: float | None,
+                    keys: str, assumptions: list[str]) -> Estimate:
         """A changelog OVER or MATCH_RECOGNIZE operator counts its state in partitions (its
         entries, as the job's progress reports them), and holds the rows of each: entries are the
         partitions among the rows held (at most: a MATCH_RECOGNIZE partition whose rows began no
         partial match keeps none), bytes those rows."""
-        partitions = expected_distinct(domain, rows) if domain is not None else rows
+        partitions = expected_distinct(domain, rows) if domain is not None else among if among is not None else rows
         notes = [*assumptions, f"entries are the partitions ({keys}) among the rows held"]
-        if domain is None:
-            notes.append("each row may bring a new partition (an upper bound; declare 'stats.distinct.<column>')")
+        upper = domain is None and among is None
+        if upper:
+            notes.append("each row may bring a new partition (an upper bound; declare 'stats.distinct.<column>', "
+                         "or 'stats.active.<column>' for ids that come and go)")
         return Estimate(f"{formula}; entries: distinct({keys}) among them", rate, row, plateau_entries=partitions,
-                        plateau_bytes=rows * row, upper_bound=domain is None, assumptions=tuple(notes))
+                        plateau_bytes=rows * row, upper_bound=upper, assumptions=tuple(notes))
 
     @staticmethod
     def _plateau(formula: str, rate: float | None, row: int, entries: float, assumptions: list[str] | tuple[str, ...],

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from catalog import TableDef
+from catalog.activity import KeyActivity
 from catalog.connectors import spec_of
 from planner.logical import typing as T
 from planner.logical.joins import Join
@@ -167,6 +168,39 @@ class Lineage:
                     return None
         spec = spec_of(table)
         return spec.column_domain(table, path) if spec is not None else None
+
+    def _stat(self, table: TableDef, key: str) -> float | None:
+        value = self.stats.get(table.name, {}).get(key) or table.options.get(key)
+        try:
+            return float(value) if value is not None else None
+        except ValueError:
+            return None
+
+    def activity(self, table: TableDef, path: str) -> KeyActivity | None:
+        """How a column's keys come and go: 'stats.active.<col>' (with 'stats.new-per-second.<col>'
+        and 'stats.hot-share.<col>'), else the connector's generator, else a finite domain."""
+        active = self._stat(table, f"stats.active.{path}")
+        if active is not None:
+            new = self._stat(table, f"stats.new-per-second.{path}") or 0.0
+            hot = min(max(self._stat(table, f"stats.hot-share.{path}") or 0.0, 0.0), 1.0)
+            return KeyActivity(active, new, hot, f"'stats.active.{path}' for `{table.name}`")
+        spec = spec_of(table)
+        found = spec.column_activity(table, path) if spec is not None else None
+        if found is not None:
+            return found
+        domain = self.domain(table, path)
+        return KeyActivity(domain) if domain is not None else None
+
+    def key_activity(self, node: Node, names: tuple[str, ...]) -> tuple[KeyActivity, ...] | None:
+        """Each key column's activity, if every one is known."""
+        found: list[KeyActivity] = []
+        for n in names:
+            o = self.origin(node, n)
+            act = self.activity(o.table, o.path) if o.table is not None and o.path is not None else None
+            if act is None:
+                return None
+            found.append(act)
+        return tuple(found)
 
     def finite_domain(self, node: Node, names: tuple[str, ...]) -> bool:
         if not names:

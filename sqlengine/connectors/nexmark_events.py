@@ -25,6 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from catalog.connectors.nexmark import (  # the estimates model the same draws
+    AUCTION_ID_LEAD,
+    HOT_BATCH,
+    NUM_ACTIVE_PEOPLE,
+    NUM_IN_FLIGHT_AUCTIONS,
+    PERSON_ID_LEAD,
+)
 from sqlengine.connectors.generated import Draws, letter_pool, pool_slice
 
 if TYPE_CHECKING:
@@ -34,11 +41,6 @@ FIRST_PERSON_ID = 1000
 FIRST_AUCTION_ID = 1000
 FIRST_CATEGORY_ID = 10
 NUM_CATEGORIES = 5
-HOT_BATCH = 100  # the hot seller / bidder / auction is the first of the latest 100
-PERSON_ID_LEAD = 10
-AUCTION_ID_LEAD = 10
-NUM_ACTIVE_PEOPLE = 1000
-NUM_IN_FLIGHT_AUCTIONS = 100
 CHANNELS = 10_000
 HOT_CHANNELS = ("Google", "Facebook", "Baidu", "Apple")
 LETTERS = "abcdefghijklmnopqrstuvwxyz"

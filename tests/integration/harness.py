@@ -72,12 +72,29 @@ class Measured:
         return [op for op, v in zip(self.spark_ops, self.spark_verdicts, strict=True) if v == NO_EVIDENCE]
 
 
+def generator_activity(rate: int) -> str:
+    """How the generator draws auctions, bidders and sellers (the nexmark connector's model of
+    it), declared as statistics for the files it wrote, as a user who knows their ids would."""
+    from catalog import TableDef
+    from catalog.connectors.nexmark import ACTIVE_IDS, Nexmark
+
+    table = TableDef("gen", (), options={"connector": "nexmark", "first-event.rate": str(rate)})
+    out = ""
+    for path in ACTIVE_IDS:
+        act = Nexmark().column_activity(table, path)
+        assert act is not None
+        out += (f"'stats.active.{path}' = '{act.active:g}', 'stats.new-per-second.{path}' = '{act.new_per_second:g}', "
+                f"'stats.hot-share.{path}' = '{act.hot_share:g}', ")
+    return out
+
+
 def nexmark_ddl(path: Path, rate: int | None = None, per_file: int | None = None) -> str:
     """The Nexmark table over the written events, and the Nexmark views; ``rate``, events per
     second of event time, and ``per_file``, events per file (one file a micro-batch), are
     declared for the state estimates."""
     stats = f"'stats.rows-per-second' = '{rate}', " if rate else ""
     stats += f"'stats.rows-per-file' = '{per_file}', " if per_file else ""
+    stats += generator_activity(rate) if rate else ""
     return (
         f"CREATE TABLE datagen ({NEXMARK_COLUMNS}, {DATETIME}) WITH ("
         f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json', "

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 from sqlglot import exp
 
-from planner.analysis.estimate import STORE_OVERHEAD, expected_distinct, unsafe_row_bytes
+from planner.analysis.estimate import STORE_OVERHEAD
+from planner.analysis.key_spans import expected_distinct
+from planner.analysis.row_bytes import unsafe_row_bytes
 from planner.logical import typing as T
 from tests.planner.helpers import outcome
 
@@ -162,4 +164,4 @@ def test_an_over_range_operator_counts_the_partitions_among_the_rows_it_holds() 
     # keys without a domain: every row held may be a partition of its own
     (f,) = estimates(OVER_RANGE.format(t="f"))
     assert f.upper_bound and f.plateau_entries == pytest.approx(50 * 4)
-    assert "each row may bring a new partition (an upper bound; declare 'stats.distinct.<column>')" in f.assumptions
+    assert "each row may bring a new partition (an upper bound; declare 'stats.distinct.<column>', or 'stats.active.<column>' for ids that come and go)" in f.assumptions

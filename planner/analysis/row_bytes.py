@@ -1,0 +1,41 @@
+"""What a row costs in Spark's UnsafeRow layout: a null bit per field, an 8-byte slot per field,
+variable-length values after the slots in 8-byte words. The state estimates size entries with it."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from planner.logical import typing as T
+
+DEFAULT_STRING = 32  # characters assumed for a string without 'stats.avg-length.<column>'
+
+
+def type_bytes(t: exp.DataType, avg_len: int = DEFAULT_STRING) -> int:
+    """The bytes a value of ``t`` takes in an UnsafeRow: its 8-byte slot and, for variable-length
+    values, the data after the slots in 8-byte words."""
+    D = exp.DType
+    if T.is_type(t, D.DECIMAL):
+        precision, _ = T.decimal_ps(t)
+        return 8 if precision <= 18 else 8 + 16  # above 18 digits: 16 bytes after the slots
+    if T.is_type(t, D.STRUCT):
+        return 8 + unsafe_row_bytes([m.args.get("kind") or T.UNKNOWN for m in t.expressions])
+    if T.is_type(t, D.ARRAY, D.MAP, D.LIST):
+        return 8 + 64
+    if T.is_type(t, D.BOOLEAN, D.TINYINT, D.SMALLINT, D.INT, D.FLOAT, D.DATE, D.BIGINT, D.DOUBLE, *T.TIMESTAMPS):
+        return 8
+    return 8 + _words(avg_len)  # strings, bytes, unknown: the slot holds offset and length
+
+
+def unsafe_row_bytes(types: list[exp.DataType], avg_lengths: list[int] | None = None) -> int:
+    """An UnsafeRow of these field types: the null bits, then the fields."""
+    lengths = avg_lengths or [DEFAULT_STRING] * len(types)
+    return null_bits(len(types)) + sum(type_bytes(t, n) for t, n in zip(types, lengths, strict=True))
+
+
+def null_bits(fields: int) -> int:
+    """An UnsafeRow's null bits: 8 bytes per 64 fields."""
+    return 8 * -(-fields // 64)
+
+
+def _words(n: int) -> int:
+    return -(-n // 8) * 8
