@@ -3,7 +3,7 @@ planner/analysis/estimate.py (STORE_OVERHEAD).
 
 For each provider (Flink's names: 'hashmap' = Spark's HDFS-backed store, 'rocksdb') it runs, as
 bounded streaming jobs over files, a GROUP BY count over D distinct keys and a 10-second TUMBLE
-count and sum per key over K keys, each at two sizes, and prints Spark's ``numRowsTotal`` and
+count and sum per key over K keys, and a session count per key over K keys, each at two sizes, and prints Spark's ``numRowsTotal`` and
 ``memoryUsedBytes`` at the end of the last batch before the end of input. The marginal bytes per
 entry, (bytes(2) - bytes(1)) / (rows(2) - rows(1)), less the entry's key and value as Spark's
 UnsafeRow lays them out, is the store's own overhead per entry.
@@ -70,6 +70,12 @@ QUERIES = {
     "TUMBLE 10 s per k: COUNT(*), SUM(v)": (
         "SELECT k, window_start, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) "
         "GROUP BY k, window_start, window_end;",
+        (100, 400),
+    ),
+    # one store keyed by (key, session start) and scanned by the key's prefix: the HDFS-backed
+    # store keeps a second map from each prefix to its keys
+    "SESSION 5 s per k: COUNT(*)": (
+        "SELECT k, SESSION_START(ts, INTERVAL '5' SECOND), COUNT(*) FROM t GROUP BY k, SESSION(ts, INTERVAL '5' SECOND);",
         (100, 400),
     ),
 }

@@ -35,6 +35,10 @@ DAY = 86_400
 # versions; RocksDB ('rocksdb') reports its memory (memtables, block cache), not its entries
 STORE_OVERHEAD = {"hashmap": 200, "rocksdb": 0}
 PROVIDERS = tuple(STORE_OVERHEAD)
+# a session window's store is keyed by (key, session start) and scanned by the key: the HDFS-backed
+# store keeps a second map from each key to its sessions, about 580 B more per entry (839 B an
+# entry measured by bench/state_bytes.py against 256 B of rows and overhead)
+SESSION_INDEX_OVERHEAD = {"hashmap": 580, "rocksdb": 0}
 WINDOW_BOUNDS = ("window_start", "window_end", "window_time")
 ROW_KINDS = frozenset({StoredKind.ROWS, StoredKind.WAITING_ROWS, StoredKind.OVER_ROWS, StoredKind.OVER_RANGE,
                        StoredKind.WINDOW_RANKED, StoredKind.PARTITION_ROWS, StoredKind.PARTIAL_MATCHES})
@@ -259,14 +263,18 @@ class Estimator:
 
     def row_bytes(self, node: Node, part: StatePart, provider: str = "hashmap") -> int:
         """One entry: its key row, its value row (the stored columns that are not the key) and
-        the store's overhead. A window's accumulator is keyed by the window too."""
+        the store's overhead (a session's: with the index of its key's sessions). A window's
+        accumulator is keyed by the window too."""
         windowed = part.grouping in (Grouping.WINDOW_AND_KEY, Grouping.WINDOW, Grouping.KEY_AND_WINDOW)
         key_names = [k for k in part.keys if k not in WINDOW_BOUNDS]
         value_names = [n for n in part.row_fields if n not in part.keys and n not in WINDOW_BOUNDS]
         key = null_bits(len(key_names) + windowed) + sum(self._field_bytes(node, n) for n in key_names)
         key += WINDOW_KEY_BYTES if windowed else 0
         value = null_bits(len(value_names)) + sum(self._field_bytes(node, n) for n in value_names) if value_names else 8
-        return key + value + STORE_OVERHEAD.get(provider, STORE_OVERHEAD["hashmap"])
+        overhead = STORE_OVERHEAD.get(provider, STORE_OVERHEAD["hashmap"])
+        if part.grouping == Grouping.SESSION_AND_KEY:
+            overhead += SESSION_INDEX_OVERHEAD.get(provider, 0)
+        return key + value + overhead
 
     def part(self, info: StateInfo, part: StatePart) -> Estimate:
         node = info.node

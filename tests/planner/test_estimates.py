@@ -165,3 +165,13 @@ def test_an_over_range_operator_counts_the_partitions_among_the_rows_it_holds() 
     (f,) = estimates(OVER_RANGE.format(t="f"))
     assert f.upper_bound and f.plateau_entries == pytest.approx(50 * 4)
     assert "each row may bring a new partition (an upper bound; declare 'stats.distinct.<column>', or 'stats.active.<column>' for ids that come and go)" in f.assumptions
+
+
+def test_a_session_entry_carries_the_index_of_its_keys_sessions_in_the_hdfs_store() -> None:
+    # bench/state_bytes.py: 839 B per session entry in the HDFS-backed store, 254 B per window
+    # entry; the store scans a key's sessions through a second map from the key to them
+    sql = "SELECT k, SESSION_START(ts, INTERVAL '5' SECOND), COUNT(*) FROM f GROUP BY k, SESSION(ts, INTERVAL '5' SECOND);"
+    (e,) = estimates(sql)
+    assert within(e.row_bytes, 839, 1.1)
+    (r,) = estimates(sql, "SET 'state.backend.type' = 'rocksdb';\n" + DDL)
+    assert r.row_bytes is not None and r.row_bytes < 100  # RocksDB: the rows only
