@@ -33,7 +33,27 @@ class ClientError(Exception):
 # -- values and tables ---------------------------------------------------------------------------
 
 
-def format_value(v: object, width: int | None = None) -> str:
+def _members(t: exp.DataType | None) -> list[exp.DataType | None]:
+    """The types inside an ARRAY (its element), a MAP (key, value) or a ROW (its fields)."""
+    if not isinstance(t, exp.DataType):
+        return []
+    return [m.args.get("kind") if isinstance(m, exp.ColumnDef) else m if isinstance(m, exp.DataType) else None
+            for m in t.expressions]
+
+
+def _struct_text(v: object, t: exp.DataType | None) -> str:
+    """A ROW as Flink's client prints it, its values only: ``(Bob, 42)``; a structured OBJECT
+    (OBJECT_OF) with its field names: ``(name=Bob, age=42)``."""
+    fields = v.asDict()  # type: ignore[attr-defined]
+    types = _members(t) + [None] * len(fields)
+    named = isinstance(t, exp.DataType) and t.is_type(exp.DType.OBJECT)
+    parts = (f"{k}={format_value(x, t=ft)}" if named else format_value(x, t=ft)
+             for (k, x), ft in zip(fields.items(), types, strict=False))
+    return "(" + ", ".join(parts) + ")"
+
+
+def format_value(v: object, width: int | None = None, t: exp.DataType | None = None) -> str:
+    """A value as the shell prints it; ``t``, the column's type, tells a ROW from an OBJECT."""
     if v is None:
         text = "NULL"
     elif isinstance(v, datetime.datetime):
@@ -49,11 +69,13 @@ def format_value(v: object, width: int | None = None) -> str:
     elif isinstance(v, float):
         text = repr(v)
     elif hasattr(v, "asDict"):
-        text = "(" + ", ".join(f"{k}={format_value(x)}" for k, x in v.asDict().items()) + ")"
+        text = _struct_text(v, t)
     elif isinstance(v, (list, tuple)):
-        text = "[" + ", ".join(format_value(x) for x in v) + "]"
+        (element, *_) = _members(t) or [None]
+        text = "[" + ", ".join(format_value(x, t=element) for x in v) + "]"
     elif isinstance(v, dict):
-        text = "{" + ", ".join(f"{format_value(k)}={format_value(x)}" for k, x in v.items()) + "}"
+        key, value = (_members(t) + [None, None])[:2]
+        text = "{" + ", ".join(f"{format_value(k, t=key)}={format_value(x, t=value)}" for k, x in v.items()) + "}"
     else:
         text = str(v)
     text = text.replace("\n", "\\n").replace("\t", " ")
@@ -62,8 +84,10 @@ def format_value(v: object, width: int | None = None) -> str:
     return text
 
 
-def render_table(columns: Sequence[str], rows: Iterable[Sequence[object]], *, count: bool = True, width: int | None = None) -> str:
-    shown = [[format_value(v, width) for v in row] for row in rows]
+def render_table(columns: Sequence[str], rows: Iterable[Sequence[object]], *, count: bool = True, width: int | None = None,
+                 types: Sequence[exp.DataType | None] = ()) -> str:
+    kinds = list(types) + [None] * (len(columns) - len(types))
+    shown = [[format_value(v, width, t) for v, t in zip(row, kinds, strict=False)] for row in rows]
     if not shown:
         return "Empty set" if count else ""
     out = tabulate(shown, headers=list(columns), tablefmt="psql", disable_numparse=True)

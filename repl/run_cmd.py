@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from sqlglot import exp
+
 from planner.dialect import nodes
 from planner.errors import SqlError
 from planner.statements.script import Statement, parse_script
@@ -80,7 +82,10 @@ def _nested(v: object) -> bool:
     return isinstance(v, (list, tuple, dict)) or hasattr(v, "asDict")
 
 
-def print_rows(columns: tuple[str, ...], rows: Sequence[tuple[object, ...]], fmt: str, out: TextIO = sys.stdout) -> None:
+def print_rows(columns: tuple[str, ...], rows: Sequence[tuple[object, ...]], fmt: str, out: TextIO = sys.stdout,
+               types: Sequence[object] = ()) -> None:
+    """Rows as JSON lines, CSV or a table; ``types``, the columns' planned types, tell a ROW
+    (printed as its values) from an OBJECT (its fields too) in the table."""
     if fmt == "json":
         for row in rows:
             out.write(json.dumps({c: _plain(v) for c, v in zip(columns, row, strict=True)}, ensure_ascii=False) + "\n")
@@ -94,8 +99,10 @@ def print_rows(columns: tuple[str, ...], rows: Sequence[tuple[object, ...]], fmt
     else:
         from tabulate import tabulate
 
-        # nested values as the shell shows them, Flink's way ([1, 2], {k=1}, (a=1, b=x)), not as Python's
-        shown = [["NULL" if v is None else format_value(v) if _nested(v) else _plain(v) for v in row] for row in rows]
+        # nested values as the shell shows them, Flink's way ([1, 2], {k=1}, (1, x)), not as Python's
+        kinds = [t if isinstance(t, exp.DataType) else None for t in types] + [None] * len(columns)
+        shown = [["NULL" if v is None else format_value(v, t=kinds[i]) if _nested(v) else _plain(v) for i, v in enumerate(row)]
+                 for row in rows]
         out.write(tabulate(shown, headers=list(columns), tablefmt="psql") + "\n")
         out.write(f"{len(rows)} row{'s' if len(rows) != 1 else ''} in set\n")
     out.flush()
@@ -230,12 +237,12 @@ class Runner:
         result = job.result
         assert result is not None
         if not self.changelog:
-            print_rows(result.columns, result.rows(), self.fmt)
+            print_rows(result.columns, result.rows(), self.fmt, types=result.types)
             return
         changes, total, dropped = result.changes_since(0)
         if dropped:
             info(f"the first {dropped} of {total} changes are not kept (at most {result.max_changes}); the last {len(changes)} follow")
-        print_rows(("op", *result.columns), [(str(c.kind), *c.row) for c in changes], self.fmt)
+        print_rows(("op", *result.columns), [(str(c.kind), *c.row) for c in changes], self.fmt, types=(None, *result.types))
 
     def wait_background(self) -> int:
         running = [j for j in self.background if not j.done]

@@ -196,7 +196,8 @@ class Engine:
 
                     upsert_key = () if translated.kind_column else translated.upsert_key
                     result = ResultTable(
-                        tuple(f.name for f in plan.fields), upsert_key, changelog=translated.kind_column is not None
+                        tuple(f.name for f in plan.fields), upsert_key, changelog=translated.kind_column is not None,
+                        types=tuple(f.type for f in plan.fields),
                     )
                     pipelines.append(_result_pipeline(translated, result, f"{key}-{i}", streaming, plan, analysis.time_zone))
             except PlanningError as err:

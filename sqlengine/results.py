@@ -41,6 +41,7 @@ class ResultTable:
     key: tuple[str, ...] = ()  # upsert key; () for insert-only results
     changelog: bool = False  # rows come with their kind first (a changelog operator's result)
     max_changes: int = 100_000  # changes kept for the changelog view
+    types: tuple[object, ...] = ()  # the columns' planned types (sqlglot DataTypes), for printing values as Flink does
     _rows: dict[object, Row] = field(default_factory=dict)  # key -> row (upsert) or seq -> row (append)
     _counts: dict[object, int] = field(default_factory=dict)  # changelog: copies of each row held
     _seq: int = 0

@@ -52,6 +52,16 @@ def type_of(node: exp.Expr, fields: dict[str, Field]) -> exp.DataType:
         return T.BOOLEAN
     if isinstance(node, (exp.DPipe, exp.Concat)):
         return T.STRING
+    if isinstance(node, exp.Array) and node.expressions:  # ARRAY[...]: its elements' type
+        elements = [type_of(e, fields) for e in node.expressions]
+        known = [t for t in elements if not T.is_type(t, exp.DType.UNKNOWN, exp.DType.NULL)]
+        if not known:
+            return T.UNKNOWN
+        element = known[0]
+        for t in known[1:]:
+            if T.is_type(element, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL) and T.is_type(t, *T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL):
+                element = T.wider(element, t)
+        return exp.DataType(this=exp.DType.ARRAY, expressions=[element], nested=True)
     if isinstance(node, exp.Interval):
         return exp.DataType(this=exp.DType.INTERVAL)
     if isinstance(node, exp.Div):

@@ -53,6 +53,7 @@ class Columns:
         self.limit = limit
         self.op = op
         types = list(types) + [None] * (len(self.names) - len(types))
+        self.types = types  # a ROW prints its values, an OBJECT its fields too (repl.client.format_value)
         self.widths = []
         self.fixed = []
         for name, t in zip(self.names, types, strict=True):
@@ -65,10 +66,10 @@ class Columns:
         for row in rows:
             for i, v in enumerate(row[: len(self.widths)]):
                 if not self.fixed[i]:
-                    self.widths[i] = min(self.limit, max(self.widths[i], len(format_value(v))))
+                    self.widths[i] = min(self.limit, max(self.widths[i], len(format_value(v, t=self.types[i]))))
 
     def cells(self, row: Sequence[object]) -> list[str]:
-        return [format_value(v, self.widths[i]) for i, v in enumerate(row[: len(self.widths)])]
+        return [format_value(v, self.widths[i], self.types[i]) for i, v in enumerate(row[: len(self.widths)])]
 
     def line(self, row: Sequence[object], kind: str | None = None) -> str:
         """One row as ``| +I | a   | 42 |`` (numbers right-aligned)."""

@@ -46,7 +46,7 @@ class TableauFeed:
         if self.final_only:
             if cancelled:
                 return [("dim", "Query stopped before it finished.")]
-            return [("", render_table(self.result.columns, self.result.rows(), width=self.columns.limit))]
+            return [("", render_table(self.result.columns, self.result.rows(), width=self.columns.limit, types=self.columns.types))]
         out: Lines = [("", self.columns.border())] if self.started else []
         total = self.result.total_changes
         how = "Query stopped" if cancelled else "Query finished"
