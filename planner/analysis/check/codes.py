@@ -75,7 +75,10 @@ MESSAGES: dict[Code, str] = {
         "{function} cannot run in an OVER window on a stream yet; the aggregate functions (all but "
         "APPROX_COUNT_DISTINCT) and Python aggregate functions can"
     ),
-    Code.WINDOW_RANK_FUNCTION: "{function} in a window Top-N cannot run on Spark yet; use ROW_NUMBER()",
+    Code.WINDOW_RANK_FUNCTION: (
+        "{function}() in a window Top-N is not supported on a stream, as in Flink 2.3 (only ROW_NUMBER() is); "
+        "in batch mode it runs"
+    ),
     Code.SORT_NOT_TIME: "a stream can only be sorted by a time attribute, ascending",
     Code.SORT_STREAMING: "ORDER BY on a stream is not supported by Spark Structured Streaming",
     Code.WINDOW_AGG_UPDATING_INPUT: "a window aggregation over an updating input is not supported by Spark Structured Streaming",

@@ -210,7 +210,9 @@ def check_topn(node: TopN, ctx: Context) -> list[Problem]:
     if node.window is not None:
         found = _first(
             _carried(node, ctx, node.window, "window Top-N"),
-            problem(Code.WINDOW_RANK_FUNCTION, node, function=node.rank_func.value) if node.rank_func != AggFunc.ROW_NUMBER else None,
+            # Flink's streaming window Top-N takes ROW_NUMBER only; its batch Rank takes them all
+            problem(Code.WINDOW_RANK_FUNCTION, node, function=node.rank_func.value)
+            if ctx.streaming and node.rank_func != AggFunc.ROW_NUMBER else None,
         )
         return found
     return []
