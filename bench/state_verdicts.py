@@ -94,7 +94,7 @@ def main() -> None:
     doc += [f"- **{k}**: {v}" for k, v in KNOWN_DISAGREEMENTS.items()] or ["None."]
     doc += ["", "## Operators without evidence", ""]
     doc += [
-        f"- **{name}**: {', '.join(ops)} (it joins or aggregates the output of window aggregations, which arrives only as "
+        f"- **{name}**: {', '.join(ops)} (it joins, aggregates or ranks the output of window aggregations, which arrives only as "
         "each window closes and is emitted in the same micro-batch)"
         for name, ops in NO_EVIDENCE.items()
     ] or ["None."]

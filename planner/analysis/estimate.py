@@ -261,13 +261,21 @@ class Estimator:
                 avg = int(hint)
         return type_bytes(f.type, avg)
 
+    @staticmethod
+    def _window_bound(node: Node, name: str) -> bool:
+        """A window's start, end or time, under any name (q5 renames them): the window's key, not a column."""
+        if name in WINDOW_BOUNDS:
+            return True
+        f = next((i.field(name) for i in node.inputs if i.field(name) is not None), None) or node.field(name)
+        return f is not None and f.window is not None
+
     def row_bytes(self, node: Node, part: StatePart, provider: str = "hashmap") -> int:
         """One entry: its key row, its value row (the stored columns that are not the key) and
         the store's overhead (a session's: with the index of its key's sessions). A window's
         accumulator is keyed by the window too."""
         windowed = part.grouping in (Grouping.WINDOW_AND_KEY, Grouping.WINDOW, Grouping.KEY_AND_WINDOW)
-        key_names = [k for k in part.keys if k not in WINDOW_BOUNDS]
-        value_names = [n for n in part.row_fields if n not in part.keys and n not in WINDOW_BOUNDS]
+        key_names = [k for k in part.keys if not self._window_bound(node, k)]
+        value_names = [n for n in part.row_fields if n not in part.keys and not self._window_bound(node, n)]
         key = null_bits(len(key_names) + windowed) + sum(self._field_bytes(node, n) for n in key_names)
         key += WINDOW_KEY_BYTES if windowed else 0
         value = null_bits(len(value_names)) + sum(self._field_bytes(node, n) for n in value_names) if value_names else 8
@@ -412,10 +420,10 @@ class Estimator:
         span_ms = (part.retention_ms or size_ms) + batch_ms  # how long a row is kept
         open_windows = span_ms / size_ms
         provider = self.provider_of(node)
-        key_names = [k for k in part.keys if k not in WINDOW_BOUNDS]
+        key_names = [k for k in part.keys if not self._window_bound(node, k)]
         entry = null_bits(len(key_names) + 1) + WINDOW_KEY_BYTES + sum(self._field_bytes(node, n) for n in key_names)
         entry += STORE_OVERHEAD.get(provider, STORE_OVERHEAD["hashmap"]) + 16  # the list's row: null bits, offset
-        values = [n for n in part.row_fields if n not in WINDOW_BOUNDS]
+        values = [n for n in part.row_fields if not self._window_bound(node, n)]
         element = 8 + null_bits(len(values)) + sum(self._field_bytes(node, n) for n in values)  # an offset and a row
         formula = (
             f"{'distinct(' + ', '.join(key_names) + ') per window' if key_names else '1'} × ({held}) / "

@@ -26,6 +26,7 @@ from planner.logical.pushdown import push_filters_into_scan_top, push_filters_in
 from planner.logical.rank import recognize_ranks
 from planner.logical.simplify import simplify, simplify_top
 from planner.logical.specs import WindowSpec
+from planner.logical.window_argmax import rewrite_window_argmax
 from planner.names import object_name
 from planner.problems import BindError
 from planner.udf import UserFunction
@@ -126,7 +127,8 @@ class Binder(RelationsMixin, SelectMixin, SetOpsMixin):
 
     def _plan_query(self, query: exp.Expr) -> Node:
         node = self.bind_query(query)
-        return push_filters_into_scans(simplify(recognize_ranks(node, self.windows)))
+        simple = simplify(recognize_ranks(node, self.windows))
+        return push_filters_into_scans(simplify(rewrite_window_argmax(simple, self.windows)))
 
     def plan_insert(self, insert: exp.Insert) -> Sink:
         sink = number([self._plan_insert(insert)])[0]

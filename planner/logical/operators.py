@@ -401,6 +401,7 @@ class TopN(Unary):
     rank_field: str | None = field(default=None, kw_only=True)
     rank_func: AggFunc = field(default=AggFunc.ROW_NUMBER, kw_only=True)
     window: WindowSpec | None = field(default=None, kw_only=True)  # window Top-N
+    rule: str = field(default="", kw_only=True)  # the rewrite that made it (planner.logical.window_argmax); "": written
 
     @property
     def kind(self) -> OperatorKind:
@@ -408,7 +409,9 @@ class TopN(Unary):
 
     def describe(self) -> str:
         order = ", ".join(f"{f} {'DESC' if d else 'ASC'}" for f, d in self.order)
-        return f"rankRange=[1..{self.n}], partitionBy=[{', '.join(self.partition_keys)}], orderBy=[{order}]"
+        rank = f"rankType=[{self.rank_func.value}], " if self.rank_func != AggFunc.ROW_NUMBER else ""
+        made = f", rewrittenFrom=[{self.rule}]" if self.rule else ""
+        return f"{rank}rankRange=[1..{self.n}], partitionBy=[{', '.join(self.partition_keys)}], orderBy=[{order}]{made}"
 
     @property
     def top1(self) -> bool:

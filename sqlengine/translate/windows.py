@@ -185,6 +185,30 @@ def translate_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
     return Rel(df, tuple(node.field_names()), {spec.id: w})
 
 
+def _window_top_ties(t: Translator, node: TopN, rel: Rel, window: tuple[int, str], group_keys: list[str],
+                     row_cols: list[str]) -> Rel:
+    """RANK() = 1 of one order key, without the rank column (the rows holding each window's
+    MAX or MIN: planner.logical.window_argmax; a user's RANK is refused on a stream, as in
+    Flink): each window's rows and their extreme value, then the rows equal to it."""
+    from pyspark.sql import functions as F
+
+    if node.rank_func != AggFunc.RANK or node.n != 1 or node.rank_field is not None or len(node.order) != 1:
+        raise unreachable(node, f"{node.rank_func} in a window Top-N")
+    (value, desc), = node.order
+    window_id, struct = window
+    w, rows, best, row = t.fresh("w"), t.fresh("rows"), t.fresh("best"), t.fresh("row")
+    extreme = F.max if desc else F.min  # NULLs skipped, as the rewrite's filter left none
+    grouped = rel.df.groupBy(F.col(quote(struct)).alias(w), *[F.col(quote(k)) for k in group_keys]).agg(
+        F.collect_list(F.struct(*[F.col(quote(c)) for c in row_cols])).alias(rows), extreme(F.col(quote(value))).alias(best),
+    )
+    top = grouped.select(
+        F.col(quote(w)),
+        F.explode(F.filter(F.col(quote(rows)), lambda r: r[value] == F.col(quote(best)))).alias(row),
+    )
+    out_cols = [F.col(f"{quote(row)}.{quote(f.name)}").alias(f.name) for f in node.fields]
+    return Rel(top.select(*out_cols, F.col(quote(w))), tuple(node.field_names()), {window_id: w})
+
+
 def _comparator(order: tuple[tuple[str, bool], ...]) -> str:
     """A Spark lambda comparator for array_sort following ORDER BY (nulls first ascending,
     last descending, as in Flink)."""
@@ -210,12 +234,12 @@ def translate_window_rank(t: Translator, node: TopN | Deduplicate) -> Rel:
     struct = rel.windows.get(spec.id) if spec is not None else None
     if spec is None or struct is None:
         raise unreachable(node, "a window ranking without its window")
-    if isinstance(node, TopN) and node.rank_func != AggFunc.ROW_NUMBER:
-        raise unreachable(node, f"{node.rank_func} in a window Top-N")
     window_names = {f.name for f in node.input.fields if f.window is not None and f.window.window_id == spec.id}
     keys = node.keys if isinstance(node, Deduplicate) else node.partition_keys
     group_keys = [k for k in keys if k not in window_names]
     row_cols = [c for c in rel.columns if c != node.rank_field]
+    if isinstance(node, TopN) and node.rank_func != AggFunc.ROW_NUMBER:
+        return _window_top_ties(t, node, rel, (spec.id, struct), group_keys, row_cols)
     order, n = (((node.order_field, node.keep_last),), 1) if isinstance(node, Deduplicate) else (node.order, node.n)
     w, rows, pos, row = t.fresh("w"), t.fresh("rows"), t.fresh("pos"), t.fresh("row")
     grouped = rel.df.groupBy(F.col(quote(struct)).alias(w), *[F.col(quote(k)) for k in group_keys]).agg(

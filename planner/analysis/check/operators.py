@@ -212,7 +212,7 @@ def check_topn(node: TopN, ctx: Context) -> list[Problem]:
             _carried(node, ctx, node.window, "window Top-N"),
             # Flink's streaming window Top-N takes ROW_NUMBER only; its batch Rank takes them all
             problem(Code.WINDOW_RANK_FUNCTION, node, function=node.rank_func.value)
-            if ctx.streaming and node.rank_func != AggFunc.ROW_NUMBER else None,
+            if ctx.streaming and node.rank_func != AggFunc.ROW_NUMBER and not node.rule else None,
         )
         return found
     return []
