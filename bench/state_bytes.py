@@ -1,5 +1,5 @@
 """What one state entry costs in Spark's state stores, measured: the figures behind
-planner/analysis/estimate.py (STORE_OVERHEAD).
+planner/analysis/row_bytes.py (STORE_OVERHEAD, SESSION_INDEX_OVERHEAD, BUCKET_OVERHEAD).
 
 For each provider (Flink's names: 'hashmap' = Spark's HDFS-backed store, 'rocksdb') it runs, as
 bounded streaming jobs over files, a GROUP BY count over D distinct keys and a 10-second TUMBLE
@@ -74,6 +74,9 @@ QUERIES = {
     ),
     # one store keyed by (key, session start) and scanned by the key's prefix: the HDFS-backed
     # store keeps a second map from each prefix to its keys
+    # a changelog operator (a TTL makes the aggregation one): its stored state, pickled per
+    # bucket of keys, as it reports it (sqlengine.progress.ChangelogKeys)
+    "changelog GROUP BY k (TTL): COUNT(*)": ("SELECT /*+ STATE_TTL('t' = '1 d') */ k, COUNT(*) FROM t GROUP BY k;", (1000, 4000)),
     "SESSION 5 s per k: COUNT(*)": (
         "SELECT k, SESSION_START(ts, INTERVAL '5' SECOND), COUNT(*) FROM t GROUP BY k, SESSION(ts, INTERVAL '5' SECOND);",
         (100, 400),

@@ -83,7 +83,7 @@ def main() -> None:
         "a filter without a selectivity statistic. The string columns are estimated at 32",
         "characters, fewer than Nexmark's. A changelog operator's entries are its keys (sqlengine.progress), and",
         "so are its estimate's (an OVER or MATCH_RECOGNIZE operator's: the partitions among the rows it holds);",
-        "its bytes are RocksDB's memory, not its entries. `tests/integration/test_state_verdicts.py` asserts the",
+        "its bytes are those of the state it stores (docs/state.md). `tests/integration/test_state_verdicts.py` asserts the",
         "entries: within 1.5× of Spark's peak when the estimate comes from statistics, never under it when it is",
         "an upper bound.",
         "",

@@ -417,7 +417,8 @@ def _claim_file_sinks(plans: Sequence[Node], checkpoint: Path, streaming: bool, 
 
 def _buckets(settings: dict[str, str]) -> int:
     """How many buckets a changelog operator's keys are hashed into ('sqlengine.changelog.buckets')."""
-    from sqlengine.translate.changelog import BUCKETS_SETTING, DEFAULT_BUCKETS
+    from planner.analysis.physical import DEFAULT_BUCKETS
+    from sqlengine.translate.changelog import BUCKETS_SETTING
 
     raw = settings.get(BUCKETS_SETTING)
     try:

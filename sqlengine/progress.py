@@ -87,38 +87,50 @@ def _num(v: object) -> float:
 BUCKETS = "changelog operator (rows = buckets of keys)"
 KEYS = "changelog operator (rows = keys; a join's rows)"
 CHANGELOG_STATE = {"transformWithStateInPandasExec": BUCKETS}
-# the observed metric (+ node id) by which a changelog operator reports the keys it gained per
-# micro-batch
+# the observed metrics (+ node id) by which a changelog operator reports the keys, and the bytes
+# of stored state, it gained per micro-batch
 CHANGELOG_METRIC = "changelog-"
+CHANGELOG_BYTES = "changelog-bytes-"
 
 
 @dataclass
 class ChangelogKeys:
-    """How many keys each changelog operator of a job keeps: each micro-batch reports what it
-    gained (an observed metric per operator); the running sums replace Spark's count of buckets.
-    Spark lists state operators top-down, as node ids (pre-order) run, so the operators are
+    """How many keys each changelog operator of a job keeps, and how many bytes its stored state
+    takes (each bucket's pickled state, as written to the state store; Spark reports RocksDB's
+    memory instead, which does not follow the entries): each micro-batch reports what it gained
+    (observed metrics per operator); the running sums replace Spark's count of buckets and its
+    bytes. Spark lists state operators top-down, as node ids (pre-order) run, so the operators are
     paired in that order. A job resumed from its checkpoint counts from zero again."""
 
     totals: dict[tuple[str, int], int] = field(default_factory=dict)
+    bytes: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    @staticmethod
+    def _gained(snap: Snapshot, prefix: str) -> list[tuple[int, object]]:
+        return sorted(
+            (int(name[len(prefix) :]), value)
+            for name, value in snap.metrics.items()
+            if name.startswith(prefix) and name[len(prefix) :].isdigit()
+        )
 
     def apply(self, snap: Snapshot) -> Snapshot:
-        gained = sorted(
-            (int(name[len(CHANGELOG_METRIC) :]), value)
-            for name, value in snap.metrics.items()
-            if name.startswith(CHANGELOG_METRIC) and name[len(CHANGELOG_METRIC) :].isdigit()
-        )
-        for node_id, value in gained:
-            key = (snap.query, node_id)
-            self.totals[key] = self.totals.get(key, 0) + int(_num(value))
+        for sums, prefix in ((self.totals, CHANGELOG_METRIC), (self.bytes, CHANGELOG_BYTES)):
+            for node_id, value in self._gained(snap, prefix):
+                key = (snap.query, node_id)
+                sums[key] = sums.get(key, 0) + int(_num(value))
         # a batch without the metric (no data) keeps the counts
-        counts = [n for (query, _), n in sorted(self.totals.items()) if query == snap.query]
+        counts = [(n, self.bytes.get(k)) for k, n in sorted(self.totals.items()) if k[0] == snap.query]
         if not counts:
             return snap
         left = iter(counts)
         operators = []
         for op in snap.operators:
             count = next(left, None) if op.name == BUCKETS else None
-            operators.append(replace(op, name=KEYS, rows=count) if count is not None else op)
+            if count is None:
+                operators.append(op)
+                continue
+            keys, stored = count
+            operators.append(replace(op, name=KEYS, rows=keys, bytes=op.bytes if stored is None else stored))
         metrics = {k: v for k, v in snap.metrics.items() if not k.startswith(CHANGELOG_METRIC)}
         return replace(snap, operators=tuple(operators), metrics=metrics)
 

@@ -6,7 +6,7 @@ aggregation one accumulator per key, a window aggregation one accumulator per ke
 a deduplication one entry per key, a join side its rows. An entry costs its key and its value as
 Spark lays them out (UnsafeRow: a null bit per field, an 8-byte slot per field, variable-length
 values after them in 8-byte words) plus what the state store spends per entry on top
-(``STORE_OVERHEAD``, measured per provider by bench/state_bytes.py).
+(``row_bytes.STORE_OVERHEAD``, measured per provider by bench/state_bytes.py).
 
 Statistics come from table options (``'stats.rows-per-second'``, ``'stats.distinct.<col>'``,
 ``'stats.avg-length.<col>'``), from generator options (datagen ``rows-per-second`` and key ranges,
@@ -24,21 +24,20 @@ from catalog.activity import KeyActivity
 from catalog.connectors import spec_of
 from planner.analysis.key_spans import activity_note, distinct_within, expected_distinct
 from planner.analysis.lineage import Lineage
-from planner.analysis.row_bytes import DEFAULT_STRING, null_bits, type_bytes
+from planner.analysis.physical import DEFAULT_BUCKETS
+from planner.analysis.row_bytes import (
+    BUCKET_OVERHEAD,
+    DEFAULT_STRING,
+    SESSION_INDEX_OVERHEAD,
+    STORE_OVERHEAD,
+    null_bits,
+    type_bytes,
+)
 from planner.analysis.state import Grouping, Growth, StateInfo, StatePart, StoredKind
 from planner.durations import format_duration
 from planner.logical.operators import Node, Scan
 
 DAY = 86_400
-# bytes a state store spends per entry besides the entry's key and value rows (bench/state_bytes.py):
-# the HDFS-backed store ('hashmap') holds each entry as JVM objects in a map, in the last two
-# versions; RocksDB ('rocksdb') reports its memory (memtables, block cache), not its entries
-STORE_OVERHEAD = {"hashmap": 200, "rocksdb": 0}
-PROVIDERS = tuple(STORE_OVERHEAD)
-# a session window's store is keyed by (key, session start) and scanned by the key: the HDFS-backed
-# store keeps a second map from each key to its sessions, about 580 B more per entry (839 B an
-# entry measured by bench/state_bytes.py against 256 B of rows and overhead)
-SESSION_INDEX_OVERHEAD = {"hashmap": 580, "rocksdb": 0}
 WINDOW_BOUNDS = ("window_start", "window_end", "window_time")
 ROW_KINDS = frozenset({StoredKind.ROWS, StoredKind.WAITING_ROWS, StoredKind.OVER_ROWS, StoredKind.OVER_RANGE,
                        StoredKind.WINDOW_RANKED, StoredKind.PARTITION_ROWS, StoredKind.PARTIAL_MATCHES})
@@ -289,6 +288,10 @@ class Estimator:
         feeding = node.inputs[part.input_index] if len(node.inputs) > part.input_index else node
         flow = self.flow(feeding)
         estimate = self._part(info, part, feeding, flow)
+        if node.node_id in self.changelog and part is info.parts[0] and estimate.plateau_entries and estimate.plateau_bytes:
+            # the operator's buckets holding its entries, once per operator
+            buckets = expected_distinct(DEFAULT_BUCKETS, estimate.plateau_entries) * BUCKET_OVERHEAD
+            estimate = replace(estimate, plateau_bytes=estimate.plateau_bytes + buckets)
         if flow.unknown_filter and estimate.plateau_bytes is not None:
             return replace(estimate, upper_bound=True)
         return estimate

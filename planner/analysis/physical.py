@@ -109,6 +109,9 @@ class Physical:
 
 
 NATIVE = Physical(Execution.NATIVE)
+# a changelog operator's keys are hashed into this many buckets, each stored as one value (the
+# default of 'sqlengine.changelog.buckets'; sqlengine.translate.changelog uses it)
+DEFAULT_BUCKETS = 64
 
 # the operators there is a changelog implementation of (exact classes; windowed rankings run
 # natively, as they are insert-only and Flink refuses them over changes)

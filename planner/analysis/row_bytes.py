@@ -8,6 +8,18 @@ from sqlglot import exp
 from planner.logical import typing as T
 
 DEFAULT_STRING = 32  # characters assumed for a string without 'stats.avg-length.<column>'
+# bytes a state store spends per entry besides the entry's key and value rows (bench/state_bytes.py):
+# the HDFS-backed store ('hashmap') holds each entry as JVM objects in a map, in the last two
+# versions; RocksDB ('rocksdb') reports its memory (memtables, block cache), not its entries
+STORE_OVERHEAD = {"hashmap": 200, "rocksdb": 0}
+PROVIDERS = tuple(STORE_OVERHEAD)
+# a session window's store is keyed by (key, session start) and scanned by the key: the HDFS-backed
+# store keeps a second map from each key to its sessions, about 580 B more per entry (839 B an
+# entry measured by bench/state_bytes.py against 256 B of rows and overhead)
+SESSION_INDEX_OVERHEAD = {"hashmap": 580, "rocksdb": 0}
+# a changelog operator stores each bucket's keys as one pickled value: about 108 B a bucket besides
+# its entries (bench/state_bytes.py: 39,912 B for 1,000 keys at 33 B each over 64 buckets)
+BUCKET_OVERHEAD = 108
 
 
 def type_bytes(t: exp.DataType, avg_len: int = DEFAULT_STRING) -> int:

@@ -88,15 +88,19 @@ class BucketProcessor(StatefulProcessor):
             if op.timed or op.timers:
                 self._arm(op.next_time(state))
         keys = op.entries(state)
+        held = 0  # the bucket's state as stored: what the operator keeps, in bytes
         if keys == 0:  # the bucket keeps nothing
             if got is not None:
                 self.store.clear()
         else:
-            self.store.update((dump(state),))
-        gained = keys - keys_before  # summed per operator into the job's progress
-        if changes or gained:
+            stored = dump(state)
+            held = len(stored)
+            self.store.update((stored,))
+        # summed per operator into the job's progress (sqlengine.progress.ChangelogKeys)
+        gained, grown = keys - keys_before, held - (len(got[0]) if got is not None else 0)
+        if changes or gained or grown:
             blob = to_blob(changes.table(op.out_schema)) if changes else None
-            yield pd.DataFrame({"blob": [blob], "keys": [gained]})
+            yield pd.DataFrame({"blob": [blob], "keys": [gained], "bytes": [grown]})
 
     def _arm(self, at: int | None) -> None:
         """One timer per bucket, at its earliest held row's time (Spark fires it in the first

@@ -20,7 +20,8 @@ import pyarrow as pa
 
 BUCKET = "b"  # the bucket column of the packed input
 PACKED = "b INT, part INT, seq INT, blob BINARY"  # + "side" (which input) once the inputs are unioned
-OUT = "blob BINARY, keys LONG"  # the changes, and how many keys the bucket gained (or lost)
+# the changes, and how many keys and bytes of state the bucket gained (or lost)
+OUT = "blob BINARY, keys LONG, bytes LONG"
 
 
 def to_blob(table: pa.Table | pa.RecordBatch) -> bytes:

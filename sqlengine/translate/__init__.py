@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planner.analysis.physical import DEFAULT_BUCKETS
 from planner.analysis.properties import Mode
 from planner.logical.operators import Node, Sink
 from planner.source import SourceText
-from sqlengine.translate.changelog import DEFAULT_BUCKETS
 from sqlengine.translate.core import SourceInfo, TranslationBug, Translator
 from sqlengine.translate.dispatch import handler_for
 from sqlengine.translate.errors import TranslationError

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
     from sqlengine.changelog.operator import Operator
 
-DEFAULT_BUCKETS = 64
 BUCKETS_SETTING = "sqlengine.changelog.buckets"
 
 
@@ -72,7 +71,7 @@ def _run(t: Translator, node: Node, packed: DataFrame, op: Operator, out: Struct
 
     from sqlengine.changelog.processor import BucketProcessor
     from sqlengine.changelog.wire import OUT, unpack
-    from sqlengine.progress import CHANGELOG_METRIC
+    from sqlengine.progress import CHANGELOG_BYTES, CHANGELOG_METRIC
 
     t.changelog_operators += 1
     # a timed operator (OVER) holds rows until Spark's watermark passes them: its buckets get
@@ -83,9 +82,12 @@ def _run(t: Translator, node: Node, packed: DataFrame, op: Operator, out: Struct
     changes = packed.groupBy("b").transformWithStateInPandas(
         statefulProcessor=BucketProcessor(op), outputStructType=OUT, outputMode="Append", timeMode=mode,
     )
-    # Spark counts this operator's state in buckets; the keys it gained per micro-batch reach the
-    # job's progress as an observed metric (sqlengine.progress.ChangelogKeys sums them)
-    observed = changes.observe(f"{CHANGELOG_METRIC}{node.node_id}", F.coalesce(F.sum("keys"), F.lit(0)).alias("keys"))
+    # Spark counts this operator's state in buckets, and its bytes as RocksDB's memory; the keys
+    # and the stored bytes it gained per micro-batch reach the job's progress as observed metrics
+    # (sqlengine.progress.ChangelogKeys sums them)
+    observed = changes.observe(
+        f"{CHANGELOG_METRIC}{node.node_id}", F.coalesce(F.sum("keys"), F.lit(0)).alias("keys"),
+    ).observe(f"{CHANGELOG_BYTES}{node.node_id}", F.coalesce(F.sum("bytes"), F.lit(0)).alias("bytes"))
     return observed.mapInArrow(unpack, out)
 
 

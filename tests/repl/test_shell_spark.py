@@ -174,6 +174,9 @@ def test_a_query_that_retracts_runs_and_its_job_says_which_operators_are_changel
     # the keys each keeps, not Spark's buckets: one count (10 bids each), three items
     measured = [ln.strip() for ln in out.split("state per operator", 1)[1].splitlines() if "rows = keys" in ln]
     assert [ln.split("): ", 1)[1].split(" rows")[0] for ln in measured] == ["1", "3"], out
+    # and the bytes of the state each stores (not RocksDB's memory, 2 MB whatever it holds)
+    stored = [int(re.search(r"rows, (\d+) B", ln).group(1)) for ln in measured]  # type: ignore[union-attr]
+    assert 0 < stored[0] < stored[1] < 1000, out
 
 
 def test_leaving_with_jobs_running_asks_then_stops_them(spark_engine, shell_of, data, tmp_path):

@@ -415,11 +415,14 @@ def test_the_keys_a_changelog_operator_gained_per_batch_add_up_to_what_it_keeps(
     counter = ChangelogKeys()
 
     def batch(n: int, gained: dict[str, int]):
-        progress = {"batchId": n, "stateOperators": [tws, native, tws], "observedMetrics": {k: {"keys": v} for k, v in gained.items()}}
+        metrics = {k: {"bytes" if "bytes" in k else "keys": v} for k, v in gained.items()}
+        progress = {"batchId": n, "stateOperators": [tws, native, tws], "observedMetrics": metrics}
         return counter.apply(from_progress("q", progress))
 
-    batch(0, {"changelog-4": 10, "changelog-1": 2})
-    snap = batch(1, {"changelog-4": -3, "changelog-1": 1})
+    batch(0, {"changelog-4": 10, "changelog-1": 2, "changelog-bytes-4": 900, "changelog-bytes-1": 150})
+    snap = batch(1, {"changelog-4": -3, "changelog-1": 1, "changelog-bytes-4": -200, "changelog-bytes-1": 50})
     assert [(o.name, o.rows) for o in snap.operators] == [(KEYS, 3), ("stateStoreSave", 7), (KEYS, 7)]
+    # and the bytes of their stored state, in place of RocksDB's memory
+    assert [o.bytes for o in snap.operators][::2] == [200, 700]
     assert snap.metrics == {}
     assert [o.rows for o in batch(2, {}).operators] == [3, 7, 7]  # a batch without data keeps the counts
