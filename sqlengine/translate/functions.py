@@ -21,6 +21,7 @@ from sqlglot import exp
 from planner.logical import typing as T
 from sqlengine.translate.calls import call as _call
 from sqlengine.translate.calls import lit as _lit
+from sqlengine.translate.lenient_time import read_with_overflow
 
 _DIGITS = {"IS_DIGIT": "^\\p{Nd}+$", "IS_ALPHA": "^\\p{L}+$",
            "IS_DECIMAL": "^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?$"}
@@ -58,10 +59,13 @@ def named(name: str, args: list[exp.Expr]) -> exp.Expr | None:
         return initcap(args[0])
     if name == "TO_TIMESTAMP" and len(args) == 1:
         return _call("to_timestamp", end_of_day_as_next_day(args[0]), _lit(PARSED))
+    if name in ("TO_TIMESTAMP", "TO_DATE") and len(args) == 2:  # an explicit pattern: its fields overflow
+        return read_with_overflow(name.lower(), args[0], args[1])
     if name == "UNIX_TIMESTAMP" and args:
         # Flink answers text it cannot parse with Long.MIN_VALUE (Spark with NULL)
         text, fmt = unix_timestamp_text(args)
-        parsed = exp.Coalesce(this=_call("unix_timestamp", text, fmt), expressions=[_LONG_MIN])
+        read = read_with_overflow("unix_timestamp", text, fmt) if len(args) > 1 else _call("unix_timestamp", text, fmt)
+        parsed = exp.Coalesce(this=read, expressions=[_LONG_MIN])
         return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=args[0].copy(), expression=exp.Null())), true=parsed)])
     if name == "CONVERT_TZ" and len(args) == 3:
         ts = _call("to_timestamp", args[0], _lit(PARSED))

@@ -24,6 +24,7 @@ from sqlglot import exp
 from planner.logical import typing as T
 from sqlengine.translate.calls import call, lit
 from sqlengine.translate.functions import unix_timestamp_text
+from sqlengine.translate.lenient_time import read_with_overflow
 
 if TYPE_CHECKING:
     from sqlengine.translate.expressions import SparkExpressions
@@ -126,7 +127,8 @@ def unix_timestamp(args: list[exp.Expr], zone: str) -> exp.Expr:
     """UNIX_TIMESTAMP(text [, format]): the text read as a wall time in the zone; Long.MIN_VALUE
     for text it cannot read, as Flink gives (sqlengine.translate.functions: the same in UTC)."""
     text, fmt = unix_timestamp_text(args)
-    seconds = call("unix_seconds", call("to_utc_timestamp", call("to_timestamp", text, fmt), lit(zone)))
+    wall = read_with_overflow("to_timestamp", text, fmt) if len(args) > 1 else call("to_timestamp", text, fmt)
+    seconds = call("unix_seconds", call("to_utc_timestamp", wall, lit(zone)))
     read = exp.Coalesce(this=seconds, expressions=[exp.Literal.number(-(2**63))])
     return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=args[0].copy(), expression=exp.Null())), true=read)])
 
