@@ -32,6 +32,7 @@ from planner.udf import UserFunction
 from sqlengine.translate import collection_aggregates, collections, functions, java_text, json_functions, time_zone, variance
 from sqlengine.translate.calls import call as _call
 from sqlengine.translate.calls import lit as _lit
+from sqlengine.translate.lenient_time import read_with_overflow
 from sqlengine.translate.spark_sql import spark_sql
 
 E = TypeVar("E", bound=exp.Expr)
@@ -350,8 +351,9 @@ class SparkExpressions:
         precisions (planner.analysis.check.functions)."""
         value = args[0]
         if T.is_type(types[0], *T.STRINGS):
-            fmt = args[1] if len(args) > 1 else _lit("yyyy-MM-dd HH:mm:ss")
-            return _call("to_timestamp", value, fmt)
+            if len(args) > 1:  # its fields overflow, a day past the month's end too
+                return read_with_overflow("to_timestamp", value, args[1], day_overflow=True)
+            return _call("to_timestamp", functions.end_of_day_as_next_day(value), _lit("yyyy-MM-dd HH:mm:ss"))
         precision = args[1].name if len(args) > 1 else "3"
         bigint = exp.DataType.build("BIGINT")
         if precision not in ("0", "3"):

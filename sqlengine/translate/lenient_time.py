@@ -1,8 +1,8 @@
 """How Flink reads text against an explicit pattern (``TO_TIMESTAMP(s, fmt)``, ``TO_DATE(s, fmt)``,
-``UNIX_TIMESTAMP(s, fmt)``): its time fields overflow into the next ones (hour 24 is the next
-day's midnight, '10:61' is 11:01, hour 99 is four days and three hours on), a day past the month's
-end is the month's last day (February 30 is February 29), and a month above 12 or a day above 31
-gives NULL (Flink 2.3's answers, tests/functions/cases/time.txt). Spark reads none of those:
+``UNIX_TIMESTAMP(s, fmt)``, ``TO_TIMESTAMP_LTZ(s, fmt)``): its time fields overflow into the next
+ones (hour 24 is the next day's midnight, '10:61' is 11:01, hour 99 is four days and three hours
+on), a day past the month's end is the month's last day (February 30 is February 29; in
+TO_TIMESTAMP_LTZ it runs on, to March 1), and a month above 12 or a day above 31 gives NULL (Flink 2.3's answers, tests/functions/cases/time.txt). Spark reads none of those:
 its answer stands when it has one, and this reading is taken only when it gives NULL.
 
 Only patterns made of ``yyyy``, ``MM``, ``dd``, ``HH``, ``mm``, ``ss``, ``S...`` and separators
@@ -64,10 +64,11 @@ def _two(n: exp.Expr) -> exp.Expr:
     return _call("lpad", exp.Cast(this=n, to=exp.DataType.build("STRING")), exp.Literal.number(2), _lit("0"))
 
 
-def overflowed_text(text: exp.Expr, pattern: str) -> exp.Expr | None:
+def overflowed_text(text: exp.Expr, pattern: str, day_overflow: bool = False) -> exp.Expr | None:
     """``text`` read against ``pattern`` as Flink reads it, written in CANONICAL form (NULL when
     it does not match, or its month or day is out of range); None when the pattern is not one of
-    those read so."""
+    those read so. ``day_overflow``: a day past the month's end runs into the next month
+    (TO_TIMESTAMP_LTZ: February 30 is March 1) instead of stopping at its last day."""
     compiled = compile_pattern(pattern)
     if compiled is None:
         return None
@@ -78,8 +79,11 @@ def overflowed_text(text: exp.Expr, pattern: str) -> exp.Expr | None:
 
     year, month, day = field("yyyy", "INT"), field("MM", "INT"), field("dd", "INT")
     first = _call("make_date", year, month, exp.Literal.number(1))
-    last = _call("day", _call("last_day", first.copy()))
-    date = _call("make_date", year.copy(), month.copy(), _call("least", day, last))
+    if day_overflow:
+        date = _call("date_add", first, exp.Sub(this=day, expression=exp.Literal.number(1)))
+    else:
+        last = _call("day", _call("last_day", first.copy()))
+        date = _call("make_date", year.copy(), month.copy(), _call("least", day, last))
     # built trees print without parentheses of their own: each part is wrapped in one
     seconds = exp.Paren(this=exp.Add(this=exp.Add(this=exp.Mul(this=field("HH"), expression=exp.Literal.number(3600)),
                                                   expression=exp.Mul(this=field("mm"), expression=exp.Literal.number(60))),
@@ -103,13 +107,13 @@ def overflowed_text(text: exp.Expr, pattern: str) -> exp.Expr | None:
     return exp.Case(ifs=[exp.If(this=in_range, true=written)])
 
 
-def read_with_overflow(function: str, text: exp.Expr, fmt: exp.Expr) -> exp.Expr:
+def read_with_overflow(function: str, text: exp.Expr, fmt: exp.Expr, day_overflow: bool = False) -> exp.Expr:
     """Spark's ``function(text, fmt)`` (to_timestamp, to_date, unix_timestamp), or, where it gives
     NULL, the same function of the text Flink reads (``overflowed_text``)."""
     spark = _call(function, text, fmt)
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         return spark
-    written = overflowed_text(text, fmt.name)
+    written = overflowed_text(text, fmt.name, day_overflow)
     if written is None:
         return spark
     return exp.Coalesce(this=spark, expressions=[_call(function, written, _lit(CANONICAL))])
