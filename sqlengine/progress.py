@@ -129,8 +129,10 @@ class ChangelogKeys:
             if count is None:
                 operators.append(op)
                 continue
+            # a job resumed from its checkpoint counts from zero: what it releases of the state it
+            # found would take the sums below zero
             keys, stored = count
-            operators.append(replace(op, name=KEYS, rows=keys, bytes=op.bytes if stored is None else stored))
+            operators.append(replace(op, name=KEYS, rows=max(keys, 0), bytes=op.bytes if stored is None else max(stored, 0)))
         metrics = {k: v for k, v in snap.metrics.items() if not k.startswith(CHANGELOG_METRIC)}
         return replace(snap, operators=tuple(operators), metrics=metrics)
 

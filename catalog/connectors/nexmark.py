@@ -104,10 +104,9 @@ class Nexmark(ConnectorSpec):
         rate = values.number("first-event.rate") or 10_000.0
         shares = dict(zip(("person", "auction", "bid"), self.proportions(table), strict=True))
         ratio = values.number(hot_option) or 1.0
-        return KeyActivity(
-            active, rate * shares[kind] / sum(shares.values()), 1 - 1 / max(ratio, 1.0),
-            f"the Nexmark generator's draws of `{path}`",
-        )
+        new = rate * shares[kind] / sum(shares.values())
+        # the hot id is the first of the latest HOT_BATCH: it moves once every HOT_BATCH new ids
+        return KeyActivity(active, new, 1 - 1 / max(ratio, 1.0), f"the Nexmark generator's draws of `{path}`", new / HOT_BATCH)
 
     def proportions(self, table: TableDef) -> tuple[float, float, float]:
         """The shares of person, auction and bid events (default 1 : 3 : 46)."""

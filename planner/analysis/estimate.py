@@ -261,10 +261,11 @@ class Estimator:
         return type_bytes(f.type, avg)
 
     @staticmethod
-    def _window_bound(node: Node, name: str) -> bool:
-        """A window's start, end or time, under any name (q5 renames them): the window's key, not a column."""
-        if name in WINDOW_BOUNDS:
-            return True
+    def _window_bound(node: Node, name: str, tagged: bool = True) -> bool:
+        """A window's start, end or time: the window's key, not a column (``tagged``: under any
+        name, as q5 renames them; only where entries are kept per window)."""
+        if name in WINDOW_BOUNDS or not tagged:
+            return name in WINDOW_BOUNDS
         f = next((i.field(name) for i in node.inputs if i.field(name) is not None), None) or node.field(name)
         return f is not None and f.window is not None
 
@@ -273,8 +274,8 @@ class Estimator:
         the store's overhead (a session's: with the index of its key's sessions). A window's
         accumulator is keyed by the window too."""
         windowed = part.grouping in (Grouping.WINDOW_AND_KEY, Grouping.WINDOW, Grouping.KEY_AND_WINDOW)
-        key_names = [k for k in part.keys if not self._window_bound(node, k)]
-        value_names = [n for n in part.row_fields if n not in part.keys and not self._window_bound(node, n)]
+        key_names = [k for k in part.keys if not self._window_bound(node, k, windowed)]
+        value_names = [n for n in part.row_fields if n not in part.keys and not self._window_bound(node, n, windowed)]
         key = null_bits(len(key_names) + windowed) + sum(self._field_bytes(node, n) for n in key_names)
         key += WINDOW_KEY_BYTES if windowed else 0
         value = null_bits(len(value_names)) + sum(self._field_bytes(node, n) for n in value_names) if value_names else 8

@@ -28,7 +28,7 @@ def distinct_within(keys: tuple[KeyActivity, ...], rows: float, seconds: float) 
     for hot in itertools.product((True, False), repeat=len(keys)):
         share = math.prod(k.hot_share if h else 1 - k.hot_share for k, h in zip(keys, hot, strict=True))
         if share > 0:
-            choices = math.prod(1.0 if h else k.keys_within(seconds) for k, h in zip(keys, hot, strict=True))
+            choices = math.prod(k.hot_keys_within(seconds) if h else k.keys_within(seconds) for k, h in zip(keys, hot, strict=True))
             total += expected_distinct(choices, rows * share)
     return total
 

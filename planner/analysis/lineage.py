@@ -177,13 +177,15 @@ class Lineage:
             return None
 
     def activity(self, table: TableDef, path: str) -> KeyActivity | None:
-        """How a column's keys come and go: 'stats.active.<col>' (with 'stats.new-per-second.<col>'
-        and 'stats.hot-share.<col>'), else the connector's generator, else a finite domain."""
+        """How a column's keys come and go: 'stats.active.<col>' (with 'stats.new-per-second.<col>',
+        'stats.hot-share.<col>' and 'stats.hot-moves-per-second.<col>'), else the connector's
+        generator, else a finite domain."""
         active = self._stat(table, f"stats.active.{path}")
         if active is not None:
             new = self._stat(table, f"stats.new-per-second.{path}") or 0.0
             hot = min(max(self._stat(table, f"stats.hot-share.{path}") or 0.0, 0.0), 1.0)
-            return KeyActivity(active, new, hot, f"'stats.active.{path}' for `{table.name}`")
+            moves = self._stat(table, f"stats.hot-moves-per-second.{path}") or 0.0
+            return KeyActivity(active, new, hot, f"'stats.active.{path}' for `{table.name}`", moves)
         spec = spec_of(table)
         found = spec.column_activity(table, path) if spec is not None else None
         if found is not None:

@@ -15,6 +15,8 @@ comparison, and the MAX has no DISTINCT or FILTER; anything else stays a join.
 
 from __future__ import annotations
 
+from dataclasses import fields, is_dataclass
+
 from sqlglot import exp
 
 from planner.binder.joins import conjuncts
@@ -30,13 +32,30 @@ _MIRROR: dict[type[exp.Expr], type[exp.Expr]] = {exp.GTE: exp.LTE, exp.LTE: exp.
 RULE = "window join with its own MAX/MIN per window"
 
 
+# what two copies of the same SQL may differ in: where they were written, and the ids the binder
+# numbered their windows and nodes with
+_IGNORED = frozenset({"origin", "node_id", "id", "window_id", "call", "input", "left", "right", "children"})
+
+
+def _shape(value: object) -> object:
+    """A value with the ids and positions left out, comparable between two copies of one subtree."""
+    if isinstance(value, exp.Expr):
+        return value.sql()
+    if is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__, tuple((f.name, _shape(getattr(value, f.name))) for f in fields(value) if f.name not in _IGNORED))
+    if isinstance(value, (tuple, list)):
+        return tuple(_shape(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _shape(v)) for k, v in value.items()))
+    return value
+
+
 def same_tree(a: Node, b: Node) -> bool:
-    """The same operators with the same fields, all the way down (the same SQL written twice)."""
+    """The same operators with the same fields and arguments, all the way down (the same SQL
+    written twice): every field of each node compared, but for ids and positions."""
     if a is b:
         return True
-    if type(a) is not type(b) or a.describe() != b.describe() or len(a.inputs) != len(b.inputs):
-        return False
-    if [(f.name, f.type.sql(), f.time) for f in a.fields] != [(f.name, f.type.sql(), f.time) for f in b.fields]:
+    if type(a) is not type(b) or len(a.inputs) != len(b.inputs) or _shape(a) != _shape(b):
         return False
     return all(same_tree(x, y) for x, y in zip(a.inputs, b.inputs, strict=True))
 
@@ -118,10 +137,12 @@ def _argmax(join: WindowJoin, windows: dict[int, WindowSpec]) -> Node | None:
     window = _window(join.left, keys, windows)
     if window is None:
         return None
-    # the NULLs out (MAX and MIN skip them, and a NULL compares to nothing), then the top rows
-    # of each window and key, ties kept
+    # the NULLs out (MAX and MIN skip them; a NULL value, or a NULL key, equals nothing in the
+    # join; a window's bounds are never NULL), then the top rows of each window and key, ties kept
+    nullable = [value, *(k for k in keys if (f := join.left.field(k)) is not None and f.window is None)]
     present = Calc(join.left.fields, input=join.left, projections=tuple((f.name, _col(f.name)) for f in join.left.fields),
-                   condition=exp.Not(this=exp.Is(this=_col(value), expression=exp.Null())), origin=join.origin)
+                   condition=exp.and_(*(exp.Not(this=exp.Is(this=_col(n), expression=exp.Null())) for n in nullable)),
+                   origin=join.origin)
     top = TopN(join.left.fields, input=present, partition_keys=keys, order=((value, call.func == AggFunc.MAX),), n=1,
                rank_func=AggFunc.RANK, window=window, rule=RULE, origin=join.origin)
     # the right side's columns are the left's: the window's bounds and keys equated, the MAX the value

@@ -20,8 +20,10 @@ from sqlengine.translate.calls import lit as _lit
 
 # the canonical text the overflowed fields are written into, and the pattern that reads it
 CANONICAL = "yyyy-MM-dd HH:mm:ss[.SSSSSSSSS]"
-_FIELDS = {"yyyy": r"([0-9]{4})", "MM": r"([0-9]{2})", "dd": r"([0-9]{2})", "HH": r"([0-9]{2,})", "mm": r"([0-9]{2,})",
-           "ss": r"([0-9]{2,})"}
+# a time field may overflow, by up to 9 digits (999,999,999 hours still fit the arithmetic)
+_FIELDS = {"yyyy": r"([0-9]{4})", "MM": r"([0-9]{2})", "dd": r"([0-9]{2})", "HH": r"([0-9]{2,9})", "mm": r"([0-9]{2,9})",
+           "ss": r"([0-9]{2,9})"}
+_LAST_DAY = "9999-12-31"  # past it Spark fails the query instead of giving NULL
 _DAY_SECONDS = 86_400
 
 
@@ -98,13 +100,17 @@ def overflowed_text(text: exp.Expr, pattern: str, day_overflow: bool = False) ->
     ]
     if "S" in fields:
         clock += [_lit("."), _call("regexp_extract", text.copy(), _lit(regex), exp.Literal.number(fields.index("S") + 1))]
-    written = _call("concat", exp.Cast(this=_call("date_add", date, days), to=exp.DataType.build("STRING")), _lit(" "), *clock)
+    moved = _call("date_add", date, days)
+    written = _call("concat", exp.Cast(this=moved.copy(), to=exp.DataType.build("STRING")), _lit(" "), *clock)
     in_range = exp.and_(
         exp.RegexpLike(this=text.copy(), expression=_lit(regex)),
         exp.Between(this=month.copy(), low=exp.Literal.number(1), high=exp.Literal.number(12)),
         exp.Between(this=day.copy(), low=exp.Literal.number(1), high=exp.Literal.number(31)),
     )
-    return exp.Case(ifs=[exp.If(this=in_range, true=written)])
+    # checked in a second CASE: Spark evaluates a CASE's conditions in order, so the date is
+    # only computed for text whose fields are in range
+    within = exp.LTE(this=moved, expression=exp.Cast(this=_lit(_LAST_DAY), to=exp.DataType.build("DATE")))
+    return exp.Case(ifs=[exp.If(this=in_range, true=exp.Case(ifs=[exp.If(this=within, true=written)]))])
 
 
 def read_with_overflow(function: str, text: exp.Expr, fmt: exp.Expr, day_overflow: bool = False) -> exp.Expr:

@@ -84,7 +84,7 @@ def generator_activity(rate: int) -> str:
         act = Nexmark().column_activity(table, path)
         assert act is not None
         out += (f"'stats.active.{path}' = '{act.active:g}', 'stats.new-per-second.{path}' = '{act.new_per_second:g}', "
-                f"'stats.hot-share.{path}' = '{act.hot_share:g}', ")
+                f"'stats.hot-share.{path}' = '{act.hot_share:g}', 'stats.hot-moves-per-second.{path}' = '{act.hot_moves_per_second:g}', ")
     return out
 
 

@@ -36,6 +36,14 @@ def test_one_column_draws_from_the_ids_in_use_during_the_span() -> None:
     assert distinct_within((KeyActivity(5),), 1000, 60) == pytest.approx(5)
 
 
+def test_a_moving_hot_key_spreads_its_rows_over_the_keys_it_moved_to() -> None:
+    # over 10 s the hot key is 1 + 0.5 x 10 = 6 keys; with a second column drawn uniformly,
+    # the hot rows pair with it over all of them
+    a, b = KeyActivity(10, hot_share=1.0, hot_moves_per_second=0.5), KeyActivity(1000)
+    assert distinct_within((a,), 1000, 10) == pytest.approx(expected_distinct(6, 1000))
+    assert distinct_within((a, b), 1000, 10) == pytest.approx(expected_distinct(6 * 1000, 1000))
+
+
 def test_several_columns_split_by_which_are_hot() -> None:
     a, b = KeyActivity(10, hot_share=0.5), KeyActivity(1000, hot_share=0.5)
     rows = 400
@@ -84,7 +92,8 @@ def test_partitions_of_a_match_recognize_come_from_both_key_columns() -> None:
 def test_the_nexmark_generator_gives_its_own_activity() -> None:
     table = TableDef("g", (), options={"connector": "nexmark", "first-event.rate": "1000", "bid.hot-ratio.bidders": "2"})
     auction = Nexmark().column_activity(table, "bid.auction")
-    assert auction == KeyActivity(111, 1000 * 3 / 50, 0.5, "the Nexmark generator's draws of `bid.auction`")
+    # the hot auction is the first of the latest 100: it moves once every 100 new auctions
+    assert auction == KeyActivity(111, 1000 * 3 / 50, 0.5, "the Nexmark generator's draws of `bid.auction`", 1000 * 3 / 50 / 100)
     bidder = Nexmark().column_activity(table, "bid.bidder")
     assert bidder is not None and (bidder.active, bidder.new_per_second, bidder.hot_share) == (1010, 20, 0.5)
     assert Nexmark().column_activity(table, "bid.price") is None  # not an id the generator draws

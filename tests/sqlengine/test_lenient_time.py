@@ -41,3 +41,18 @@ def test_the_date_fields_keep_their_widths() -> None:
     compiled = compile_pattern("yyyy-MM-dd HH:mm:ss")
     assert compiled is not None
     assert re.match(compiled[0], "2024-1-01 10:00:00") is None  # a one-digit month is Spark's to read
+
+
+@pytest.mark.spark
+def test_text_that_overflows_past_the_last_day_is_null_not_a_failed_query(spark, tmp_path) -> None:
+    # Spark fails a query on a date past 9999-12-31 or an overflowing long: the reading stops short
+    from sqlengine.engine import Engine
+    from tests.sqlengine.helpers import Sql
+
+    sql = Sql(Engine(home=tmp_path / "home", spark=spark))
+    (row,) = sql.rows(
+        "SELECT TO_TIMESTAMP('9999-12-31 24:00:00', 'yyyy-MM-dd HH:mm:ss'), TO_DATE('9999-12-31 24:00:00', 'yyyy-MM-dd HH:mm:ss'), "
+        "TO_TIMESTAMP('2024-01-01 999999999999:00:00', 'yyyy-MM-dd HH:mm:ss'), TO_TIMESTAMP('2024-01-01 99999999:00:00', 'yyyy-MM-dd HH:mm:ss'), "
+        "TO_TIMESTAMP('2024-01-01 24:30:00', 'yyyy-MM-dd HH:mm:ss')", "batch")
+    assert row[:4] == (None, None, None, None)
+    assert str(row[4]) == "2024-01-02 00:30:00"
