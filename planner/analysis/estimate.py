@@ -264,7 +264,7 @@ class Estimator:
     def _window_bound(node: Node, name: str, tagged: bool = True) -> bool:
         """A window's start, end or time: the window's key, not a column (``tagged``: under any
         name, as q5 renames them; only where entries are kept per window)."""
-        if name in WINDOW_BOUNDS or not tagged:
+        if name in WINDOW_BOUNDS or not tagged:  # by name alone where entries are not kept per window
             return name in WINDOW_BOUNDS
         f = next((i.field(name) for i in node.inputs if i.field(name) is not None), None) or node.field(name)
         return f is not None and f.window is not None
@@ -329,7 +329,7 @@ class Estimator:
                 if part.stored.kind == StoredKind.WINDOW_ACCUMULATOR:
                     return self._windows(part, window.size_ms, batch_ms, rate, domain, acts, row, keys, tuple(assumptions))
                 if part.stored.kind in WINDOW_LISTS:
-                    return self._window_lists(node, part, window.size_ms, batch_ms, rate, acts, tuple(assumptions))
+                    return self._window_lists(node, part, window.size_ms, batch_ms, rate, tuple(assumptions))
             if part.retention_ms is None:
                 formula = f"distinct({keys}){times} × {row} B" if part.keys else f"{per_key} × {row} B"
                 if domain is None:
@@ -415,7 +415,7 @@ class Estimator:
         return self._plateau(formula, rate, row, per_window * open_windows, list(notes), upper)
 
     def _window_lists(self, node: Node, part: StatePart, size_ms: int, batch_ms: int, rate: float | None,
-                      acts: tuple[KeyActivity, ...] | None, assumptions: tuple[str, ...]) -> Estimate:
+                      assumptions: tuple[str, ...]) -> Estimate:
         """A window Top-N or deduplication on Spark keeps one entry per open window and partition
         key, holding the list of every row of it until the window ends (the first N, or the first
         or last, are picked then): entries as a window aggregation's, bytes those of every row in
@@ -437,6 +437,7 @@ class Estimator:
             return Estimate(formula, None, entry, assumptions=assumptions)
         in_window = rate * size_ms / 1000
         domain: int | None = None
+        acts: tuple[KeyActivity, ...] | None = None
         if not key_names:
             per_window = 1.0
         else:
@@ -451,6 +452,8 @@ class Estimator:
         upper = bool(key_names) and domain is None and acts is None
         if key_names and domain is not None:
             notes += (_domain_note(domain),)
+        elif acts is not None:
+            notes += (activity_note(acts),)
         elif upper:
             notes += (NEW_KEY_PER_ROW,)
         total = entries * entry + rate * span_ms / 1000 * element

@@ -157,20 +157,23 @@ class Lineage:
             return wm is not None and wm.column.strip("`") == (o.path or "")
         return False
 
-    def domain(self, table: TableDef, path: str) -> int | None:
+    def _option(self, table: TableDef, key: str) -> str | None:
+        """A statistic of the table: the lint configuration's, else the table's option."""
         extra = self.stats.get(table.name, {})
-        key = f"stats.distinct.{path}"
-        for source in (extra, table.options):
-            if key in source:
-                try:
-                    return int(source[key])
-                except ValueError:
-                    return None
+        return extra[key] if key in extra else table.options.get(key)
+
+    def domain(self, table: TableDef, path: str) -> int | None:
+        declared = self._option(table, f"stats.distinct.{path}")
+        if declared is not None:
+            try:
+                return int(declared)
+            except ValueError:
+                return None
         spec = spec_of(table)
         return spec.column_domain(table, path) if spec is not None else None
 
     def _stat(self, table: TableDef, key: str) -> float | None:
-        value = self.stats.get(table.name, {}).get(key) or table.options.get(key)
+        value = self._option(table, key)
         try:
             return float(value) if value is not None else None
         except ValueError:

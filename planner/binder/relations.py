@@ -12,7 +12,7 @@ from sqlglot import exp
 from catalog import Column, TableDef, ViewDef, Watermark
 from catalog.model import CatalogObject
 from planner.binder.base import BinderBase, ViewDeps
-from planner.binder.expressions import ExprBinder
+from planner.binder.expressions import ExprBinder, col
 from planner.binder.intervals import interval_ms, is_interval
 from planner.binder.match_recognize import bind_match_recognize
 from planner.binder.scope import Relation, Scope
@@ -106,7 +106,7 @@ class RelationsMixin(BinderBase):
             item.node = Calc(
                 tuple(renamed),
                 input=item.node,
-                projections=tuple((n, _col(f.name)) for n, f in zip(col_aliases, item.fields, strict=True)),
+                projections=tuple((n, col(f.name)) for n, f in zip(col_aliases, item.fields, strict=True)),
                 origin=node,
             )
             item.fields = renamed
@@ -173,7 +173,7 @@ class RelationsMixin(BinderBase):
             self.view_deps = frames
         if view.column_names:
             fields = tuple(f.renamed(n) for f, n in zip(node.fields, view.column_names, strict=True))
-            node = Calc(fields, input=node, projections=tuple((n, _col(f.name)) for n, f in zip(view.column_names, node.fields, strict=True)))
+            node = Calc(fields, input=node, projections=tuple((n, col(f.name)) for n, f in zip(view.column_names, node.fields, strict=True)))
         # windows are registered per binder (ids, window joins); functions may change: bind again
         if cacheable and len(self.windows) == windows and not query.find(exp.Anonymous):
             if len(_VIEW_PLANS) >= 256:
@@ -374,5 +374,3 @@ def _table_shape(name: str, columns: tuple[Column, ...], watermark: Watermark | 
             raise BindError(f"Watermark column `{wm_field}` of `{table.name}` is not a top-level column", None)
     return tuple(fields), tuple(computed), wm_field, delay, wm_expr
 
-def _col(name: str) -> exp.Column:
-    return exp.column(exp.to_identifier(name, quoted=True))

@@ -66,10 +66,12 @@ def _rank_field_through(node: Node, name: str) -> tuple[OverAggregate, str, list
     return None
 
 
-def _window_of(over: OverAggregate, windows: dict[int, WindowSpec]) -> WindowSpec | None:
+def window_of_keys(node: Node, keys: tuple[str, ...], windows: dict[int, WindowSpec]) -> WindowSpec | None:
+    """The window whose start and end are among ``keys`` (fields of ``node``): a ranking
+    partitioned by them is a window ranking."""
     roles: dict[int, set[WindowRole]] = {}
-    for key in over.partition_keys:
-        f = over.input.field(key)
+    for key in keys:
+        f = node.field(key)
         if f is not None and f.window is not None:
             roles.setdefault(f.window.window_id, set()).add(f.window.role)
     for wid, found in roles.items():
@@ -81,7 +83,7 @@ def _window_of(over: OverAggregate, windows: dict[int, WindowSpec]) -> WindowSpe
 def _ranked(over: OverAggregate, n: int, windows: dict[int, WindowSpec]) -> Node:
     func = over.aggs[0].func
     rank_name = over.aggs[0].name
-    window = _window_of(over, windows)
+    window = window_of_keys(over.input, over.partition_keys, windows)
     order = over.order or ((over.order_field, False),)
     first_field = over.input.field(order[0][0])
     time_ordered = len(order) == 1 and first_field is not None and first_field.time is not None

@@ -19,10 +19,12 @@ from dataclasses import fields, is_dataclass
 
 from sqlglot import exp
 
+from planner.binder.expressions import col
 from planner.binder.joins import conjuncts
 from planner.logical.fields import WindowRole
 from planner.logical.joins import JoinKind, WindowJoin
 from planner.logical.operators import Calc, Node, TopN, WindowAggregate
+from planner.logical.rank import window_of_keys
 from planner.logical.specs import AggFunc, WindowSpec
 from planner.logical.visit import transform
 
@@ -134,39 +136,25 @@ def _argmax(join: WindowJoin, windows: dict[int, WindowSpec]) -> Node | None:
         return None
     value = next(a for a, w in left_names.items() if w == agg_input[measured])
     keys = tuple(a for a, w in left_names.items() if w in needed)
-    window = _window(join.left, keys, windows)
+    window = window_of_keys(join.left, keys, windows)
     if window is None:
         return None
     # the NULLs out (MAX and MIN skip them; a NULL value, or a NULL key, equals nothing in the
     # join; a window's bounds are never NULL), then the top rows of each window and key, ties kept
     nullable = [value, *(k for k in keys if (f := join.left.field(k)) is not None and f.window is None)]
-    present = Calc(join.left.fields, input=join.left, projections=tuple((f.name, _col(f.name)) for f in join.left.fields),
-                   condition=exp.and_(*(exp.Not(this=exp.Is(this=_col(n), expression=exp.Null())) for n in nullable)),
+    present = Calc(join.left.fields, input=join.left, projections=tuple((f.name, col(f.name)) for f in join.left.fields),
+                   condition=exp.and_(*(exp.Not(this=exp.Is(this=col(n), expression=exp.Null())) for n in nullable)),
                    origin=join.origin)
     top = TopN(join.left.fields, input=present, partition_keys=keys, order=((value, call.func == AggFunc.MAX),), n=1,
                rank_func=AggFunc.RANK, window=window, rule=RULE, origin=join.origin)
     # the right side's columns are the left's: the window's bounds and keys equated, the MAX the value
-    out = [(f.name, _col(f.name)) for f in join.left.fields]
+    out = [(f.name, col(f.name)) for f in join.left.fields]
     for f in join.right.fields:
-        out.append((f.name, _col(equated[f.name] if f.name in equated else value if right_names.get(f.name) == call.name
+        out.append((f.name, col(equated[f.name] if f.name in equated else value if right_names.get(f.name) == call.name
                                  else "")))
     if any(not e.name for _, e in out):
         return None  # a right-side column that is neither (not reached: the agg's fields are keys, bounds and the MAX)
     return Calc(join.fields, input=top, projections=tuple(out), origin=join.origin)
-
-
-def _col(name: str) -> exp.Column:
-    return exp.Column(this=exp.Identifier(this=name, quoted=True))
-
-
-def _window(node: Node, keys: tuple[str, ...], windows: dict[int, WindowSpec]) -> WindowSpec | None:
-    """The window whose start and end are among ``keys``."""
-    roles: dict[int, set[WindowRole]] = {}
-    for key in keys:
-        f = node.field(key)
-        if f is not None and f.window is not None:
-            roles.setdefault(f.window.window_id, set()).add(f.window.role)
-    return next((windows.get(w) for w, found in roles.items() if {WindowRole.START, WindowRole.END} <= found), None)
 
 
 def rewrite_window_argmax(plan: Node, windows: dict[int, WindowSpec]) -> Node:
