@@ -96,7 +96,7 @@ def analyze_plans(
     state = analyze_state(plans, props, lineage, ttl, physical)
     backend = (settings.get("state.backend.type") or settings.get("state.backend") or "hashmap").strip().lower()
     changelog = frozenset(i for i, ph in physical.items() if ph.changelog)
-    estimator = Estimator(lineage, stats, horizon_days, provider=backend, changelog=changelog)
+    estimator = Estimator(lineage, horizon_days, provider=backend, changelog=changelog)
     estimates: dict[int, tuple[Estimate, ...]] = {}
     texts: dict[int, tuple[str | None, tuple[str | None, ...]]] = {}
     for info in state:

@@ -139,10 +139,9 @@ class Flow:
 
 
 class Estimator:
-    def __init__(self, lineage: Lineage, stats: dict[str, dict[str, str]] | None = None, horizon_days: int = 30,
-                 provider: str = "hashmap", changelog: frozenset[int] = frozenset()):
-        self.lineage = lineage
-        self.stats = stats or {}
+    def __init__(self, lineage: Lineage, horizon_days: int = 30, provider: str = "hashmap",
+                 changelog: frozenset[int] = frozenset()):
+        self.lineage = lineage  # it holds the statistics too (Lineage.option)
         self.horizon_days = horizon_days
         self.provider = provider if provider in STORE_OVERHEAD else "hashmap"
         self.changelog = changelog  # node ids of changelog operators: their state is in RocksDB
@@ -150,12 +149,9 @@ class Estimator:
     def provider_of(self, node: Node) -> str:
         return "rocksdb" if node.node_id in self.changelog else self.provider
 
-    def _option(self, table: TableDef, key: str) -> str | None:
-        return self.stats.get(table.name, {}).get(key) or table.options.get(key)
-
     def rate(self, table: TableDef) -> tuple[float | None, str]:
         """Rows per second a source produces, and where that figure comes from."""
-        explicit = self._option(table, "stats.rows-per-second")
+        explicit = self.lineage.option(table, "stats.rows-per-second")
         if explicit:
             try:
                 return float(explicit), f"'stats.rows-per-second' = {explicit} for `{table.name}`"
@@ -178,7 +174,7 @@ class Estimator:
         for scan in self.lineage.scans(node):
             table = scan.source_table
             rate, _ = self.rate(table)
-            files, per_file = self._option(table, "source.max-files-per-trigger"), self._option(table, "stats.rows-per-file")
+            files, per_file = self.lineage.option(table, "source.max-files-per-trigger"), self.lineage.option(table, "stats.rows-per-file")
             if rate and files and per_file and files.isdigit() and per_file.isdigit():
                 ms = round(int(files) * int(per_file) / rate * 1000)
                 spans.append((ms, f"a micro-batch reads {files} file{'' if files == '1' else 's'} of {int(per_file):,} rows of "
@@ -237,7 +233,7 @@ class Estimator:
         if origin.table is None or origin.path is None:
             return None
         value = c.expression.name
-        sel = _share(self._option(origin.table, f"stats.values.{origin.path}"), value)
+        sel = _share(self.lineage.option(origin.table, f"stats.values.{origin.path}"), value)
         if sel is None:
             spec = spec_of(origin.table)
             sel = spec.selectivity(origin.table, origin.path, value) if spec is not None else None
@@ -255,7 +251,7 @@ class Estimator:
         avg = DEFAULT_STRING
         origin = self.lineage.origin(node, name) if node.field(name) is not None else None
         if origin is not None and origin.table is not None and origin.path is not None:
-            hint = self._option(origin.table, f"stats.avg-length.{origin.path}")
+            hint = self.lineage.option(origin.table, f"stats.avg-length.{origin.path}")
             if hint and hint.isdigit():
                 avg = int(hint)
         return type_bytes(f.type, avg)

@@ -157,13 +157,13 @@ class Lineage:
             return wm is not None and wm.column.strip("`") == (o.path or "")
         return False
 
-    def _option(self, table: TableDef, key: str) -> str | None:
+    def option(self, table: TableDef, key: str) -> str | None:
         """A statistic of the table: the lint configuration's, else the table's option."""
         extra = self.stats.get(table.name, {})
         return extra[key] if key in extra else table.options.get(key)
 
     def domain(self, table: TableDef, path: str) -> int | None:
-        declared = self._option(table, f"stats.distinct.{path}")
+        declared = self.option(table, f"stats.distinct.{path}")
         if declared is not None:
             try:
                 return int(declared)
@@ -173,7 +173,7 @@ class Lineage:
         return spec.column_domain(table, path) if spec is not None else None
 
     def _stat(self, table: TableDef, key: str) -> float | None:
-        value = self._option(table, key)
+        value = self.option(table, key)
         try:
             return float(value) if value is not None else None
         except ValueError:
