@@ -84,9 +84,31 @@ QUERIES = {
 }
 
 
+# stores that keep no entry: what a store costs before its first entry, per store instance (one
+# per partition; a stream-stream join has two per side and partition)
+EMPTY = {
+    "GROUP BY k, no rows": ("SELECT k, COUNT(*) FROM t WHERE v < 0 GROUP BY k;", 1),
+    "interval join, no rows": (
+        "SELECT a.k, b.v FROM (SELECT * FROM t WHERE v < 0) a JOIN (SELECT * FROM t WHERE v < 0) b "
+        "ON a.k = b.k AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts;",
+        4,
+    ),
+}
+PARTITIONS = 2
+
+
 def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="sqlengine-state-bytes-"))
-    spark = create_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"}, log_dir=work / "logs")
+    spark = create_session(master="local[2]", conf={"spark.sql.shuffle.partitions": str(PARTITIONS)}, log_dir=work / "logs")
+    print("| provider | query | Spark rows | Spark bytes | bytes per store instance |")
+    print("|---|---|---|---|---|")
+    for backend in ("hashmap", "rocksdb"):
+        for name, (query, stores) in EMPTY.items():
+            rows, nbytes = measure(spark, work, backend, query, 100)
+            print(f"| {backend} | {name} | {rows} | {nbytes} | {nbytes / (stores * PARTITIONS):.0f} |", flush=True)
+    if "--empty" in sys.argv:
+        return
+    print()
     print("| provider | query | keys | Spark rows | Spark bytes | bytes per entry (marginal) |")
     print("|---|---|---|---|---|---|")
     for backend in ("hashmap", "rocksdb"):

@@ -19,6 +19,7 @@ from catalog import Catalog, TableDef
 from catalog.connectors import spec_of
 from catalog.home import resolve_home
 from planner.analysis.analyze import Analysis, is_streaming
+from planner.analysis.physical import changelog_buckets
 from planner.dialect import Flink
 from planner.errors import SqlError
 from planner.logical import typing as T
@@ -185,7 +186,7 @@ class Engine:
         spark = job_session(self.spark, self.sql_conf(outcome.settings))
         pipelines = []
         result = None
-        buckets = _buckets(outcome.settings)
+        buckets = changelog_buckets(outcome.settings)
         for i, plan in enumerate(outcome.plans):
             try:
                 translated = translate(plan, analysis, spark, job_dir=checkpoint, buckets=buckets, source=stmt.source)
@@ -413,18 +414,6 @@ def _claim_file_sinks(plans: Sequence[Node], checkpoint: Path, streaming: bool, 
                 owner.check_for_batch(directory, overwrite=plan.overwrite)
         except owner.SinkDirectoryTaken as err:
             raise PlanningError(str(err), plan.origin) from None
-
-
-def _buckets(settings: dict[str, str]) -> int:
-    """How many buckets a changelog operator's keys are hashed into ('sqlengine.changelog.buckets')."""
-    from planner.analysis.physical import DEFAULT_BUCKETS
-    from sqlengine.translate.changelog import BUCKETS_SETTING
-
-    raw = settings.get(BUCKETS_SETTING)
-    try:
-        return max(1, int(raw)) if raw else DEFAULT_BUCKETS
-    except ValueError:
-        return DEFAULT_BUCKETS
 
 
 # formats that write a TIME as its text ('13:45:30'), as Flink's do; the connectors that print

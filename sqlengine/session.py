@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planner.analysis.row_bytes import default_partitions
 from sqlengine.java import check_java
 from sqlengine.spark_logging import (
     JVM_OUT,
@@ -78,11 +79,10 @@ def local_conf(
     master: str, conf: Mapping[str, str], app_name: str, log_config: Path
 ) -> dict[str, str]:
     """The Spark configuration of a JVM we start ourselves; ``conf`` wins over each default."""
-    cores = os.cpu_count() or 2
     out: dict[str, str] = {
         "spark.master": master,
         "spark.app.name": app_name,
-        "spark.sql.shuffle.partitions": str(max(2, cores)),
+        "spark.sql.shuffle.partitions": str(default_partitions()),
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         **SESSION_SQL,

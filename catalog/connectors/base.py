@@ -15,7 +15,7 @@ from typing import ClassVar, TypeVar
 
 from catalog.activity import KeyActivity
 from catalog.model import TableDef
-from catalog.option_types import OptionProblem, OptionSpec, opt, parse_bool, parse_duration
+from catalog.option_types import OptionProblem, OptionSpec, opt, parse_bool, parse_duration, parse_memory
 
 CONNECTOR = opt("connector", "string", required=True, desc="The connector of the table.")
 
@@ -64,6 +64,9 @@ class Options:
     def seconds(self, key: str) -> float | None:
         return self._parse(key, parse_duration)
 
+    def memory(self, key: str) -> int | None:
+        return self._parse(key, parse_memory)
+
     def has(self, key: str) -> bool:
         return key in self.table.options
 
@@ -107,6 +110,11 @@ class ConnectorSpec:
     def column_activity(self, table: TableDef, path: str) -> KeyActivity | None:
         """How a column's keys come and go over time (ids drawn from a sliding set of active
         ones), when the source's generator fixes it; see catalog.activity."""
+        return None
+
+    def column_avg_length(self, table: TableDef, path: str) -> int | None:
+        """The average length in characters of a string column, when the source's generator
+        fixes it (the state estimates size stored rows with it)."""
         return None
 
     def selectivity(self, table: TableDef, column: str, value: str) -> float | None:

@@ -33,6 +33,19 @@ ACTIVE_IDS = {
     "auction.seller": (NUM_ACTIVE_PEOPLE + PERSON_ID_LEAD, "person", "auction.hot-ratio.sellers"),
 }
 
+# The generator's strings (sqlengine.connectors.nexmark_events), average characters: names from
+# fixed lists, random words of 3 to max-1 letters, the channels' names and URLs (measured on
+# 100,000 events); 'extra' pads each event to '<kind>.avg-size' bytes past the size the generator
+# counts: EXTRA_BASE and the strings named in EXTRA_COUNTS (a bid's channel and URL are not)
+STRING_LENGTHS = {
+    "person": {"name": 11, "emailAddress": 12, "creditCard": 19, "city": 7, "state": 2},
+    "auction": {"itemName": 10, "description": 51},
+    "bid": {"channel": 8, "url": 63},
+}
+EXTRA_BASE = {"person": 8, "auction": 48, "bid": 32}
+EXTRA_COUNTS = {"person": tuple(STRING_LENGTHS["person"]), "auction": ("itemName", "description"), "bid": ()}
+AVG_SIZE_DEFAULTS = {"person": 200, "auction": 500, "bid": 100}
+
 
 class Nexmark(ConnectorSpec):
     name = "nexmark"
@@ -107,6 +120,15 @@ class Nexmark(ConnectorSpec):
         new = rate * shares[kind] / sum(shares.values())
         # the hot id is the first of the latest HOT_BATCH: it moves once every HOT_BATCH new ids
         return KeyActivity(active, new, 1 - 1 / max(ratio, 1.0), f"the Nexmark generator's draws of `{path}`", new / HOT_BATCH)
+
+    def column_avg_length(self, table: TableDef, path: str) -> int | None:
+        kind, _, name = path.partition(".")
+        if kind not in STRING_LENGTHS:
+            return None
+        if name != "extra":
+            return STRING_LENGTHS[kind].get(name)
+        size = self.values(table).memory(f"{kind}.avg-size") or AVG_SIZE_DEFAULTS[kind]
+        return max(0, size - EXTRA_BASE[kind] - sum(STRING_LENGTHS[kind][n] for n in EXTRA_COUNTS[kind]))
 
     def proportions(self, table: TableDef) -> tuple[float, float, float]:
         """The shares of person, auction and bid events (default 1 : 3 : 46)."""

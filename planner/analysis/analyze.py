@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from planner.analysis.check import Problem, check_plans
 from planner.analysis.estimate import Estimate, Estimator
 from planner.analysis.lineage import Lineage
-from planner.analysis.physical import Physical, decide
+from planner.analysis.physical import Physical, changelog_buckets, decide
 from planner.analysis.properties import NodeProps, infer
 from planner.analysis.state import StateInfo, Verdict, analyze_state
 from planner.diagnostics import Diagnostic
@@ -96,7 +96,9 @@ def analyze_plans(
     state = analyze_state(plans, props, lineage, ttl, physical)
     backend = (settings.get("state.backend.type") or settings.get("state.backend") or "hashmap").strip().lower()
     changelog = frozenset(i for i, ph in physical.items() if ph.changelog)
-    estimator = Estimator(lineage, horizon_days, provider=backend, changelog=changelog)
+    partitions = settings.get("spark.sql.shuffle.partitions", "").strip()
+    estimator = Estimator(lineage, horizon_days, provider=backend, changelog=changelog,
+                          partitions=int(partitions) if partitions.isdigit() else None, buckets=changelog_buckets(settings))
     estimates: dict[int, tuple[Estimate, ...]] = {}
     texts: dict[int, tuple[str | None, tuple[str | None, ...]]] = {}
     for info in state:

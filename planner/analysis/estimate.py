@@ -28,8 +28,11 @@ from planner.analysis.physical import DEFAULT_BUCKETS
 from planner.analysis.row_bytes import (
     BUCKET_OVERHEAD,
     DEFAULT_STRING,
+    JOIN_SIDE_STORES,
     SESSION_INDEX_OVERHEAD,
+    STORE_FIXED,
     STORE_OVERHEAD,
+    default_partitions,
     null_bits,
     type_bytes,
 )
@@ -140,11 +143,13 @@ class Flow:
 
 class Estimator:
     def __init__(self, lineage: Lineage, horizon_days: int = 30, provider: str = "hashmap",
-                 changelog: frozenset[int] = frozenset()):
+                 changelog: frozenset[int] = frozenset(), partitions: int | None = None, buckets: int = DEFAULT_BUCKETS):
         self.lineage = lineage  # it holds the statistics too (Lineage.option)
         self.horizon_days = horizon_days
         self.provider = provider if provider in STORE_OVERHEAD else "hashmap"
         self.changelog = changelog  # node ids of changelog operators: their state is in RocksDB
+        self.partitions = partitions or default_partitions()  # one store instance each
+        self.buckets = buckets  # a changelog operator's ('sqlengine.changelog.buckets')
 
     def provider_of(self, node: Node) -> str:
         return "rocksdb" if node.node_id in self.changelog else self.provider
@@ -251,9 +256,8 @@ class Estimator:
         avg = DEFAULT_STRING
         origin = self.lineage.origin(node, name) if node.field(name) is not None else None
         if origin is not None and origin.table is not None and origin.path is not None:
-            hint = self.lineage.option(origin.table, f"stats.avg-length.{origin.path}")
-            if hint and hint.isdigit():
-                avg = int(hint)
+            declared = self.lineage.avg_length(origin.table, origin.path)
+            avg = avg if declared is None else declared
         return type_bytes(f.type, avg)
 
     @staticmethod
@@ -287,9 +291,19 @@ class Estimator:
         estimate = self._part(info, part, feeding, flow)
         if node.node_id in self.changelog and part is info.parts[0] and estimate.plateau_entries and estimate.plateau_bytes:
             # the operator's buckets holding its entries, once per operator
-            buckets = expected_distinct(DEFAULT_BUCKETS, estimate.plateau_entries) * BUCKET_OVERHEAD
+            buckets = expected_distinct(self.buckets, estimate.plateau_entries) * BUCKET_OVERHEAD
             estimate = replace(estimate, plateau_bytes=estimate.plateau_bytes + buckets)
-        if flow.unknown_filter and estimate.plateau_bytes is not None:
+        fixed = STORE_FIXED.get(self.provider_of(node), 0) * self.partitions
+        if fixed and estimate.plateau_bytes is not None:
+            # each partition's store instance costs as much before its first entry
+            from planner.logical.joins import Join
+
+            stores = JOIN_SIDE_STORES if isinstance(node, Join) else 1
+            each = f"{stores} stores" if stores > 1 else "a store"
+            estimate = replace(estimate, plateau_bytes=estimate.plateau_bytes + fixed * stores, assumptions=(
+                *estimate.assumptions, f"{self.partitions} shuffle partitions, each with {each} costing "
+                f"{human_bytes(fixed / self.partitions)} before the first entry"))
+        if flow.unknown_filter and estimate.plateau_bytes is not None and not part.arrives_closed:
             return replace(estimate, upper_bound=True)
         return estimate
 
@@ -304,6 +318,9 @@ class Estimator:
         per_key = part.rows_per_key or 1
         times = f" × {per_key}" if per_key != 1 else ""  # rows per key, when a key keeps several
         if part.growth == Growth.NONE:
+            if part.arrives_closed:  # whatever the rate and filters, nothing stays
+                return Estimate("0 entries between micro-batches (a window's rows arrive as it closes and leave with it)",
+                                rate, row, plateau_entries=0, plateau_bytes=0)
             if part.released_by is not None:
                 formula = f"rows/s({src}) × (time until the watermark passes `{part.released_by}`) × {row} B"
                 return Estimate(formula, rate, row, assumptions=tuple(assumptions))

@@ -172,6 +172,15 @@ class Lineage:
         spec = spec_of(table)
         return spec.column_domain(table, path) if spec is not None else None
 
+    def avg_length(self, table: TableDef, path: str) -> int | None:
+        """A string column's average characters: 'stats.avg-length.<col>', else the connector's
+        generator."""
+        declared = self.option(table, f"stats.avg-length.{path}")
+        if declared is not None:
+            return int(declared) if declared.strip().isdigit() else None
+        spec = spec_of(table)
+        return spec.column_avg_length(table, path) if spec is not None else None
+
     def _stat(self, table: TableDef, key: str) -> float | None:
         value = self.option(table, key)
         try:

@@ -112,6 +112,16 @@ NATIVE = Physical(Execution.NATIVE)
 # a changelog operator's keys are hashed into this many buckets, each stored as one value (the
 # default of 'sqlengine.changelog.buckets'; sqlengine.translate.changelog uses it)
 DEFAULT_BUCKETS = 64
+BUCKETS_SETTING = "sqlengine.changelog.buckets"
+
+
+def changelog_buckets(settings: dict[str, str]) -> int:
+    """How many buckets a changelog operator's keys are hashed into ('sqlengine.changelog.buckets')."""
+    raw = settings.get(BUCKETS_SETTING)
+    try:
+        return max(1, int(raw)) if raw else DEFAULT_BUCKETS
+    except ValueError:
+        return DEFAULT_BUCKETS
 
 # the operators there is a changelog implementation of (exact classes; windowed rankings run
 # natively, as they are insert-only and Flink refuses them over changes)

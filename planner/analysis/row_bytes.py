@@ -13,6 +13,21 @@ DEFAULT_STRING = 32  # characters assumed for a string without 'stats.avg-length
 # versions; RocksDB ('rocksdb') reports its memory (memtables, block cache), not its entries
 STORE_OVERHEAD = {"hashmap": 200, "rocksdb": 0}
 PROVIDERS = tuple(STORE_OVERHEAD)
+# bytes one store instance costs before its first entry (bench/state_bytes.py, empty stores: 464 B
+# a group's, 488 B a join's); there is one per shuffle partition, and a stream-stream join keeps
+# two per side. RocksDB's figure is its own memory, counted in none of these estimates
+STORE_FIXED = {"hashmap": 480, "rocksdb": 0}
+JOIN_SIDE_STORES = 2  # a join side's rows and its count of rows per key
+
+
+def default_partitions() -> int:
+    """The shuffle partitions sqlengine gives Spark unless 'spark.sql.shuffle.partitions' is set:
+    one per core, at least two."""
+    import os
+
+    return max(2, os.cpu_count() or 2)
+
+
 # a session window's store is keyed by (key, session start) and scanned by the key: the HDFS-backed
 # store keeps a second map from each key to its sessions, about 580 B more per entry (839 B an
 # entry measured by bench/state_bytes.py against 256 B of rows and overhead)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from catalog.connectors.nexmark import (  # the estimates model the same draws
     AUCTION_ID_LEAD,
+    EXTRA_BASE,
     HOT_BATCH,
     NUM_ACTIVE_PEOPLE,
     NUM_IN_FLIGHT_AUCTIONS,
@@ -200,7 +201,7 @@ class NexmarkEvents:
             " ", *[F.lpad(d.below(f"p.card{i}", 10_000).cast("string"), 4, "0") for i in range(4)]
         )
         city, state = d.choice("p.city", list(CITIES)), d.choice("p.state", list(STATES))
-        size = F.lit(8)
+        size = F.lit(EXTRA_BASE["person"])
         for text in (name, email, card, city, state):
             size = size + F.length(text)
         return F.struct(
@@ -227,7 +228,7 @@ class NexmarkEvents:
         horizon_ms = self._offset_ms(self.n + events_ahead) - self._offset_ms(self.n)
         length_ms = F.lit(1) + self.draws.below("a.length", F.greatest(horizon_ms * 2, F.lit(1)))
         name, desc = self._string("a.name", 20), self._string("a.desc", 100)
-        size = F.lit(48) + F.length(name) + F.length(desc)
+        size = F.lit(EXTRA_BASE["auction"]) + F.length(name) + F.length(desc)
         return F.struct(
             (self.last_auction() + FIRST_AUCTION_ID).alias("id"),
             name.alias("itemName"),
@@ -271,7 +272,7 @@ class NexmarkEvents:
             channel.alias("channel"),
             url.alias("url"),
             self.timestamp().alias("dateTime"),
-            self._extra("b.extra", F.lit(32), c.bid_avg_size).alias("extra"),
+            self._extra("b.extra", F.lit(EXTRA_BASE["bid"]), c.bid_avg_size).alias("extra"),
         )
 
     # -- channel urls ------------------------------------------------------------------------------

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
     from sqlengine.changelog.operator import Operator
 
-BUCKETS_SETTING = "sqlengine.changelog.buckets"
 
 
 # -- the Spark side of every changelog operator ------------------------------------------------

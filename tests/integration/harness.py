@@ -88,13 +88,24 @@ def generator_activity(rate: int) -> str:
     return out
 
 
+def generator_lengths() -> str:
+    """The generator's average string lengths (the nexmark connector's model of them), declared
+    for the files it wrote."""
+    from catalog import TableDef
+    from catalog.connectors.nexmark import STRING_LENGTHS, Nexmark
+
+    table = TableDef("gen", (), options={"connector": "nexmark"})
+    paths = [f"{kind}.{name}" for kind, names in STRING_LENGTHS.items() for name in (*names, "extra")]
+    return "".join(f"'stats.avg-length.{p}' = '{Nexmark().column_avg_length(table, p)}', " for p in paths)
+
+
 def nexmark_ddl(path: Path, rate: int | None = None, per_file: int | None = None) -> str:
     """The Nexmark table over the written events, and the Nexmark views; ``rate``, events per
     second of event time, and ``per_file``, events per file (one file a micro-batch), are
     declared for the state estimates."""
     stats = f"'stats.rows-per-second' = '{rate}', " if rate else ""
     stats += f"'stats.rows-per-file' = '{per_file}', " if per_file else ""
-    stats += generator_activity(rate) if rate else ""
+    stats += generator_activity(rate) + generator_lengths() if rate else ""
     return (
         f"CREATE TABLE datagen ({NEXMARK_COLUMNS}, {DATETIME}) WITH ("
         f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json', "

@@ -19,6 +19,7 @@ PER_FILE = 2000
 RATE = 100  # events per second of event time: 40 s, 80 s, 160 s of events
 PARALLEL = 3  # cases in flight at once
 ENTRIES_WITHIN = 1.5  # an estimate from statistics: within 1.5x of the entries Spark kept (issue 16)
+BYTES_WITHIN = 2.0  # and within 2x of the bytes Spark's store reported (memoryUsedBytes)
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -62,11 +63,21 @@ def test_planned_verdict_matches_spark_state(measured, case):
     # an operator without evidence is declared, so that one that stops keeping state is noticed
     assert sorted(result.no_evidence) == sorted(NO_EVIDENCE.get(case.name, [])), result.detail
     # a bounded operator's estimate against the entries Spark kept at the largest size: within
-    # 1.5x when it comes from statistics, never under what Spark kept when it is an upper bound
-    for (entries, _, upper), j in zip(result.estimates, result.matched, strict=False):
-        kept = result.peaks[SIZES[-1]][j] if j is not None and entries is not None else 0
+    # 1.5x when it comes from statistics, never under what Spark kept when it is an upper bound;
+    # its bytes within 2x (an upper bound: never under half)
+    for (entries, nbytes, upper), j in zip(result.estimates, result.matched, strict=False):
+        if j is None or entries is None or nbytes is None:
+            continue  # unbounded, or no statistics
+        spark_bytes = result.peak_bytes[SIZES[-1]][j]
+        if spark_bytes:  # an operator keeping nothing still reports its stores' fixed cost
+            bratio = nbytes / spark_bytes
+            assert bratio >= 1 / BYTES_WITHIN, f"{case.name}: estimated {nbytes:,.0f} B, Spark's store {spark_bytes:,} B ({bratio:.2f}x)"
+            assert upper or bratio <= BYTES_WITHIN, f"{case.name}: estimated {nbytes:,.0f} B, Spark's store {spark_bytes:,} B ({bratio:.2f}x)"
+        kept = result.peaks[SIZES[-1]][j]
         if not kept:
-            continue  # unbounded, no statistics, or no evidence (the operator kept nothing)
+            # no evidence for the verdict: the operator keeps nothing between batches, as estimated
+            assert entries == 0, f"{case.name}: estimated {entries:,.0f} entries, Spark kept none"
+            continue
         ratio = entries / kept
         assert ratio >= 1 / ENTRIES_WITHIN, f"{case.name}: estimated {entries:,.0f} entries, Spark kept {kept:,} ({ratio:.2f}x)"
         if not upper:

@@ -107,6 +107,21 @@ def test_extra_pads_bids_to_their_average_size(events):
     assert min(sizes) >= 54 and max(sizes) <= 82  # 100 bytes - 32 of fields, +-20%
 
 
+def test_the_connector_knows_the_average_length_of_each_string_it_generates(events):
+    """The state estimates size stored rows with the nexmark connector's model of its strings
+    (catalog.connectors.nexmark.STRING_LENGTHS and the padding of 'extra'): it must be the
+    generator's, within 15 % (the 5,000 events hold 100 persons)."""
+    from catalog.connectors.nexmark import STRING_LENGTHS, Nexmark
+
+    table = nexmark_table()
+    for kind, names in STRING_LENGTHS.items():
+        rows = [getattr(r, kind) for r in events if getattr(r, kind) is not None]
+        for name in (*names, "extra"):
+            measured = sum(len(row[name]) for row in rows) / len(rows)
+            modelled = Nexmark().column_avg_length(table, f"{kind}.{name}")
+            assert modelled is not None and abs(modelled - measured) <= max(1.0, 0.15 * measured), (kind, name, measured)
+
+
 def test_batch_mode_gives_the_same_events(spark, tmp_path, events):
     batch = read(spark, nexmark_table(), tmp_path / "job", streaming=False).df.collect()
     assert sorted(map(str, batch)) == sorted(map(str, events))

@@ -204,6 +204,7 @@ class StateAnalyzer(JoinState, AnalyzerBase):
                 role=PartRole.KEPT_ROWS, stored=stored, grouping=Grouping.KEY_AND_WINDOW,
                 release=release, retention_ms=retention, growth=Growth.NONE, keys=node.keys,
                 key_labels=tuple(self.lineage.display(node.input, k) for k in node.keys), row_fields=tuple(node.field_names()),
+                arrives_closed=self.arrives_closed(node.input, node.window.id),
             )
             return StateInfo(node, node.kind, (part,), watermark_delay_ms=self.delay(node))
         ttl = ttl_for(node, self.ttl)
@@ -250,7 +251,7 @@ class StateAnalyzer(JoinState, AnalyzerBase):
                 role=PartRole.RANKED_ROWS, stored=Stored(stored_kind, count=node.n),
                 grouping=Grouping.WINDOW_AND_PARTITION, release=release, retention_ms=retention, growth=Growth.NONE,
                 keys=node.partition_keys, key_labels=node.partition_keys, rows_per_key=node.n,
-                row_fields=tuple(node.field_names()),
+                row_fields=tuple(node.field_names()), arrives_closed=self.arrives_closed(node.input, node.window.id),
             )
             return StateInfo(node, node.kind, (part,), watermark_delay_ms=self.delay(node))
         ttl = ttl_for(node, self.ttl)

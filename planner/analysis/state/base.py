@@ -81,6 +81,21 @@ class AnalyzerBase:
         ms = self.lineage.bucket_ms(node.inputs[0], key)
         return 86_400_000 / ms if ms else None
 
+    @staticmethod
+    def arrives_closed(node: Node, window_id: int) -> bool:
+        """The rows of window ``window_id`` reach ``node`` only once the window has closed: the
+        window's nearest origin below is its event-time aggregation (emitting each window at its
+        end), not its table function."""
+        from planner.logical.operators import WindowAggregate, WindowTVF
+
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (WindowTVF, WindowAggregate)) and n.window.id == window_id:
+                return isinstance(n, WindowAggregate) and not n.on_proctime
+            stack.extend(n.inputs)
+        return False
+
     def _window_release(self, node: Node, size_ms: int | None, proctime: bool = False) -> tuple[int, Release]:
         if proctime:  # closed by the wall clock: no watermark delay on top
             return size_ms or 0, Release(ReleaseKind.WINDOW_END, after_ms=size_ms, delay_ms=None)

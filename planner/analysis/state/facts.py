@@ -182,6 +182,9 @@ class StatePart:
     row_fields: tuple[str, ...] = ()  # the columns one stored row has
     input_index: int = 0  # which input of the operator feeds this part (join: 0 left, 1 right)
     buckets_per_day: float | None = None  # TIME growth: new time buckets per day
+    # the window's rows arrive only as it closes (they come from its event-time aggregation, which
+    # emits each window at its end): released in the same micro-batch, nothing kept between batches
+    arrives_closed: bool = False
 
     @property
     def label(self) -> str:

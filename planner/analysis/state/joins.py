@@ -147,7 +147,11 @@ class JoinState(AnalyzerBase):
         delay = self.delay(node)
         size = node.window.size_ms or node.window.gap_ms
         retention, release = (size or 0) + (delay or 0), Release(ReleaseKind.WINDOW_END, after_ms=size, delay_ms=delay or 0)
-        parts = tuple(self._side(node, side, retention, release, Growth.NONE) for side in (0, 1))
+        parts = tuple(
+            replace(self._side(node, side, retention, release, Growth.NONE),
+                    arrives_closed=self.arrives_closed(node.inputs[side], (node.left_window, node.right_window)[side]))
+            for side in (0, 1)
+        )
         return StateInfo(node, node.kind, parts, watermark_delay_ms=delay)
 
     def _temporal_join(self, node: TemporalJoin) -> StateInfo:

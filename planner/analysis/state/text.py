@@ -127,6 +127,11 @@ def bound_text(part: StatePart) -> str:
         return _ttl(part)
     if kind == ReleaseKind.WINDOW_END and r.delay_ms is None:
         return f"window end on the wall clock ({_dur(r.after_ms)}; processing time)"
+    if kind == ReleaseKind.WINDOW_END and part.arrives_closed:
+        return (
+            f"window end + watermark delay ({_dur(r.after_ms)} + {_dur(r.delay_ms)}), which has passed when its rows "
+            "arrive (the window's aggregation emits them as it closes): kept only within that micro-batch"
+        )
     if kind == ReleaseKind.WINDOW_END:
         return f"window end + watermark delay ({_dur(r.after_ms)} + {_dur(r.delay_ms)})"
     if kind == ReleaseKind.SESSION_END:
