@@ -297,6 +297,10 @@ class ExprBinder:
         if isinstance(func, (JsonArrayAgg, exp.JSONObjectAgg)):
             raise BindError(f"{name} takes no OVER clause (Flink's parser refuses it)", func, "use it in GROUP BY or a window aggregation")
         operands = _operands(func) if isinstance(func, (exp.Anonymous, exp.JSONObjectAgg)) else [v for v in [func.this] if isinstance(v, exp.Expr)]
+        if isinstance(func, (exp.Lag, exp.Lead)):  # the value, then the offset and the default
+            operands += [v for v in (func.args.get("offset"), func.args.get("default")) if isinstance(v, exp.Expr)]
+            if isinstance(func.args.get("default"), exp.Null):  # Calcite's rule: the default needs a type
+                raise BindError("Illegal use of 'NULL'", node, "write CAST(NULL AS <the value's type>)")
         distinct = len(operands) == 1 and isinstance(operands[0], exp.Distinct)  # COUNT(DISTINCT x) OVER (...)
         if distinct:
             operands = list(operands[0].expressions)

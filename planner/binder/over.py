@@ -10,8 +10,12 @@ from planner.binder.expressions import Collector, ExprBinder, col
 from planner.binder.types import user_result_type
 from planner.logical.fields import Field
 from planner.logical.operators import Calc, Node, OverAggregate
-from planner.logical.specs import AggCall
+from planner.logical.specs import AggCall, AggFunc
 from planner.problems import BindError
+
+# functions that take no frame (their window's rows in order are the frame)
+FRAMELESS = frozenset({AggFunc.ROW_NUMBER, AggFunc.RANK, AggFunc.DENSE_RANK, AggFunc.PERCENT_RANK, AggFunc.CUME_DIST,
+                       AggFunc.NTILE, AggFunc.LAG, AggFunc.LEAD})
 
 
 class OverMixin(BinderBase):
@@ -19,6 +23,9 @@ class OverMixin(BinderBase):
 
     def _over(self, node: Node, binder: ExprBinder, collector: Collector) -> tuple[Node, ExprBinder]:
         first = collector.overs[0]
+        for o in collector.overs:  # Calcite's rule, Flink's message
+            if o.func in FRAMELESS and o.frame is not None:
+                raise BindError("ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions", o.node)
         for other in collector.overs[1:]:
             if (other.partition, other.order, other.frame) != (first.partition, first.order, first.frame):
                 raise BindError("All OVER windows of one SELECT must be the same window", other.node)
@@ -40,6 +47,8 @@ class OverMixin(BinderBase):
         order_expr, _desc = first.order[0]
         order_name = order_expr.name if isinstance(order_expr, exp.Column) else ""
         rows, preceding = _frame(first.frame, first.node)
+        if all(o.func == AggFunc.ROW_NUMBER for o in collector.overs):
+            rows = True  # numbered one row after another, ties too: Flink's ROWS frame for it
         aggs = tuple(
             AggCall(name=o.name, func=o.func, args=o.args, distinct=o.distinct, udf=o.udf, call=o.node.this if o.udf else None, nulls=o.nulls) for o in collector.overs
         )

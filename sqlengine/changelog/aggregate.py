@@ -30,7 +30,7 @@ from sqlengine.changelog.collections import FUNCTIONS as COLLECTING
 from sqlengine.changelog.collections import Collected
 from sqlengine.changelog.kinds import DELETE, INSERT, SIGN, UPDATE_AFTER, UPDATE_BEFORE
 from sqlengine.changelog.operator import Changes, Expiry, Operator
-from sqlengine.changelog.ordered import FirstLast, ListAgg
+from sqlengine.changelog.ordered import FirstLast, Lag, ListAgg
 from sqlengine.changelog.user_aggregate import UserAggregate
 from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing, columns, freezer, thaw, value_key
 from sqlengine.changelog.variance import FUNCTIONS as VARIANCE_FUNCTIONS
@@ -56,6 +56,7 @@ class AggCallSpec:
     label: str = ""
     name: str = ""
     result: pa.DataType | None = None
+    offset: int = 1  # LAG's: how many rows back
 
 
 class _CountStar(Accumulator):
@@ -170,8 +171,10 @@ def accumulator(spec: AggCallSpec, arg_type: pa.DataType | None, retracting: boo
     if spec.function is not None:
         assert spec.result is not None
         return UserAggregate(spec.function, spec.label, spec.name, spec.result)
-    if spec.func == "COUNT" and spec.star:
+    if (spec.func == "COUNT" and spec.star) or spec.func == "ROW_NUMBER":  # an OVER ROWS frame numbers its rows
         return _CountStar()
+    if spec.func == "LAG":
+        return Lag(spec.offset, spec.args > 1)
     if spec.distinct and spec.func in ("COUNT", "SUM", "AVG"):
         return _Multiset(spec.func, spec.typing, key)
     if spec.func == "COUNT":

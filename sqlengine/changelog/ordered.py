@@ -4,7 +4,8 @@ ListAggWithRetract functions): FIRST_VALUE and LAST_VALUE, the value of the earl
 arrived row still held, NULLs ignored; LISTAGG, the held values joined in arrival order by the
 separator (',' unless given), NULLs ignored, NULL when none is held. A retraction takes back the
 earliest arrived occurrence of its value, as Flink's does. Used by the group aggregation over
-updates, OVER windows on a stream and windows on processing time (``aggregate.accumulator``)."""
+updates, OVER windows on a stream and windows on processing time (``aggregate.accumulator``).
+LAG, in an OVER window on time only, is Flink's LagAggFunction."""
 
 from __future__ import annotations
 
@@ -73,3 +74,27 @@ class ListAgg(Accumulator):
 
     def value(self, acc: Any) -> Any:
         return acc[1].join(acc[0]) if acc[0] else None
+
+
+class Lag(Accumulator):
+    """LAG(value, offset, default): the value ``offset`` rows before the last row taken, else
+    that row's default (NULL without one) while fewer rows came; the slot is [the last offset + 1
+    values, the last default]. A RANGE frame takes the rows of one time together, so each of them
+    gets the value ``offset`` rows before the last of them, as Flink gives. Its frame (the
+    window's rows so far) never takes a row back."""
+
+    def __init__(self, offset: int, has_default: bool) -> None:
+        self.offset, self.has_default = offset, has_default
+
+    def new(self) -> Any:
+        return [[], None]
+
+    def update(self, acc: Any, args: Sequence[Any], sign: int) -> Any:
+        assert sign > 0, "LAG's frame takes no row back"
+        values = acc[0][max(0, len(acc[0]) - self.offset) :] if self.offset else []
+        values.append(args[0])
+        return [values, args[1] if self.has_default else None]
+
+    def value(self, acc: Any) -> Any:
+        values, default = acc
+        return thaw(values[0]) if len(values) == self.offset + 1 else thaw(default)

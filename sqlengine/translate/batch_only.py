@@ -54,6 +54,8 @@ def translate_over(t: Translator, node: OverAggregate) -> Rel:
     for a in node.aggs:
         if a.func in RANK:
             cols.append(_rank(a.func).over(Window.partitionBy(*partition).orderBy(*_order(node.order))).alias(a.name))
+        elif a.func in (AggFunc.LAG, AggFunc.LEAD):  # no frame: Spark refuses one for them, as Calcite does
+            cols.append(F.expr(agg_sql(exprs, a)).over(Window.partitionBy(*partition).orderBy(*_order(node.order))).alias(a.name))
         elif a.func == AggFunc.AVG and a.args and not a.distinct and exprs.integral(a.args[0]):
             # Flink's AVG of integers truncates (sum DIV count): two window sums, divided after
             total, count = t.fresh("sum"), t.fresh("count")

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
     from sqlengine.changelog.aggregate import AggCallSpec
     from sqlengine.changelog.operator import Operator
 
+# functions of an OVER window only: no aggregation gives their type
+OVER_ONLY = frozenset({AggFunc.ROW_NUMBER, AggFunc.LAG})
+
+
 def has_user_aggregate(node: Node) -> bool:
     return any(a.udf is not None for a in getattr(node, "aggs", ()))
 
@@ -45,12 +49,17 @@ def result_types(df: DataFrame, exprs: SparkExpressions, keys: list[str], aggs: 
     """The keys' and the calls' types: the built-ins' as Spark's native aggregation of the same
     calls gives them (nothing runs), a Python aggregate function's as it declares."""
     from pyspark.sql import functions as F
+    from pyspark.sql.types import LongType
 
-    native = [F.expr(agg_sql(exprs, a)).alias(a.name) for a in aggs if a.udf is None]
+    native = [F.expr(agg_sql(exprs, a)).alias(a.name) for a in aggs if a.udf is None and a.func not in OVER_ONLY]
     types = {f.name: f.dataType for f in df.groupBy(*[F.col(quote(k)) for k in keys]).agg(*native or [F.count(F.lit(1))]).schema.fields}
     for a in aggs:
         if a.udf is not None and a.udf.signature is not None:
             types[a.name] = spark_type(a.udf.signature.result)
+        elif a.func == AggFunc.ROW_NUMBER:
+            types[a.name] = LongType()
+        elif a.func == AggFunc.LAG:  # the value's type
+            types[a.name] = df.select(F.expr(exprs.sql(a.args[0]))).schema.fields[0].dataType
     return types
 
 
@@ -64,6 +73,10 @@ def call_spec(t: Translator, exprs: SparkExpressions, call: AggCall, result: Dat
 
     args = [] if call.star else [F.expr(exprs.sql(a)) for a in call.args]
     typing = Typing.of(_arrow(t, result))
+    if call.func == AggFunc.LAG:  # the value and its default; the offset is a literal (planner.analysis.check)
+        offset = int(call.args[1].name) if len(call.args) > 1 else 1
+        lag_args = [args[0], *(a.cast(result) for a in args[2:3])]
+        return lag_args, AggCallSpec(call.func.value, args=len(lag_args), typing=typing, offset=offset)
     sig = call.udf.signature if call.udf is not None else None
     if call.udf is None or sig is None or call.call is None:
         distinct = call.distinct and call.func in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, *collection_aggregates.FUNCTIONS)

@@ -10,6 +10,7 @@ from catalog import Catalog
 from planner.analysis.check import Code
 from planner.analysis.physical import RankStrategy, Why
 from planner.explain.text import render_text
+from planner.logical.operators import OverAggregate
 from planner.logical.visit import distinct_nodes
 from planner.statements.script import parse_script
 from planner.statements.session import Outcome, PlannerSession
@@ -226,7 +227,15 @@ def test_native_operators_stay_native():
             "CURRENT ROW) FROM bids;",
             Code.OVER_NOT_ROWTIME,
         ),
-        ("SELECT item, LAG(price) OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_FUNCTION),
+        # LAG and ROW_NUMBER run on time; over changes (ordered by no time attribute) they do not yet
+        ("SELECT item, LAG(price) OVER (PARTITION BY item ORDER BY price) FROM bids;", Code.OVER_FUNCTION),
+        ("SELECT item, LEAD(price) OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_FUNCTION_STREAM),
+        ("SELECT item, RANK() OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_RANK_TIES),
+        ("SELECT item, ROW_NUMBER() OVER w, COUNT(*) OVER w FROM bids WINDOW w AS (PARTITION BY item ORDER BY ts);",
+         Code.OVER_SAME_WINDOW),
+        ("SELECT item, LAG(price, -1) OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_LAG),
+        ("SELECT item, LAG(price, price) OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_LAG),
+        ("SELECT item, LAG(price, 1, 0.5) OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_LAG),
         ("SELECT item, COUNT(DISTINCT url) OVER (PARTITION BY item ORDER BY price) FROM bids;", Code.DISTINCT_AGGREGATE),
     ],
 )
@@ -236,6 +245,45 @@ def test_what_a_streaming_over_cannot_run_is_refused(sql: str, code: Code):
     with its own reason."""
     outcome = plan(sql)
     assert [p.code for p in outcome.analysis.problems] == [code]
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        ("SELECT LAG(price) OVER (PARTITION BY item ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM bids;",
+         "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions"),
+        ("SELECT ROW_NUMBER() OVER (ORDER BY ts RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND CURRENT ROW) FROM bids;",
+         "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions"),
+        ("SELECT LAG(price, 1, NULL) OVER (PARTITION BY item ORDER BY ts) FROM bids;", "Illegal use of 'NULL'"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_what_flinks_validator_refuses_of_lag_and_the_rankings_is_a_bind_error(sql: str, message: str, mode: str):
+    """Calcite's rules, with Flink 2.3's messages: these functions take no frame, and LAG's default
+    needs a type."""
+    from planner.errors import SqlError
+
+    with pytest.raises(SqlError) as info:
+        plan(sql, mode)
+    assert info.value.message == message and info.value.column == 8
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT item, LAG(price) OVER (PARTITION BY item ORDER BY ts) FROM bids;",
+        "SELECT item, LAG(price, 2, CAST(0 AS BIGINT)) OVER w, SUM(price) OVER w FROM bids WINDOW w AS (PARTITION BY item ORDER BY ts);",
+        "SELECT item, LAG(url, 0, 'none') OVER (PARTITION BY item ORDER BY ts) FROM bids;",
+        "SELECT item, ROW_NUMBER() OVER (PARTITION BY item ORDER BY ts) FROM bids;",
+    ],
+)
+def test_lag_and_row_number_run_in_a_streaming_over_on_time(sql: str):
+    """As Flink 2.3 runs them (tests/conformance i07, i08): ROW_NUMBER alone numbers rows in a
+    ROWS frame, LAG takes the window's default (RANGE) frame."""
+    outcome = plan(sql)
+    assert outcome.analysis.problems == ()
+    (over,) = [n for n in distinct_nodes(list(outcome.analysis.plans)) if isinstance(n, OverAggregate)]
+    assert over.rows == ("ROW_NUMBER" in sql)
 
 
 @pytest.mark.parametrize(

@@ -130,6 +130,34 @@ def test_decimal_sums_keep_their_digits_and_nulls_are_skipped():
     ]
 
 
+def test_lag_counts_back_from_the_last_of_tied_rows_and_row_number_numbers_them_one_by_one():
+    # Flink 2.3's LagAggFunction and ROW_NUMBER (tests/conformance i07, i08): LAG(v, 1, v * 100)
+    # in the window's RANGE frame, where rows of one time are taken together; ROW_NUMBER in a
+    # ROWS frame, ties in arrival order; state pickled between micro-batches
+    lag = OverAggregate([0], 2, False, None, [AggCallSpec("LAG", args=2, typing=Typing("long"), offset=1)],
+                        [pa.int64()], out_schema([("k", pa.string()), ("v", pa.int64()), ("l", pa.int64())]))
+    numbered = OverAggregate([0], 2, True, None, [AggCallSpec("ROW_NUMBER", args=0, typing=Typing("long"))],
+                             [None], out_schema([("k", pa.string()), ("v", pa.int64()), ("r", pa.int64())]))
+    steps = [([(1000, "a", 1), (2000, "a", 2), (2000, "b", 10)], 1500), ([(2000, "a", 3), (3000, "a", 4)], 10_000)]
+    outputs = []
+    for op in (lag, numbered):
+        blob, out = pickle.dumps(op.new_state()), []
+        for rows, watermark in steps:
+            schema = pa.schema([pa.field("kind", pa.int8()), pa.field("t", pa.int64()), pa.field("k", pa.string()),
+                                pa.field("v", pa.int64()), pa.field("a1", pa.int64()), pa.field("a2", pa.int64())])
+            data = [(INSERT, t, k, v, v, v * 100) for t, k, v in rows]
+            table = pa.Table.from_arrays([pa.array(list(c), f.type) for c, f in zip(zip(*data, strict=True), schema, strict=True)], schema=schema)
+            state = pickle.loads(blob)
+            op.apply(state, [table.select(list(range(6 if op is lag else 4)))], now_ms=0)
+            out += [tuple(r.values())[1:] for r in op.fire(state, watermark, now_ms=0).table(op.out_schema).to_pylist()]
+            blob = pickle.dumps(state)
+        outputs.append(sorted(out, key=repr))
+    # a at 2 s: rows 2 and 3 are peers, both get the value before the last of them (2); the
+    # first row of a key its own default (v * 100)
+    assert outputs[0] == sorted([("a", 1, 100), ("a", 2, 2), ("a", 3, 2), ("a", 4, 3), ("b", 10, 1000)], key=repr)
+    assert outputs[1] == sorted([("a", 1, 1), ("a", 2, 2), ("a", 3, 3), ("a", 4, 4), ("b", 10, 1)], key=repr)
+
+
 # -- against a model -----------------------------------------------------------------------------
 
 

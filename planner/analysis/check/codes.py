@@ -15,6 +15,10 @@ class Code(StrEnum):
     OVER_NOT_ROWTIME = "over-not-rowtime"
     OVER_UPDATING_INPUT = "over-updating-input"
     OVER_FUNCTION = "over-function"
+    OVER_FUNCTION_STREAM = "over-function-stream"
+    OVER_RANK_TIES = "over-rank-ties"
+    OVER_SAME_WINDOW = "over-same-window"
+    OVER_LAG = "over-lag"
     WINDOW_RANK_FUNCTION = "window-rank-function"
     SORT_NOT_TIME = "sort-not-time"
     SORT_STREAMING = "sort-streaming"
@@ -75,6 +79,20 @@ MESSAGES: dict[Code, str] = {
         "{function} cannot run in an OVER window on a stream yet; the aggregate functions (all but "
         "APPROX_COUNT_DISTINCT) and Python aggregate functions can"
     ),
+    Code.OVER_FUNCTION_STREAM: (
+        "{function} in an OVER window is not supported in stream mode, as in Flink 2.3 (LAG, ROW_NUMBER and the "
+        "aggregate functions are)"
+    ),
+    Code.OVER_RANK_TIES: (
+        "{function}() in an OVER window on a stream: Flink 2.3 numbers tied rows there as a count (1, 3, 3, where its "
+        "batch mode and the SQL standard give 1, 2, 2), and sqlengine refuses it rather than pick one of the two"
+    ),
+    Code.OVER_SAME_WINDOW: (
+        "ROW_NUMBER() numbers rows one after another (a ROWS frame) while {function} takes the rows of one time "
+        "together (RANGE): on a stream they cannot share an OVER window, as in Flink 2.3 (\"All aggregates must be "
+        "computed on the same window\")"
+    ),
+    Code.OVER_LAG: "LAG on a stream: {what}",
     Code.WINDOW_RANK_FUNCTION: (
         "{function}() in a window Top-N is not supported on a stream, as in Flink 2.3 (only ROW_NUMBER() is); "
         "in batch mode it runs"
@@ -179,6 +197,9 @@ HINTS: dict[Code, str] = {
     Code.WINDOW_RANK_FUNCTION: "use ROW_NUMBER()",
     Code.OVER_NOT_ROWTIME: "use a ROWS frame, or ORDER BY one number or time column",
     Code.OVER_FUNCTION: "run it in batch mode (SET 'execution.runtime-mode' = 'batch'), where Spark's window functions compute it",
+    Code.OVER_FUNCTION_STREAM: "run it in batch mode (SET 'execution.runtime-mode' = 'batch'), where Spark's window functions compute it",
+    Code.OVER_RANK_TIES: "use ROW_NUMBER(), or COUNT(*) OVER (...) for Flink's streaming numbers; in batch mode RANK() runs",
+    Code.OVER_SAME_WINDOW: "compute ROW_NUMBER() in a SELECT of its own, or run it in batch mode",
     Code.OVER_UPDATING_INPUT: "compute the OVER window on the rows before that operator, or order it by a column that is no time attribute",
     Code.SORT_NOT_TIME: "sort the results where they are read (ORDER BY is for bounded results)",
     Code.SORT_STREAMING: "sort the results where they are read (ORDER BY is for bounded results)",

@@ -40,10 +40,12 @@ from planner.logical.operators import (
     WindowTVF,
     window_on_proctime,
 )
-from planner.logical.specs import AggFunc, WindowKind, WindowSpec
+from planner.logical.specs import AggCall, AggFunc, WindowKind, WindowSpec
 
 _DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX)
 # the aggregate functions the changelog aggregations implement (with retraction)
+# besides them, in an OVER window on time (sqlengine.changelog.over)
+OVER_ON_TIME = frozenset({AggFunc.LAG, AggFunc.ROW_NUMBER})
 CHANGELOG_AGGREGATES = frozenset({
     AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX, AggFunc.FIRST_VALUE, AggFunc.LAST_VALUE, AggFunc.LISTAGG,
     AggFunc.STDDEV_POP, AggFunc.STDDEV_SAMP, AggFunc.VAR_POP, AggFunc.VAR_SAMP,
@@ -161,10 +163,18 @@ def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
         # Spark's window functions take no DISTINCT (the changelog operator keeps the set of values)
         distinct = next((a for a in node.aggs if a.distinct and a.func in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG)), None)
         return [problem(Code.DISTINCT_AGGREGATE, node, function=distinct.func.value)] if distinct else []
+    on_changes = node.on_changes(not ctx.updating_input(node))
     for call in node.aggs:
-        if call.func not in CHANGELOG_AGGREGATES and call.udf is None:
-            return [problem(Code.OVER_FUNCTION, node, function=call.func.value)]
-    if node.on_changes(not ctx.updating_input(node)):
+        if call.func in CHANGELOG_AGGREGATES or call.udf is not None:
+            continue
+        if on_changes or call.func not in OVER_ON_TIME:
+            return [_over_function(node, call)]
+        if call.func == AggFunc.ROW_NUMBER and not node.rows:
+            other = next(a for a in node.aggs if a.func != AggFunc.ROW_NUMBER)
+            return [problem(Code.OVER_SAME_WINDOW, node, function=other.func.value if other.udf is None else other.udf.name)]
+        if call.func == AggFunc.LAG and (lag := _lag(node, call)) is not None:
+            return [lag]
+    if on_changes:
         # over changes (sqlengine.changelog.over_changes): a RANGE frame with a size needs one
         # ascending key with a number or a time to measure it
         order = node.input.field(node.order_field)
@@ -178,6 +188,40 @@ def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
     if ctx.after_changelog(node) is not None:
         return [problem(Code.OVER_UPDATING_INPUT, node)]
     return []
+
+
+def _over_function(node: OverAggregate, call: AggCall) -> Problem:
+    """Why a function other than an aggregate does not run in this streaming OVER window."""
+    if call.func in (AggFunc.RANK, AggFunc.DENSE_RANK):
+        return problem(Code.OVER_RANK_TIES, node, function=call.func.value)
+    if call.func in (AggFunc.LEAD, AggFunc.NTILE, AggFunc.PERCENT_RANK, AggFunc.CUME_DIST):
+        return problem(Code.OVER_FUNCTION_STREAM, node, function=call.func.value)
+    return problem(Code.OVER_FUNCTION, node, function=call.func.value)  # over changes: LAG, ROW_NUMBER
+
+
+def _lag(node: OverAggregate, call: AggCall) -> Problem | None:
+    """LAG(value, offset, default) runs with a literal offset of 0 or more (Flink fails the job at
+    a negative one) and a default of the value's type (Flink asks for a cast)."""
+    from planner.binder.types import type_of
+    from planner.dialect import type_sql
+
+    if len(call.args) > 1:
+        offset = call.args[1]
+        if not (isinstance(offset, exp.Literal) and offset.is_int and int(offset.name) >= 0):
+            return problem(Code.OVER_LAG, node,
+                           what=f"its offset must be a whole number of rows, 0 or more, not `{offset.sql()}`")
+    if len(call.args) > 2:
+        fields = {f.name: f for f in node.input.fields}
+        value, default = type_of(call.args[0], fields), type_of(call.args[2], fields)
+        # Flink compares the types' roots, CHAR and VARCHAR alike
+        if _type_root(value) != _type_root(default):
+            return problem(Code.OVER_LAG, node, what=f"please explicitly cast default value {type_sql(default)} to "
+                           f"{type_sql(value)} (as Flink asks)")
+    return None
+
+
+def _type_root(t: exp.DataType) -> object:
+    return "CHARACTER" if T.is_type(t, *T.STRINGS) else t.this
 
 
 def check_match(node: MatchRecognize, ctx: Context) -> list[Problem]:
