@@ -51,7 +51,7 @@ from planner.logical.operators import (
     WindowTVF,
     window_on_proctime,
 )
-from planner.logical.specs import AggFunc, WindowKind
+from planner.logical.specs import AggFunc
 from planner.logical.visit import distinct_nodes
 
 
@@ -123,6 +123,7 @@ def changelog_buckets(settings: dict[str, str]) -> int:
     except ValueError:
         return DEFAULT_BUCKETS
 
+
 # the operators there is a changelog implementation of (exact classes; windowed rankings run
 # natively, as they are insert-only and Flink refuses them over changes)
 CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset(
@@ -143,9 +144,9 @@ def has_changelog_implementation(node: Node) -> bool:
     if isinstance(node, IntervalJoin):  # on processing time (on event time Spark's own runs it)
         return node.on_proctime
     if isinstance(node, WindowAggregate):
-        # on processing time (Spark's own windows close on a watermark; sessions on the clock never
-        # merge), or calling a Python aggregate function (on event time, sessions would merge)
-        return node.on_proctime or (user_aggregate(node) and node.window.kind != WindowKind.SESSION)
+        # on processing time (Spark's own windows close on a watermark), or calling a Python
+        # aggregate function (event-time sessions merge: the operator keeps their rows)
+        return node.on_proctime or user_aggregate(node)
     return True
 
 

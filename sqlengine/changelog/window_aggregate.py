@@ -26,12 +26,21 @@ aggregate call its argument columns and, with a FILTER clause, the filter's valu
 
 A processing-time SESSION (``slide_ms`` is the gap): a key's session starts at its first row and
 ends a gap after its last; a row within the gap of the key's open session extends it, any other
-starts a new one. Rows come in processing-time order, so sessions never merge (an event-time
-SESSION would: it is not run here).
+starts a new one. Rows come in processing-time order, so sessions never merge.
+
+An event-time SESSION (Flink's merging session windows): a row makes the window [t, t + gap),
+which merges with every open session of its key it touches (Flink's TimeWindow.intersects: ends
+included), so one late-arriving row can join two sessions. Aggregates cannot be merged (a
+Python aggregate function's ``merge`` is optional, the built-ins' accumulators have none), so an
+open session keeps its rows' arguments and aggregates them when it is emitted: when the
+watermark reaches its last instant. A row is late when it touches no open session and its own
+window's last instant is at or before the watermark.
 
 State layout (``planner.analysis.state``: one accumulator per open window and key): ``windows``,
 (window end, window start, key) -> the accumulators; for sessions also ``sessions``, key -> its
-open session's (end, start). A window is released when it is emitted.
+open session's (end, start); for event-time sessions ``session_rows``, (end, start, key) -> its
+rows' (arrival, arguments), and ``open``, key -> its open sessions' (start, end). A window is
+released when it is emitted.
 """
 
 from __future__ import annotations
@@ -108,10 +117,15 @@ class WindowAggregate(Operator):
         return accs
 
     def new_state(self) -> Any:
-        return {"windows": {}, "sessions": {}}
+        return {"windows": {}, "sessions": {}, "session_rows": {}, "open": {}, "seq": 0}
 
     def entries(self, state: Any) -> int:
-        return len(state["windows"])
+        return len(state["windows"]) + len(state.get("session_rows", ()))
+
+    @property
+    def merging(self) -> bool:
+        """Event-time sessions: they merge, so they keep their rows."""
+        return self.kind == SESSION and self.event_time
 
     def apply(self, state: Any, inputs: Sequence[pa.Table | None], now_ms: int) -> Changes:
         batch = inputs[0]
@@ -126,6 +140,10 @@ class WindowAggregate(Operator):
         if self.given:
             spans = [[(s, e)] if s is not None else [] for s, e in zip(cols[pos], cols[pos + 1], strict=True)]
             pos += 2
+        elif self.merging:
+            arg_cols, filters = call_columns(self.calls, cols, pos + 1)
+            self._merge_sessions(state, keys, cols[pos], arg_cols, filters)
+            return Changes()
         elif self.kind == SESSION:
             spans = [self._session(state, keys[i], t) if t is not None else [] for i, t in enumerate(cols[pos])]
             pos += 1
@@ -166,6 +184,46 @@ class WindowAggregate(Operator):
             sessions[key] = (end, start)
         return [(start, end)]
 
+    def _merge_sessions(self, state: Any, keys: list[Any], times: list[Any], arg_cols: list[list[list[Any]]],
+                        filters: list[list[Any] | None]) -> None:
+        """Each row into its key's session, merged with every open one its window touches."""
+        rows_of: dict[tuple[int, int, Any], list[Any]] = state.setdefault("session_rows", {})
+        open_: dict[Any, list[tuple[int, int]]] = state.setdefault("open", {})
+        gap, watermark = self.slide_ms, self.watermark_ms
+        for i, t in enumerate(times):
+            if t is None:
+                continue  # no time, no session (Spark's session_window gives it none)
+            key = keys[i]
+            sessions = open_.get(key, [])
+            touched = [(s, e) for s, e in sessions if s <= t + gap and e >= t]
+            if not touched and watermark is not None and t + gap - 1 <= watermark:
+                continue  # late: its own session has closed, and it joins no open one
+            start, end = min([t, *(s for s, _ in touched)]), max([t + gap, *(e for _, e in touched)])
+            held = [r for s, e in touched for r in rows_of.pop((e, s, key))]
+            state["seq"] = seq = state.get("seq", 0) + 1
+            args = tuple(None if f is not None and f[i] is not True else tuple(c[i] for c in cols) for cols, f in zip(arg_cols, filters, strict=True))
+            rows_of[(end, start, key)] = [*held, (seq, args)]
+            open_[key] = [w for w in sessions if w not in touched] + [(start, end)]
+
+    def _emit_sessions(self, state: Any, watermark_ms: int, out: Changes) -> None:
+        """Each session whose last instant the watermark has reached, aggregated over its rows in
+        the order they came."""
+        rows_of: dict[tuple[int, int, Any], list[Any]] = state.get("session_rows", {})
+        for w in sorted((w for w in rows_of if w[0] - 1 <= watermark_ms), key=lambda w: (w[0], w[1])):
+            end, start, key = w
+            slot = [a.new() for a in self.accs]
+            for _seq, args in sorted(rows_of.pop(w), key=lambda r: r[0]):
+                for j, acc in enumerate(self.accs):
+                    if args[j] is not None:
+                        slot[j] = acc.update(slot[j], args[j], 1)
+            left = [x for x in state["open"].get(key, []) if x != (start, end)]
+            if left:
+                state["open"][key] = left
+            else:
+                state["open"].pop(key, None)
+            values = (acc.value(v) for acc, v in zip(self.accs, slot, strict=True))
+            out.emit(INSERT, (*(thaw(k) for k in key), start * 1000, end * 1000, (end - 1) * 1000, *values))
+
     def fire(self, state: Any, watermark_ms: int, now_ms: int) -> Changes:
         """Emit and release every window the clock has reached, in the order of their ends: on
         processing time the wall clock (``watermark_ms``, the clock the processor passes) at its
@@ -173,6 +231,10 @@ class WindowAggregate(Operator):
         windows: dict[tuple[int, int, Any], list[Any]] = state["windows"]
         reached = watermark_ms + 1 if self.event_time else watermark_ms
         out = Changes()
+        if self.merging:
+            with decimal.localcontext(DECIMAL_CONTEXT):
+                self._emit_sessions(state, watermark_ms, out)
+            return out
         sessions = state.get("sessions", {})
         for w in sorted((w for w in windows if w[0] <= reached), key=lambda w: (w[0], w[1])):
             end, start, key = w
@@ -188,5 +250,5 @@ class WindowAggregate(Operator):
         return out
 
     def next_time(self, state: Any) -> int | None:
-        end = min((w[0] for w in state["windows"]), default=None)
+        end = min((w[0] for w in (*state["windows"], *state.get("session_rows", ()))), default=None)
         return end - 1 if end is not None and self.event_time else end

@@ -136,6 +136,37 @@ def test_a_session_grows_while_rows_come_within_the_gap_and_closes_a_gap_after_t
     assert [(ms(r[1]), ms(r[2]), r[4]) for r in o.fire(state, 9_000, 9_000).rows] == [(4_000, 5_000, 1)]
 
 
+def _timed(rows: list[tuple[str, int, int]]) -> pa.Table:
+    """Rows (key, event time in ms, value) of one micro-batch, all through the FILTER."""
+    keys, times, values = zip(*rows, strict=True)
+    return pa.table({"kind": pa.array([INSERT] * len(rows), pa.int8()), "k": pa.array(keys, pa.string()),
+                     "t": pa.array(times, pa.int64()), "a1": pa.array(values, pa.int64()), "a2": pa.array(values, pa.int64()),
+                     "f": pa.array([True] * len(rows), pa.bool_())})
+
+
+def test_event_time_sessions_merge_when_a_row_bridges_them_and_a_late_row_alone_is_dropped() -> None:
+    """An event-time SESSION (gap 1 s; Flink's merging windows, checked against Flink by the
+    conformance query l05_udaf_session): each row's window [t, t + gap) merges with every open
+    session of its key it touches, ends included; a session comes out once the watermark reaches
+    its last instant, its rows aggregated then; a row that touches no open session and whose own
+    window the watermark has passed is late."""
+    o = WindowAggregate(SESSION, 0, 1000, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT), event_time=True)
+    state = o.new_state()
+    o.apply(state, [_timed([("a", 1_000, 1), ("a", 3_500, 2), ("b", 1_200, 7)])], now_ms=0)
+    assert o.entries(state) == 3 and o.next_time(state) == 1_999
+    state = pickle.loads(pickle.dumps(state))
+    o.watermark_ms = 1_500  # the processor's watermark for the next batch
+    # a row at 2 s touches a's [1, 2) at its end (to [1, 3)); one at 2.6 s reaches 3.6 s and
+    # bridges [1, 3) and [3.5, 4.5) into one session
+    o.apply(state, [_timed([("a", 2_000, 3), ("a", 2_600, 4), ("b", 100, 9)])], now_ms=0)
+    assert state["open"][("a",)] == [(1_000, 4_500)] and o.entries(state) == 2
+    out = o.fire(state, 2_199, 0)  # b's [1.2, 2.2) has its last instant at 2.199 s; b's row at 0.1 s was late
+    assert [(r[0], ms(r[1]), ms(r[2]), ms(r[3]), r[4], r[5]) for r in out.rows] == [("b", 1_200, 2_200, 2_199, 1, 7)]
+    out = o.fire(state, 10_000, 0)
+    assert [(r[0], ms(r[1]), ms(r[2]), r[4], r[5], r[6]) for r in out.rows] == [("a", 1_000, 4_500, 4, 10, 4)]
+    assert o.entries(state) == 0 and state["open"] == {}
+
+
 def test_in_batch_mode_every_window_comes_out_at_the_end_of_the_input() -> None:
     """Batch mode runs a bucket's rows through the operator at once: on processing time too, the
     clock then stands past every window (a Python aggregate function's window in batch mode)."""

@@ -53,7 +53,6 @@ class Code(StrEnum):
     # expressions, both modes
     USER_FUNCTION = "user-function"
     USER_AGGREGATE_RETRACT = "user-aggregate-retract"
-    USER_AGGREGATE_SESSION = "user-aggregate-session"
     NO_COUNTERPART = "no-counterpart"
     LITERAL_SEPARATOR = "literal-separator"
     DISTINCT_AGGREGATE = "distinct-aggregate"
@@ -181,11 +180,6 @@ MESSAGES: dict[Code, str] = {
         "the aggregate function `{function}` ('{target}') has no retract method, which it needs here: {what} (Flink's "
         "job fails there with \"Method retract is not implemented\")"
     ),
-    Code.USER_AGGREGATE_SESSION: (
-        "a Python aggregate function (`{function}`) cannot run in a SESSION window on event time yet (sessions merge, "
-        "and sqlengine's window operator does not merge accumulators); GROUP BY, TUMBLE, HOP, CUMULATE, OVER and "
-        "SESSION on processing time run it"
-    ),
     Code.NO_COUNTERPART: "{function}() has no counterpart in Spark",
     Code.LITERAL_SEPARATOR: "{function} needs a literal separator to run on Spark",
     Code.DISTINCT_AGGREGATE: "{function}(DISTINCT ...) cannot run on Spark yet",
@@ -216,7 +210,6 @@ HINTS: dict[Code, str] = {
     Code.TABLE_FUNCTION: "write it in Python as a generator: CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON",
     Code.DISTINCT_AGGREGATE: "use COUNT, SUM or AVG (DISTINCT), or GROUP BY the value first and aggregate the groups",
     Code.USER_AGGREGATE_RETRACT: "define retract(self, acc, ...) undoing what accumulate does for the same arguments",
-    Code.USER_AGGREGATE_SESSION: "aggregate the session's rows with built-in functions, or use a TUMBLE or HOP window",
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
     Code.WINDOW_LOCAL_TIME_ZONE: (
         "window on a TIMESTAMP column, or in a zone of a fixed offset ('GMT-05:00'), or run it with "

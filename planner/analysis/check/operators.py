@@ -136,15 +136,13 @@ def check_scan(node: Scan, ctx: Context) -> list[Problem]:
     return []
 
 
-def _user_aggregates(node: GroupAggregate | WindowAggregate | OverAggregate, what: str | None, session: bool = False) -> Problem | None:
+def _user_aggregates(node: GroupAggregate | WindowAggregate | OverAggregate, what: str | None) -> Problem | None:
     """A Python aggregate function needs ``retract`` where its input takes rows back (``what``
-    says why, None: it does not); none runs in a SESSION window."""
+    says why, None: it does not)."""
     for a in node.aggs:
         sig = a.udf.signature if a.udf is not None else None
         if a.udf is None or sig is None:
             continue
-        if session:
-            return problem(Code.USER_AGGREGATE_SESSION, node, a.call, function=a.udf.name)
         if what is not None and not sig.retracts:
             return problem(Code.USER_AGGREGATE_RETRACT, node, a.call, function=a.udf.name, target=sig.target, what=what)
     return None
@@ -303,7 +301,7 @@ def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]
                 out.append(problem(Code.SESSION_KEYS, node))
         else:
             out += _first(_carried(node, ctx, w, "window aggregation"))
-    out += _first(_user_aggregates(node, None, session=w.kind == WindowKind.SESSION and not node.on_proctime))
+    out += _first(_user_aggregates(node, None))
     if ctx.streaming:
         out += _first(
             problem(Code.WINDOW_AGG_UPDATING_INPUT, node) if ctx.updating_input(node) else None,
