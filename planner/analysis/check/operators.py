@@ -43,9 +43,9 @@ from planner.logical.operators import (
 from planner.logical.specs import AggCall, AggFunc, WindowKind, WindowSpec
 
 _DISTINCT_OK = (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX)
-# the aggregate functions the changelog aggregations implement (with retraction)
-# besides them, in an OVER window on time (sqlengine.changelog.over)
+# besides the aggregate functions, what an OVER window on time runs (sqlengine.changelog.over)
 OVER_ON_TIME = frozenset({AggFunc.LAG, AggFunc.ROW_NUMBER})
+# the aggregate functions the changelog aggregations implement (with retraction)
 CHANGELOG_AGGREGATES = frozenset({
     AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX, AggFunc.FIRST_VALUE, AggFunc.LAST_VALUE, AggFunc.LISTAGG,
     AggFunc.STDDEV_POP, AggFunc.STDDEV_SAMP, AggFunc.VAR_POP, AggFunc.VAR_SAMP,
