@@ -75,6 +75,9 @@ class Result:
     message: str | None = None
 
 
+PARTITIONS = "spark.sql.shuffle.partitions"  # a stateful operator's stores, one per partition
+
+
 class Engine:
     def __init__(
         self,
@@ -93,6 +96,9 @@ class Engine:
         self.planner = PlannerSession(self.catalog, settings=settings, variables=variables)
         self.master, self.remote = master, remote
         self.conf = dict(conf or {})
+        partitions = self.conf.get(PARTITIONS) or (spark.conf.get(PARTITIONS, None) if spark is not None and remote is None else None)
+        if partitions:  # the stores a stateful operator has (the state estimates count them)
+            self.planner.environment[PARTITIONS] = partitions
         self._spark: SparkSession | None = spark
         self._spark_error: BaseException | None = None
         self._spark_thread: threading.Thread | None = None

@@ -43,11 +43,10 @@ from planner.logical.operators import Node, Scan
 DAY = 86_400
 WINDOW_BOUNDS = ("window_start", "window_end", "window_time")
 ROW_KINDS = frozenset({StoredKind.ROWS, StoredKind.WAITING_ROWS, StoredKind.OVER_ROWS, StoredKind.OVER_RANGE,
-                       StoredKind.WINDOW_RANKED, StoredKind.PARTITION_ROWS, StoredKind.PARTIAL_MATCHES,
-                       StoredKind.SESSION_ROWS})
-# a changelog operator keeping these counts partitions (sessions), not rows (the entries of
-# sqlengine.changelog.over, .match_recognize and .window_aggregate)
-PARTITIONED_ROWS = frozenset({StoredKind.OVER_ROWS, StoredKind.OVER_RANGE, StoredKind.PARTIAL_MATCHES, StoredKind.SESSION_ROWS})
+                       StoredKind.WINDOW_RANKED, StoredKind.PARTITION_ROWS, StoredKind.PARTIAL_MATCHES})
+# a changelog operator keeping these counts partitions, not rows (the entries of
+# sqlengine.changelog.over and .match_recognize)
+PARTITIONED_ROWS = frozenset({StoredKind.OVER_ROWS, StoredKind.OVER_RANGE, StoredKind.PARTIAL_MATCHES})
 # the event time a micro-batch of a live stream covers: batches run back to back, about a second each
 LIVE_BATCH_MS = 1000
 

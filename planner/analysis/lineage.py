@@ -176,8 +176,8 @@ class Lineage:
         """A string column's average characters: 'stats.avg-length.<col>', else the connector's
         generator."""
         declared = self.option(table, f"stats.avg-length.{path}")
-        if declared is not None:
-            return int(declared) if declared.strip().isdigit() else None
+        if declared is not None and declared.strip().isdigit():
+            return int(declared)
         spec = spec_of(table)
         return spec.column_avg_length(table, path) if spec is not None else None
 

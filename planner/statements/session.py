@@ -111,6 +111,9 @@ class PlannerSession:
         self.variables = dict(variables or {})
         self.stats = stats or {}
         self.horizon_days = horizon_days
+        # what the engine runs jobs with where no SET says otherwise ('spark.sql.shuffle.partitions'
+        # of its --conf or its Spark session): the state estimates count its stores
+        self.environment: dict[str, str] = {}
         self._script: str | None = None  # the file of the statement being run (Python functions' modules beside it)
 
     # -- entry ---------------------------------------------------------------------------------
@@ -211,7 +214,8 @@ class PlannerSession:
 
     def analyze(self, plans: list[Node], stmt: Statement) -> Analysis:
         return analyze_plans(
-            plans, self.settings, stats=self.stats, source=stmt.source, span=stmt.span, horizon_days=self.horizon_days
+            plans, {**self.environment, **self.settings}, stats=self.stats, source=stmt.source, span=stmt.span,
+            horizon_days=self.horizon_days,
         )
 
     # -- DDL -----------------------------------------------------------------------------------

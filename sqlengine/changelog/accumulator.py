@@ -20,3 +20,7 @@ class Accumulator:
 
     def value(self, acc: Any) -> Any:
         raise NotImplementedError
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        """Two slots as one (event-time sessions that a row bridges); the merged slot."""
+        raise NotImplementedError(f"{type(self).__name__} cannot merge")

@@ -69,6 +69,9 @@ class _CountStar(Accumulator):
     def value(self, acc: Any) -> Any:
         return acc
 
+    def merge(self, acc: Any, other: Any) -> Any:
+        return acc + other
+
 
 class _Count(Accumulator):
     def new(self) -> Any:
@@ -82,6 +85,9 @@ class _Count(Accumulator):
 
     def value(self, acc: Any) -> Any:
         return acc
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        return acc + other
 
 
 class _Sum(Accumulator):
@@ -105,6 +111,9 @@ class _Sum(Accumulator):
             return None
         return self.typing.divide(acc[0], acc[1]) if self.average else self.typing.cast(acc[0])
 
+    def merge(self, acc: Any, other: Any) -> Any:
+        return [acc[0] + other[0], acc[1] + other[1]]
+
 
 class _Extreme(Accumulator):
     """MIN/MAX over an insert-only input: the best value so far."""
@@ -127,6 +136,9 @@ class _Extreme(Accumulator):
     def value(self, acc: Any) -> Any:
         return acc
 
+    def merge(self, acc: Any, other: Any) -> Any:
+        return self.update(acc, [other], 1)
+
 
 class _Multiset(Accumulator):
     """A multiset of values: {value: count}; MIN/MAX over an updating input (the extreme found
@@ -148,6 +160,11 @@ class _Multiset(Accumulator):
             acc[v] = n
         else:
             acc.pop(v, None)
+        return acc
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        for v, n in other.items():
+            acc[v] = acc.get(v, 0) + n
         return acc
 
     def value(self, acc: Any) -> Any:

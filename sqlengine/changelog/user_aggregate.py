@@ -2,7 +2,8 @@
 the changelog aggregations (group, window and OVER): one instance of the user's class per
 operator, its ``create_accumulator`` for a new group, ``accumulate`` for each input row (+I, +U),
 ``retract`` for each row taken back (-U, -D; the planner refuses an updating input when the class
-has none, as Flink does), ``get_value`` for the group's result. Arguments arrive as Flink passes
+has none, as Flink does), ``merge`` when a row bridges two event-time sessions, ``get_value`` for
+the group's result. Arguments arrive as Flink passes
 them to Python (NULL as None, an ARRAY as a list, a MAP or ROW as a dict). The accumulator is
 whatever ``create_accumulator`` returns, kept in the operator's state (pickled), so it must be
 picklable, as PyFlink requires too.
@@ -54,6 +55,18 @@ class UserAggregate(Accumulator):
         except Exception as err:
             shown = ", ".join(_shown(v) for v in values)
             raise self._fail(f"{self.name}({shown}){'' if sign > 0 else ' (retract)'}", err) from None
+        return acc
+
+    def merge(self, acc: Any, other: Any) -> Any:
+        """PyFlink's ``merge(accumulator, accumulators)``, which sessions need when a row bridges
+        two: without it the job fails, as Flink's does."""
+        method = getattr(self.fn, "merge", None)
+        if not callable(method):
+            raise RuntimeError(
+                f"[{USER_FAILURE_MARKER}] {self.label}: two sessions merged and {self.name} has no merge(acc, accs) "
+                "method (Flink's job fails there too)"
+            )
+        self._call(f"{self.name}: merge", method, acc, [other])
         return acc
 
     def value(self, acc: Any) -> Any:

@@ -30,17 +30,15 @@ starts a new one. Rows come in processing-time order, so sessions never merge.
 
 An event-time SESSION (Flink's merging session windows): a row makes the window [t, t + gap),
 which merges with every open session of its key it touches (Flink's TimeWindow.intersects: ends
-included), so one late-arriving row can join two sessions. Aggregates cannot be merged (a
-Python aggregate function's ``merge`` is optional, the built-ins' accumulators have none), so an
-open session keeps its rows' arguments and aggregates them when it is emitted: when the
-watermark reaches its last instant. A row is late when it touches no open session and its own
-window's last instant is at or before the watermark.
+included), so one late-arriving row can join two sessions; their accumulators are merged (a
+Python aggregate function's ``merge``: without one the job fails there, as Flink's does). A
+session the watermark has closed takes no row (it is emitted in the same step); a row is late
+when it touches no open session and its own window's last instant is at or before the watermark.
 
 State layout (``planner.analysis.state``: one accumulator per open window and key): ``windows``,
 (window end, window start, key) -> the accumulators; for sessions also ``sessions``, key -> its
-open session's (end, start); for event-time sessions ``session_rows``, (end, start, key) -> its
-rows' (arrival, arguments), and ``open``, key -> its open sessions' (start, end). A window is
-released when it is emitted.
+open session's (end, start) (on processing time), or ``open``, key -> its open sessions' (start,
+end) (on event time). A window is released when it is emitted.
 """
 
 from __future__ import annotations
@@ -117,21 +115,20 @@ class WindowAggregate(Operator):
         return accs
 
     def new_state(self) -> Any:
-        return {"windows": {}, "sessions": {}, "session_rows": {}, "open": {}, "seq": 0}
+        return {"windows": {}, "sessions": {}, "open": {}} if self.merging else {"windows": {}, "sessions": {}}
 
     def entries(self, state: Any) -> int:
-        return len(state["windows"]) + len(state.get("session_rows", ()))
+        return len(state["windows"])
 
     @property
     def merging(self) -> bool:
-        """Event-time sessions: they merge, so they keep their rows."""
+        """Event-time sessions: a row may bridge two, which then merge."""
         return self.kind == SESSION and self.event_time
 
     def apply(self, state: Any, inputs: Sequence[pa.Table | None], now_ms: int) -> Changes:
         batch = inputs[0]
         assert batch is not None
         windows: dict[tuple[int, int, Any], list[Any]] = state["windows"]
-        accs = self.accs
         cols = columns(batch, 0)
         n = len(cols[0])
         keys: list[Any] = list(zip(*cols[1 : 1 + self.n_keys], strict=True)) if self.n_keys else [()] * n
@@ -140,9 +137,12 @@ class WindowAggregate(Operator):
         if self.given:
             spans = [[(s, e)] if s is not None else [] for s, e in zip(cols[pos], cols[pos + 1], strict=True)]
             pos += 2
-        elif self.merging:
+        elif self.merging:  # row by row: a row may merge the sessions earlier rows went into
             arg_cols, filters = call_columns(self.calls, cols, pos + 1)
-            self._merge_sessions(state, keys, cols[pos], arg_cols, filters)
+            with decimal.localcontext(DECIMAL_CONTEXT):
+                for i, t in enumerate(cols[pos]):
+                    for start, end in self._merged_session(state, keys[i], t) if t is not None else ():
+                        self._add(windows, (end, start, keys[i]), arg_cols, filters, i)
             return Changes()
         elif self.kind == SESSION:
             spans = [self._session(state, keys[i], t) if t is not None else [] for i, t in enumerate(cols[pos])]
@@ -158,15 +158,21 @@ class WindowAggregate(Operator):
                 for start, end in spans[i]:
                     if closed is not None and end - 1 <= closed:
                         continue
-                    slot = windows.get((end, start, keys[i]))
-                    if slot is None:
-                        slot = windows[(end, start, keys[i])] = [a.new() for a in accs]
-                    for j, acc in enumerate(accs):
-                        f = filters[j]
-                        if f is not None and f[i] is not True:
-                            continue
-                        slot[j] = acc.update(slot[j], [c[i] for c in arg_cols[j]], 1)
+                    self._add(windows, (end, start, keys[i]), arg_cols, filters, i)
         return Changes()
+
+    def _add(self, windows: dict[tuple[int, int, Any], list[Any]], window: tuple[int, int, Any],
+             arg_cols: list[list[list[Any]]], filters: list[list[Any] | None], i: int) -> None:
+        """Row ``i`` into the accumulators of ``window`` (end, start, key)."""
+        accs = self.accs
+        slot = windows.get(window)
+        if slot is None:
+            slot = windows[window] = [a.new() for a in accs]
+        for j, acc in enumerate(accs):
+            f = filters[j]
+            if f is not None and f[i] is not True:
+                continue
+            slot[j] = acc.update(slot[j], [c[i] for c in arg_cols[j]], 1)
 
     def _session(self, state: Any, key: Any, t: int) -> list[tuple[int, int]]:
         """The session the row at ``t`` belongs to: the key's open one, extended to ``t`` + the
@@ -184,45 +190,25 @@ class WindowAggregate(Operator):
             sessions[key] = (end, start)
         return [(start, end)]
 
-    def _merge_sessions(self, state: Any, keys: list[Any], times: list[Any], arg_cols: list[list[list[Any]]],
-                        filters: list[list[Any] | None]) -> None:
-        """Each row into its key's session, merged with every open one its window touches."""
-        rows_of: dict[tuple[int, int, Any], list[Any]] = state.setdefault("session_rows", {})
-        open_: dict[Any, list[tuple[int, int]]] = state.setdefault("open", {})
-        gap, watermark = self.slide_ms, self.watermark_ms
-        for i, t in enumerate(times):
-            if t is None:
-                continue  # no time, no session (Spark's session_window gives it none)
-            key = keys[i]
-            sessions = open_.get(key, [])
-            touched = [(s, e) for s, e in sessions if s <= t + gap and e >= t]
-            if not touched and watermark is not None and t + gap - 1 <= watermark:
-                continue  # late: its own session has closed, and it joins no open one
-            start, end = min([t, *(s for s, _ in touched)]), max([t + gap, *(e for _, e in touched)])
-            held = [r for s, e in touched for r in rows_of.pop((e, s, key))]
-            state["seq"] = seq = state.get("seq", 0) + 1
-            args = tuple(None if f is not None and f[i] is not True else tuple(c[i] for c in cols) for cols, f in zip(arg_cols, filters, strict=True))
-            rows_of[(end, start, key)] = [*held, (seq, args)]
-            open_[key] = [w for w in sessions if w not in touched] + [(start, end)]
-
-    def _emit_sessions(self, state: Any, watermark_ms: int, out: Changes) -> None:
-        """Each session whose last instant the watermark has reached, aggregated over its rows in
-        the order they came."""
-        rows_of: dict[tuple[int, int, Any], list[Any]] = state.get("session_rows", {})
-        for w in sorted((w for w in rows_of if w[0] - 1 <= watermark_ms), key=lambda w: (w[0], w[1])):
-            end, start, key = w
-            slot = [a.new() for a in self.accs]
-            for _seq, args in sorted(rows_of.pop(w), key=lambda r: r[0]):
-                for j, acc in enumerate(self.accs):
-                    if args[j] is not None:
-                        slot[j] = acc.update(slot[j], args[j], 1)
-            left = [x for x in state["open"].get(key, []) if x != (start, end)]
-            if left:
-                state["open"][key] = left
-            else:
-                state["open"].pop(key, None)
-            values = (acc.value(v) for acc, v in zip(self.accs, slot, strict=True))
-            out.emit(INSERT, (*(thaw(k) for k in key), start * 1000, end * 1000, (end - 1) * 1000, *values))
+    def _merged_session(self, state: Any, key: Any, t: int) -> list[tuple[int, int]]:
+        """The session of the row at ``t``: its window [t, t + gap) merged with every open session
+        of the key it touches (their accumulators merged into one), or none if it is late."""
+        windows, open_ = state["windows"], state.setdefault("open", {})
+        gap, closed = self.slide_ms, self.watermark_ms
+        sessions = open_.get(key, [])
+        # a session whose last instant the watermark has reached is closed: emitted in this step
+        touched = [(s, e) for s, e in sessions if s <= t + gap and e >= t and e - 1 > closed]
+        if not touched and t + gap - 1 <= closed:
+            return []  # late: its own session has closed, and it joins no open one
+        start, end = min([t, *(s for s, _ in touched)]), max([t + gap, *(e for _, e in touched)])
+        slot = None
+        for s, e in sorted(touched):
+            other = windows.pop((e, s, key))
+            slot = other if slot is None else [a.merge(x, y) for a, x, y in zip(self.accs, slot, other, strict=True)]
+        if slot is not None:
+            windows[(end, start, key)] = slot
+        open_[key] = [w for w in sessions if w not in touched] + [(start, end)]
+        return [(start, end)]
 
     def fire(self, state: Any, watermark_ms: int, now_ms: int) -> Changes:
         """Emit and release every window the clock has reached, in the order of their ends: on
@@ -231,16 +217,18 @@ class WindowAggregate(Operator):
         windows: dict[tuple[int, int, Any], list[Any]] = state["windows"]
         reached = watermark_ms + 1 if self.event_time else watermark_ms
         out = Changes()
-        if self.merging:
-            with decimal.localcontext(DECIMAL_CONTEXT):
-                self._emit_sessions(state, watermark_ms, out)
-            return out
         sessions = state.get("sessions", {})
         for w in sorted((w for w in windows if w[0] <= reached), key=lambda w: (w[0], w[1])):
             end, start, key = w
             slot = windows.pop(w)
             if sessions.get(key) == (end, start):
                 del sessions[key]
+            if self.merging:
+                left = [x for x in state["open"].get(key, []) if x != (start, end)]
+                if left:
+                    state["open"][key] = left
+                else:
+                    state["open"].pop(key, None)
             values = (acc.value(v) for acc, v in zip(self.accs, slot, strict=True))
             # window_time: an event-time window's last instant; a processing-time window's is the
             # time it is emitted (Flink 2.3 gives the clock at emission, a few ms after the end:
@@ -250,5 +238,5 @@ class WindowAggregate(Operator):
         return out
 
     def next_time(self, state: Any) -> int | None:
-        end = min((w[0] for w in (*state["windows"], *state.get("session_rows", ()))), default=None)
+        end = min((w[0] for w in state["windows"]), default=None)
         return end - 1 if end is not None and self.event_time else end

@@ -167,8 +167,8 @@ def _with_empty_group(t: Translator, payload: DataFrame) -> DataFrame:
 def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
     """TUMBLE, HOP, CUMULATE and SESSION on processing time (the operator counts each row in the
     windows of its processing time and emits each window when the wall clock passes its end), or
-    TUMBLE, HOP and CUMULATE on event time with a Python aggregate function (emitted when the
-    watermark passes the end)."""
+    on event time with a Python aggregate function (emitted when the watermark passes the end;
+    sessions merge)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import TimestampType
 

@@ -107,6 +107,8 @@ def nexmark_ddl(path: Path, rate: int | None = None, per_file: int | None = None
     stats += f"'stats.rows-per-file' = '{per_file}', " if per_file else ""
     stats += generator_activity(rate) + generator_lengths() if rate else ""
     return (
+        # the partitions the harness's Spark session runs with (tests/conftest.py): the stores counted
+        "SET 'spark.sql.shuffle.partitions' = '2';\n"
         f"CREATE TABLE datagen ({NEXMARK_COLUMNS}, {DATETIME}) WITH ("
         f"'connector' = 'filesystem', 'path' = '{path}', 'format' = 'json', "
         f"'source.max-files-per-trigger' = '1', {stats}"

@@ -230,6 +230,10 @@ def test_native_operators_stay_native():
         # LAG and ROW_NUMBER run on time; over changes (ordered by no time attribute) they do not yet
         ("SELECT item, LAG(price) OVER (PARTITION BY item ORDER BY price) FROM bids;", Code.OVER_FUNCTION),
         ("SELECT item, LEAD(price) OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_FUNCTION_STREAM),
+        ("SELECT item, NTILE(2) OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_FUNCTION_STREAM),
+        ("SELECT item, PERCENT_RANK() OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_FUNCTION_STREAM),
+        ("SELECT item, CUME_DIST() OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_FUNCTION_STREAM),
+        ("SELECT item, RANK() OVER (PARTITION BY item ORDER BY price) FROM bids;", Code.OVER_FUNCTION),
         ("SELECT item, RANK() OVER (PARTITION BY item ORDER BY ts) FROM bids;", Code.OVER_RANK_TIES),
         ("SELECT item, ROW_NUMBER() OVER w, COUNT(*) OVER w FROM bids WINDOW w AS (PARTITION BY item ORDER BY ts);",
          Code.OVER_SAME_WINDOW),

@@ -14,6 +14,7 @@ from planner.logical import typing as T
 from tests.planner.helpers import outcome
 
 DDL = """
+SET 'spark.sql.shuffle.partitions' = '2';
 CREATE TABLE g (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH ('connector' = 'datagen', 'rows-per-second' = '2000', 'fields.k.min' = '1', 'fields.k.max' = '100');
 CREATE TABLE g2 (k INT, v BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '2000', 'fields.k.min' = '1', 'fields.k.max' = '1000');
@@ -225,6 +226,14 @@ def test_a_window_ranked_or_joined_after_its_aggregation_keeps_nothing_between_b
               "ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end;")
     sides = [e for e in estimates(joined) if e.plateau_entries == 0]
     assert len(sides) == 2
+    # a window deduplication of the aggregation's rows (by their window_time) keeps none either
+    timed = WINDOW_COUNTS.replace("window_end, COUNT", "window_end, window_time, COUNT") + ", window_time"
+    dedup = (f"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY window_time) "
+             f"AS rn FROM ({timed})) WHERE rn = 1;")
+    analysis = outcome(DDL, dedup).analysis
+    assert analysis is not None
+    (kept,) = [i for i in analysis.state if i.operator == "WindowDeduplicate"]
+    assert kept.parts[0].arrives_closed and analysis.estimates[kept.node_id][0].plateau_entries == 0
     # a window join of the table functions' rows keeps each window's rows until it closes
     tvf = ("SELECT a.k FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '10' SECOND)) a JOIN "
            "TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '10' SECOND)) b "
@@ -241,3 +250,6 @@ def test_the_nexmark_generators_strings_size_its_rows_and_a_declared_length_wins
     assert large[0].row_bytes - small[0].row_bytes == 992 - 72  # 1024 - 32 and 100 - 32 characters, in 8-byte words
     (declared,) = estimates(sql, nexmark.format(size="1kb", extra=", 'stats.avg-length.bid.extra' = '68'"))
     assert declared.row_bytes == small[0].row_bytes
+    # a declared length that is no number leaves the generator's
+    (unreadable,) = estimates(sql, nexmark.format(size="1kb", extra=", 'stats.avg-length.bid.extra' = 'long'"))
+    assert unreadable.row_bytes == large[0].row_bytes

@@ -147,8 +147,8 @@ def _timed(rows: list[tuple[str, int, int]]) -> pa.Table:
 def test_event_time_sessions_merge_when_a_row_bridges_them_and_a_late_row_alone_is_dropped() -> None:
     """An event-time SESSION (gap 1 s; Flink's merging windows, checked against Flink by the
     conformance query l05_udaf_session): each row's window [t, t + gap) merges with every open
-    session of its key it touches, ends included; a session comes out once the watermark reaches
-    its last instant, its rows aggregated then; a row that touches no open session and whose own
+    session of its key it touches, ends included, their accumulators merged; a session comes out
+    once the watermark reaches its last instant; a row that touches no open session and whose own
     window the watermark has passed is late."""
     o = WindowAggregate(SESSION, 0, 1000, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT), event_time=True)
     state = o.new_state()
@@ -165,6 +165,39 @@ def test_event_time_sessions_merge_when_a_row_bridges_them_and_a_late_row_alone_
     out = o.fire(state, 10_000, 0)
     assert [(r[0], ms(r[1]), ms(r[2]), r[4], r[5], r[6]) for r in out.rows] == [("a", 1_000, 4_500, 4, 10, 4)]
     assert o.entries(state) == 0 and state["open"] == {}
+
+
+def test_a_session_the_watermark_has_closed_takes_no_row_and_a_python_aggregate_without_merge_fails_to_merge() -> None:
+    """A session closed by the watermark but not yet emitted (Spark hands a batch's rows to the
+    operator before its timers fire) is Flink's emitted window: a row touching it starts a session
+    of its own. Two sessions that a row bridges merge their accumulators: a Python aggregate
+    function without ``merge`` fails the job there, as Flink's does."""
+    o = WindowAggregate(SESSION, 0, 10_000, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT), event_time=True)
+    state = o.new_state()
+    o.apply(state, [_timed([("a", 0, 1), ("a", 20_000, 2)])], now_ms=0)
+    o.watermark_ms = 12_000  # [0, 10) is closed
+    o.apply(state, [_timed([("a", 5_000, 3)])], now_ms=0)  # [5, 15) does not join it
+    assert sorted(state["open"][("a",)]) == [(0, 10_000), (5_000, 15_000), (20_000, 30_000)]
+    out = o.fire(state, 12_000, 0)
+    assert [(ms(r[1]), ms(r[2]), r[4], r[5]) for r in out.rows] == [(0, 10_000, 1, 1)]
+
+    class NoMerge:
+        def create_accumulator(self):
+            return [0]
+
+        def accumulate(self, acc, v):
+            acc[0] += v or 0
+
+        def get_value(self, acc):
+            return acc[0]
+
+    udaf = AggCallSpec("USER_DEFINED", typing=Typing("long"), function=NoMerge, label="f.sql:1:8", name="total", result=pa.int64())
+    o = WindowAggregate(SESSION, 0, 10_000, 0, 1, [udaf], [pa.int64()],
+                        out_schema([*OUT[:4], ("t", pa.int64())]), event_time=True)
+    state = o.new_state()
+    table = _timed([("a", 0, 1), ("a", 20_000, 2), ("a", 10_000, 4)]).select(["kind", "k", "t", "a1"])
+    with pytest.raises(RuntimeError, match=r"f.sql:1:8: two sessions merged and total has no merge\(acc, accs\) method"):
+        o.apply(state, [table], now_ms=0)
 
 
 def test_in_batch_mode_every_window_comes_out_at_the_end_of_the_input() -> None:

@@ -53,6 +53,7 @@ class Code(StrEnum):
     # expressions, both modes
     USER_FUNCTION = "user-function"
     USER_AGGREGATE_RETRACT = "user-aggregate-retract"
+    SESSION_MERGE = "session-merge"
     NO_COUNTERPART = "no-counterpart"
     LITERAL_SEPARATOR = "literal-separator"
     DISTINCT_AGGREGATE = "distinct-aggregate"
@@ -75,8 +76,9 @@ MESSAGES: dict[Code, str] = {
         "watermark to wait on"
     ),
     Code.OVER_FUNCTION: (
-        "{function} cannot run in an OVER window on a stream yet; the aggregate functions (all but "
-        "APPROX_COUNT_DISTINCT) and Python aggregate functions can"
+        "{function} cannot run in an OVER window over changes yet (ordered by no time attribute, or over an updating "
+        "input); the aggregate functions (all but APPROX_COUNT_DISTINCT) and Python aggregate functions can, and "
+        "ordered by a time attribute LAG and ROW_NUMBER() too"
     ),
     Code.OVER_FUNCTION_STREAM: (
         "{function} in an OVER window is not supported in stream mode, as in Flink 2.3 (LAG, ROW_NUMBER and the "
@@ -180,6 +182,11 @@ MESSAGES: dict[Code, str] = {
         "the aggregate function `{function}` ('{target}') has no retract method, which it needs here: {what} (Flink's "
         "job fails there with \"Method retract is not implemented\")"
     ),
+    Code.SESSION_MERGE: (
+        "{function} beside a Python aggregate function in an event-time SESSION window cannot run yet: sqlengine's "
+        "window operator merges the sessions a row bridges, and cannot merge {function}'s values (COUNT, SUM, AVG, "
+        "MIN, MAX and Python aggregate functions with merge() it can)"
+    ),
     Code.NO_COUNTERPART: "{function}() has no counterpart in Spark",
     Code.LITERAL_SEPARATOR: "{function} needs a literal separator to run on Spark",
     Code.DISTINCT_AGGREGATE: "{function}(DISTINCT ...) cannot run on Spark yet",
@@ -210,6 +217,7 @@ HINTS: dict[Code, str] = {
     Code.TABLE_FUNCTION: "write it in Python as a generator: CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON",
     Code.DISTINCT_AGGREGATE: "use COUNT, SUM or AVG (DISTINCT), or GROUP BY the value first and aggregate the groups",
     Code.USER_AGGREGATE_RETRACT: "define retract(self, acc, ...) undoing what accumulate does for the same arguments",
+    Code.SESSION_MERGE: "compute it in a SESSION window of its own, where Spark's session windows run the built-in functions",
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
     Code.WINDOW_LOCAL_TIME_ZONE: (
         "window on a TIMESTAMP column, or in a zone of a fixed offset ('GMT-05:00'), or run it with "

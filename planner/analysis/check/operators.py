@@ -166,7 +166,7 @@ def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
         if call.func in CHANGELOG_AGGREGATES or call.udf is not None:
             continue
         if on_changes or call.func not in OVER_ON_TIME:
-            return [_over_function(node, call)]
+            return [_over_function(node, call, on_changes)]
         if call.func == AggFunc.ROW_NUMBER and not node.rows:
             other = next(a for a in node.aggs if a.func != AggFunc.ROW_NUMBER)
             return [problem(Code.OVER_SAME_WINDOW, node, function=other.func.value if other.udf is None else other.udf.name)]
@@ -188,13 +188,26 @@ def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
     return []
 
 
-def _over_function(node: OverAggregate, call: AggCall) -> Problem:
+# what sqlengine.changelog's accumulators can merge (the sessions a row bridges)
+MERGEABLE = frozenset({AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX})
+
+
+def _session_merge(node: WindowAggregate) -> Problem | None:
+    """An event-time SESSION calling a Python aggregate function runs in sqlengine's window
+    operator, which merges the accumulators of the sessions a row bridges."""
+    if node.window.kind != WindowKind.SESSION or node.on_proctime or not user_aggregate(node):
+        return None
+    call = next((a for a in node.aggs if a.udf is None and a.func not in MERGEABLE), None)
+    return problem(Code.SESSION_MERGE, node, function=call.func.value) if call is not None else None
+
+
+def _over_function(node: OverAggregate, call: AggCall, on_changes: bool) -> Problem:
     """Why a function other than an aggregate does not run in this streaming OVER window."""
-    if call.func in (AggFunc.RANK, AggFunc.DENSE_RANK):
-        return problem(Code.OVER_RANK_TIES, node, function=call.func.value)
     if call.func in (AggFunc.LEAD, AggFunc.NTILE, AggFunc.PERCENT_RANK, AggFunc.CUME_DIST):
         return problem(Code.OVER_FUNCTION_STREAM, node, function=call.func.value)
-    return problem(Code.OVER_FUNCTION, node, function=call.func.value)  # over changes: LAG, ROW_NUMBER
+    if call.func in (AggFunc.RANK, AggFunc.DENSE_RANK) and not on_changes:
+        return problem(Code.OVER_RANK_TIES, node, function=call.func.value)
+    return problem(Code.OVER_FUNCTION, node, function=call.func.value)  # over changes
 
 
 def _lag(node: OverAggregate, call: AggCall) -> Problem | None:
@@ -301,7 +314,7 @@ def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]
                 out.append(problem(Code.SESSION_KEYS, node))
         else:
             out += _first(_carried(node, ctx, w, "window aggregation"))
-    out += _first(_user_aggregates(node, None))
+    out += _first(_user_aggregates(node, None), _session_merge(node))
     if ctx.streaming:
         out += _first(
             problem(Code.WINDOW_AGG_UPDATING_INPUT, node) if ctx.updating_input(node) else None,

@@ -160,12 +160,9 @@ class StateAnalyzer(JoinState, AnalyzerBase):
             # come and go over time (a key that never pauses holds one session, one accumulator).
             # So the state plateaus like a window as long as the gap; only a watermark that never
             # advances keeps sessions forever (handled above: SE107).
-            # a Python aggregate function runs in sqlengine's window operator, which keeps each
-            # open session's rows (sessions merge, accumulators cannot)
-            kept = StoredKind.SESSION_ROWS if self.changelog(node) and not node.on_proctime else StoredKind.WINDOW_ACCUMULATOR
             part = StatePart(
                 role=PartRole.SESSION_ACCUMULATORS,
-                stored=Stored(kept),
+                stored=Stored(StoredKind.WINDOW_ACCUMULATOR),
                 grouping=Grouping.SESSION_AND_KEY if keys else Grouping.GLOBAL_SESSION,
                 release=Release(ReleaseKind.SESSION_END, after_ms=w.gap_ms, delay_ms=delay or 0, keyed=bool(keys)),
                 retention_ms=(w.gap_ms or 0) + (delay or 0) if keys else None,

@@ -37,11 +37,6 @@ class AnalyzerBase:
         self.ttl = ttl_ms  # table.exec.state.ttl, ms (None or 0: no TTL)
         self.physical = physical or {}  # how each operator runs (streaming): changes what a ranking keeps
 
-    def changelog(self, node: Node) -> bool:
-        """The operator runs as a changelog operator (its state is laid out as that one keeps it)."""
-        p = self.physical.get(node.node_id)
-        return p is not None and p.changelog
-
     def retract_ranking(self, node: Node) -> bool:
         """A ranking over changes (Flink's RetractStrategy): it keeps every row of its input."""
         p = self.physical.get(node.node_id)

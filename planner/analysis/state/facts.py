@@ -66,7 +66,6 @@ class StoredKind(StrEnum):
     FIRST_ROWS = "first rows"  # ORDER BY ... LIMIT ``count``
     PARTITION_ROWS = "partition rows"  # a ranking over changes: every row of the partition
     WAITING_ROWS = "waiting rows"  # rows waiting for the watermark to pass their time
-    SESSION_ROWS = "session rows"  # an event-time session's rows (a Python aggregate's: sessions merge)
 
 
 class Extra(StrEnum):

@@ -73,7 +73,6 @@ def stored_text(part: StatePart, extras: bool = True) -> str:
         StoredKind.FIRST_ROWS: f"the first {s.count} rows",
         StoredKind.PARTITION_ROWS: f"every row of the input (the top {s.count} emitted)",
         StoredKind.WAITING_ROWS: "rows waiting for the watermark to pass their time",
-        StoredKind.SESSION_ROWS: "the rows of each open session (sessions merge: aggregated when one closes)",
     }[s.kind]
     return main + ("".join(_EXTRAS[e] for e in s.extras) if extras else "")
 

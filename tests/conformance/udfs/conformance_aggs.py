@@ -22,6 +22,11 @@ class WeightedAvg:
             acc[0] -= value * weight
             acc[1] -= weight
 
+    def merge(self, acc, accs) -> None:
+        for other in accs:  # two sessions a row bridges
+            acc[0] += other[0]
+            acc[1] += other[1]
+
     def get_value(self, acc) -> float | None:
         return None if acc[1] == 0 else acc[0] / acc[1]
 
@@ -37,6 +42,12 @@ class Spread:
             return
         acc[0] = value if acc[0] is None else min(acc[0], value)
         acc[1] = value if acc[1] is None else max(acc[1], value)
+
+    def merge(self, acc, accs) -> None:
+        for other in accs:
+            if other[0] is not None:
+                acc[0] = other[0] if acc[0] is None else min(acc[0], other[0])
+                acc[1] = other[1] if acc[1] is None else max(acc[1], other[1])
 
     def get_value(self, acc) -> int | None:
         return None if acc[0] is None else acc[1] - acc[0]
