@@ -8,8 +8,8 @@ rewrite that gives Spark Flink's semantics where the two differ.
 - PROCTIME() is the processing time, FLOOR/CEIL(ts TO unit) truncate timestamps;
 - TO_TIMESTAMP defaults to Flink's 'yyyy-MM-dd HH:mm:ss';
 - TO_TIMESTAMP_LTZ(epoch, 0 | 3) is Spark's timestamp_seconds / timestamp_millis (Spark's own
-  to_timestamp_ltz takes no epoch), LOCALTIMESTAMP is Spark's localtimestamp() (Spark reads the
-  bare word as a column).
+  to_timestamp_ltz takes no epoch), LOCALTIMESTAMP is Spark's localtimestamp() cut to
+  milliseconds (Spark reads the bare word as a column; Flink's is a TIMESTAMP(3)).
 
 tests/functions compares each built-in with Flink's values; what still differs is listed there.
 """
@@ -218,7 +218,7 @@ class SparkExpressions:
         if isinstance(n, exp.Week):  # Flink's WEEK is the ISO week
             return _call("weekofyear", self.rewrite(n.this))
         if isinstance(n, exp.Localtimestamp):
-            return _call("localtimestamp")
+            return functions.milliseconds(_call("localtimestamp"))
         if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and T.is_type(self.type(n.this), exp.DType.VARIANT):
             b = self._fixed_children(n)
             return collections.variant_member(b.this, b.expressions[0], T.is_type(self.type(n.expressions[0]), *T.INTEGERS))

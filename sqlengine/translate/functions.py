@@ -331,6 +331,12 @@ def _seconds(micros: exp.Expr) -> exp.Expr:
     return _call("make_dt_interval", *(exp.Literal.number(0) for _ in range(3)), interval)
 
 
+def milliseconds(ts: exp.Expr) -> exp.Expr:
+    """A TIMESTAMP (without zone) cut to milliseconds, as Flink's clock functions give it
+    (LOCALTIMESTAMP is a TIMESTAMP(3); Spark's clock has microseconds)."""
+    return _truncate_fraction(ts, 3)
+
+
 def _truncate_fraction(ts: exp.Expr, p: int, *, toward_epoch: bool = False) -> exp.Expr:
     """``ts`` cut to ``p`` fraction digits (Spark's date_trunc has no unit for 1, 2, 4 or 5). A
     TIMESTAMP is cut as its fields are, to the earlier instant; a TIMESTAMP_LTZ as Flink cuts its

@@ -23,7 +23,7 @@ from sqlglot import exp
 
 from planner.logical import typing as T
 from sqlengine.translate.calls import call, lit
-from sqlengine.translate.functions import unix_timestamp_text
+from sqlengine.translate.functions import milliseconds, unix_timestamp_text
 from sqlengine.translate.lenient_time import read_with_overflow
 
 if TYPE_CHECKING:
@@ -136,8 +136,8 @@ def unix_timestamp(args: list[exp.Expr], zone: str) -> exp.Expr:
 def now(kind: exp.Expr, zone: str) -> exp.Expr | None:
     """LOCALTIMESTAMP, CURRENT_DATE, LOCALTIME and CURRENT_TIME: the wall clock in the zone."""
     here = call("from_utc_timestamp", exp.CurrentTimestamp(), lit(zone))
-    if isinstance(kind, exp.Localtimestamp):
-        return exp.Cast(this=here, to=exp.DataType.build("TIMESTAMP_NTZ", dialect="spark"))
+    if isinstance(kind, exp.Localtimestamp):  # a TIMESTAMP(3), as Flink's
+        return milliseconds(exp.Cast(this=here, to=exp.DataType.build("TIMESTAMP_NTZ", dialect="spark")))
     if isinstance(kind, exp.CurrentDate):
         return call("to_date", here)
     if isinstance(kind, (exp.Localtime, exp.CurrentTime)):

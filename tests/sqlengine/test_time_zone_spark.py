@@ -87,3 +87,11 @@ def test_a_window_the_zones_offsets_would_move_is_refused_before_the_job(sql: Sq
         _in_zone(sql, "America/New_York", DAYS, "streaming")
     assert "window on `ts`, a TIMESTAMP_LTZ, with 'table.local-time-zone' = 'America/New_York'" in str(err.value)
     assert len(sql.engine.job_list()) == before
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Kolkata"])
+def test_localtimestamp_has_flinks_millisecond_precision(sql: Sql, zone: str) -> None:
+    """LOCALTIMESTAMP is a TIMESTAMP(3) in Flink: no microseconds below its milliseconds (Spark's
+    clock has them), in UTC and in a zone."""
+    rows = _in_zone(sql, zone, "SELECT id, LOCALTIMESTAMP FROM ev", "batch")
+    assert len(rows) == 3 and all(r[1].microsecond % 1000 == 0 for r in rows)
