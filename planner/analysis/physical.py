@@ -145,7 +145,7 @@ def has_changelog_implementation(node: Node) -> bool:
         return node.on_proctime
     if isinstance(node, WindowAggregate):
         # on processing time (Spark's own windows close on a watermark), or calling a Python
-        # aggregate function (event-time sessions merge: the operator keeps their rows)
+        # aggregate function (event-time sessions merge: the operator merges their accumulators)
         return node.on_proctime or user_aggregate(node)
     return True
 

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from sqlengine.changelog.operator import Operator
 
 
-
 # -- the Spark side of every changelog operator ------------------------------------------------
 
 

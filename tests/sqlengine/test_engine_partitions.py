@@ -12,8 +12,8 @@ QUERY = "SELECT k, COUNT(*) FROM g GROUP BY k;"
 
 
 def _assumptions(engine: Engine, sql: str) -> tuple[str, ...]:
-    *_, stmt = parse_script(sql).statements
-    for s in parse_script(sql).statements[:-1]:
+    *before, stmt = parse_script(sql).statements
+    for s in before:
         engine.plan(s)
     analysis = engine.plan(stmt).analysis
     assert analysis is not None
