@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import math
 import os
 import re
 import zoneinfo
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from planner.logical.specs import WindowSpec
+    pass
 
 SETTING = "table.local-time-zone"
 UTC = "UTC"
@@ -91,39 +90,60 @@ def _machine_zone() -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _offsets_ms(zone: str) -> frozenset[int]:
-    """The UTC offsets the zone has had since 2000 (sampled every 10 days to 2040), in ms."""
+def offsets_ms(zone: str) -> frozenset[int]:
+    """The UTC offsets, in ms, the zone has had from 1970 to 2040 (sampled daily)."""
     fixed = _fixed_offset_ms(zone)
     if fixed is not None:
         return frozenset({fixed})
+    if zone == UTC:
+        return frozenset({0})
     info = zoneinfo.ZoneInfo(zone)
-    start = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+    start = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
     out = set()
-    for day in range(0, 40 * 366, 10):
+    for day in range(70 * 366):
         offset = (start + dt.timedelta(days=day)).astimezone(info).utcoffset()
         out.add(int(offset.total_seconds() * 1000) if offset is not None else 0)
     return frozenset(out)
 
 
-def window_offset_ms(zone: str, grain_ms: int) -> int | None:
-    """The zone's offset for windows whose sizes and slides are multiples of ``grain_ms``: Flink
-    aligns such a window to the zone's wall clock, which is Spark's window moved by the offset.
-    None when the zone's offsets (since 2000; daylight saving time) move the windows' edges
-    differently, as they do a day in New York; a window of an hour is the same in any of its
-    offsets there."""
-    offsets = _offsets_ms(zone)
-    first = min(offsets)
-    if grain_ms <= 0 or any((o - first) % grain_ms for o in offsets):
-        return None
-    return first
+def fixed_offset_ms(zone: str) -> int | None:
+    """The zone's one offset (UTC, 'GMT+05:30', 'Asia/Kolkata' since 1970), or None when it has
+    had several (daylight saving time). Flink assigns a window on a TIMESTAMP_LTZ on the zone's
+    wall clock: with one offset that is a window on the instants moved by it; with several, a
+    wall hour may hold two instant hours (the autumn's repeated hour: one window, as Flink
+    counts it) or none, and the windows are assigned on the wall clock itself
+    (sqlengine.translate.wall_windows)."""
+    offsets = offsets_ms(zone)
+    return next(iter(offsets)) if len(offsets) == 1 else None
 
 
-def window_grain_ms(*lengths: int | None) -> int:
-    """The grain a window's edges fall on: the greatest common divisor of its size, slide and step."""
-    return math.gcd(*(n for n in lengths if n))
+def tzinfo(zone: str) -> dt.tzinfo:
+    fixed = _fixed_offset_ms(zone)
+    if fixed is not None:
+        return dt.timezone(dt.timedelta(milliseconds=fixed))
+    return dt.UTC if zone == UTC else zoneinfo.ZoneInfo(zone)
 
 
-def window_shift_ms(zone: str, window: WindowSpec) -> int | None:
-    """How far a TUMBLE, HOP or CUMULATE window on a TIMESTAMP_LTZ moves in ``zone`` to follow its
-    wall clock (the checker refuses a window for which this is None; the translator moves it)."""
-    return window_offset_ms(zone, window_grain_ms(window.size_ms, window.slide_ms, window.step_ms))
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def wall_ms(instant_ms: int, zone: str) -> int:
+    """The zone's wall time at an instant, as ms since 1970-01-01 00:00 (Flink's shifted time)."""
+    when = dt.datetime.fromtimestamp(instant_ms / 1000, tzinfo(zone)).replace(tzinfo=None)
+    return (when - _EPOCH) // dt.timedelta(milliseconds=1)
+
+
+def instant_ms(wall: int, zone: str, later: bool = False) -> int:
+    """The instant of a wall time in the zone, in epoch ms. As Java's ``LocalDateTime.atZone``:
+    a wall time the autumn repeats is its first instant, one in the spring's gap is moved
+    forward by the gap. ``later``: a repeated wall time's second instant (Flink fires a window
+    whose last wall instant is repeated at the second, so it holds both hours' rows)."""
+    naive = _EPOCH + dt.timedelta(milliseconds=wall)
+    info = tzinfo(zone)
+    # Python's fold=0 is Java's choice in both cases (the offset before the transition)
+    first = _epoch_ms(naive.replace(tzinfo=info, fold=0))
+    return max(first, _epoch_ms(naive.replace(tzinfo=info, fold=1))) if later else first
+
+
+def _epoch_ms(when: dt.datetime) -> int:
+    return (when - _EPOCH.replace(tzinfo=dt.UTC)) // dt.timedelta(milliseconds=1)

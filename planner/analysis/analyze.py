@@ -92,7 +92,8 @@ def analyze_plans(
     lineage = Lineage(stats)
     props = infer(plans)
     ttl = ttl_setting(settings)
-    physical = decide(plans, props, ttl, streaming)
+    zone = local_time_zone(settings)
+    physical = decide(plans, props, ttl, streaming, zone)
     state = analyze_state(plans, props, lineage, ttl, physical)
     backend = (settings.get("state.backend.type") or settings.get("state.backend") or "hashmap").strip().lower()
     changelog = frozenset(i for i, ph in physical.items() if ph.changelog)
@@ -112,7 +113,6 @@ def analyze_plans(
         )
     all_parts = [e for per in estimates.values() for e in per]
     total = estimator.total(all_parts)
-    zone = local_time_zone(settings)
     problems = check_plans(plans, props, physical, lineage, streaming=streaming, time_zone=zone)
     diagnostics: list[Diagnostic] = []
     for plan in plans:

@@ -50,9 +50,11 @@ from planner.logical.operators import (
     WindowAggregate,
     WindowTVF,
     window_on_proctime,
+    window_time_field,
 )
-from planner.logical.specs import AggFunc
+from planner.logical.specs import AggFunc, WindowKind
 from planner.logical.visit import distinct_nodes
+from planner.time_zone import fixed_offset_ms
 
 
 class Execution(StrEnum):
@@ -72,6 +74,7 @@ class Why(StrEnum):
     KEY_NOT_KEPT = "the result does not keep its key, so its updates become retractions"
     TTL = "a state TTL is in force"
     LATE_INPUT = "its input may hold rows behind the watermark"
+    WALL_CLOCK_SESSIONS = "its sessions join on the wall clock of a zone with daylight saving time, which Spark's session windows cannot follow"
 
 
 class RankStrategy(StrEnum):
@@ -134,7 +137,7 @@ CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset(
 PASS_THROUGH: frozenset[type[Node]] = frozenset({Calc, Correlate, Union, Sink, LookupJoin, WindowTVF})
 
 
-def has_changelog_implementation(node: Node) -> bool:
+def has_changelog_implementation(node: Node, time_zone: str | None = None) -> bool:
     if type(node) not in CHANGELOG_OPERATORS:
         return False
     if isinstance(node, (TopN, Deduplicate)):  # windowed: on processing time (event time runs natively)
@@ -144,10 +147,27 @@ def has_changelog_implementation(node: Node) -> bool:
     if isinstance(node, IntervalJoin):  # on processing time (on event time Spark's own runs it)
         return node.on_proctime
     if isinstance(node, WindowAggregate):
-        # on processing time (Spark's own windows close on a watermark), or calling a Python
-        # aggregate function (event-time sessions merge: the operator merges their accumulators)
-        return node.on_proctime or user_aggregate(node)
+        # on processing time (Spark's own windows close on a watermark), calling a Python
+        # aggregate function (event-time sessions merge: the operator merges their accumulators),
+        # or sessions on a zone's wall clock
+        return window_operator(node, time_zone or "UTC")
     return True
+
+
+def window_operator(node: Node, time_zone: str) -> bool:
+    """A window aggregation sqlengine's window operator runs, in both modes (it assigns the
+    windows itself: no Spark window struct comes out of it)."""
+    return isinstance(node, WindowAggregate) and (node.on_proctime or user_aggregate(node) or wall_clock_sessions(node, time_zone))
+
+
+def wall_clock_sessions(node: Node, time_zone: str) -> bool:
+    """Event-time SESSION windows on a TIMESTAMP_LTZ in a zone whose offset changes: Flink joins
+    rows into sessions on the zone's wall clock (the autumn's repeated hour brings rows an hour
+    apart together), which Spark's session windows, on instants, cannot."""
+    if not isinstance(node, WindowAggregate) or node.window.kind != WindowKind.SESSION or node.on_proctime:
+        return False
+    f = window_time_field(node, node.window)
+    return f is not None and T.is_type(f.type, exp.DType.TIMESTAMPLTZ) and fixed_offset_ms(time_zone) is None
 
 
 def user_aggregate(node: Node) -> bool:
@@ -271,7 +291,8 @@ def _never_deletes(node: Node, props: dict[int, NodeProps]) -> bool:
     return isinstance(node, GroupAggregate) and bool(node.keys) and props[node.input.node_id].changelog.insert_only
 
 
-def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | None, streaming: bool = True) -> dict[int, Physical]:
+def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | None, streaming: bool = True,
+           time_zone: str = "UTC") -> dict[int, Physical]:
     """How every stateful operator of the plans runs, by node id (in batch mode: none)."""
     if not streaming:
         return {}
@@ -337,6 +358,8 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
             why = Why.AFTER_CHANGELOG
         elif _no_native(node):
             why = Why.NO_NATIVE
+        elif wall_clock_sessions(node, time_zone):
+            why = Why.WALL_CLOCK_SESSIONS
         elif emits and stateful_above(node):
             why = Why.FEEDS_STATEFUL
         elif emits and props[node.node_id].changelog.mode == Mode.RETRACT:
@@ -349,7 +372,7 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
             why = Why.TTL
         elif emits and late_below(node):
             why = Why.LATE_INPUT
-        if why is None or not has_changelog_implementation(node):
+        if why is None or not has_changelog_implementation(node, time_zone):
             out[node.node_id] = NATIVE  # the checker refuses what cannot run either way
             continue
         ranking = isinstance(node, (TopN, Sort)) or (isinstance(node, Deduplicate) and why in (Why.CONSUMES_CHANGES, Why.AFTER_CHANGELOG))

@@ -8,7 +8,7 @@ from sqlglot import exp
 from planner.binder.intervals import interval_ms
 from planner.dialect import nodes
 from planner.logical import typing as T
-from planner.logical.fields import Field, TimeKind, WindowRole, WindowTag
+from planner.logical.fields import Field, WindowRole, WindowTag
 from planner.logical.specs import WindowKind, WindowSpec
 from planner.problems import BindError
 
@@ -85,11 +85,12 @@ def validate(spec: WindowSpec, node: exp.Expr | None) -> None:
 
 
 def window_fields(spec: WindowSpec, time: Field) -> list[Field]:
-    """window_start, window_end, window_time of a window on ``time``."""
+    """window_start, window_end, window_time of a window on ``time``: the bounds are wall times (a
+    TIMESTAMP(3), on processing time too, as Flink 2.3 types them), window_time has the time's type."""
     ts_type = T.TIMESTAMP_LTZ3 if T.is_type(time.type, exp.DType.TIMESTAMPLTZ) else T.TIMESTAMP3
     return [
-        Field("window_start", T.TIMESTAMP3 if time.time != TimeKind.PROCTIME else ts_type, None, False, WindowTag(spec.id, WindowRole.START)),
-        Field("window_end", T.TIMESTAMP3 if time.time != TimeKind.PROCTIME else ts_type, None, False, WindowTag(spec.id, WindowRole.END)),
+        Field("window_start", T.TIMESTAMP3, None, False, WindowTag(spec.id, WindowRole.START)),
+        Field("window_end", T.TIMESTAMP3, None, False, WindowTag(spec.id, WindowRole.END)),
         Field("window_time", ts_type, time.time, False, WindowTag(spec.id, WindowRole.TIME)),
     ]
 

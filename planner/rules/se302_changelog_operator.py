@@ -22,6 +22,7 @@ HINTS: dict[Why, str] = {
     Why.KEY_NOT_KEPT: "keep the GROUP BY keys in the result: each row then replaces the row of its key",
     Why.TTL: "bound the state with event time instead (a window, an interval join, a window Top-N)",
     Why.LATE_INPUT: "make it the first stateful step, or window it",
+    Why.WALL_CLOCK_SESSIONS: "Spark's own session windows run sessions on a TIMESTAMP, or in a zone without daylight saving time",
 }
 NORMALIZE_HINT = "read the topic with 'connector' = 'kafka' if its records are events (each one appended), not updates of a key"
 

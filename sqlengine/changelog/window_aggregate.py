@@ -19,6 +19,11 @@ window aggregation cannot run it.
   1 ms; a row whose window the watermark has already reached is late and dropped from it, as
   Flink drops it (event-time timers, one per bucket at its earliest open window's last instant).
 
+On a TIMESTAMP_LTZ in 'table.local-time-zone' (``zone``) the times and bounds are the zone's
+wall times (Flink's windows there are the wall clock's, sessions included): a window closes at the
+instant of its end, the second instant of a wall time the autumn repeats on event time
+(sqlengine.changelog.wall_clock).
+
 Input: the row kind (always +I: the planner refuses an updating input), the group key columns,
 the row's window (after a window TVF, which made a row per window: its start and end in epoch
 milliseconds) or its time (a GROUP BY TUMBLE(ts, ..): the operator assigns the windows), then per
@@ -54,6 +59,7 @@ from sqlengine.changelog.aggregate import AggCallSpec, accumulator, call_columns
 from sqlengine.changelog.kinds import INSERT
 from sqlengine.changelog.operator import Changes, Operator
 from sqlengine.changelog.values import DECIMAL_CONTEXT, columns, thaw
+from sqlengine.changelog.wall_clock import closes, last_instant, window_time
 
 TUMBLE, HOP, CUMULATE, SESSION = "TUMBLE", "HOP", "CUMULATE", "SESSION"
 
@@ -87,12 +93,16 @@ class WindowAggregate(Operator):
         out_schema: pa.Schema,
         given: bool = False,
         event_time: bool = False,
+        zone: str | None = None,
     ) -> None:
         """``out_schema``: the kind, the keys, window start, end and time, then the aggregates;
         ``given``: each row carries its window's start and end (else its time to assign);
-        ``event_time``: windows close on the watermark (else on the wall clock)."""
+        ``event_time``: windows close on the watermark (else on the wall clock); ``zone``: the
+        times and bounds are the zone's wall times (a window on a TIMESTAMP_LTZ in
+        'table.local-time-zone'), and a window closes at the instant of its end there."""
         super().__init__(out_schema, None)
         self.event_time = event_time
+        self.zone = zone
         if event_time:
             self.timed = True
         else:
@@ -156,7 +166,7 @@ class WindowAggregate(Operator):
         with decimal.localcontext(DECIMAL_CONTEXT):
             for i in range(n):
                 for start, end in spans[i]:
-                    if closed is not None and end - 1 <= closed:
+                    if closed is not None and self._last(end) <= closed:
                         continue
                     self._add(windows, (end, start, keys[i]), arg_cols, filters, i)
         return Changes()
@@ -197,8 +207,8 @@ class WindowAggregate(Operator):
         gap, closed = self.slide_ms, self.watermark_ms
         sessions = open_.get(key, [])
         # a session whose last instant the watermark has reached is closed: emitted in this step
-        touched = [(s, e) for s, e in sessions if s <= t + gap and e >= t and e - 1 > closed]
-        if not touched and t + gap - 1 <= closed:
+        touched = [(s, e) for s, e in sessions if s <= t + gap and e >= t and self._last(e) > closed]
+        if not touched and self._last(t + gap) <= closed:
             return []  # late: its own session has closed, and it joins no open one
         start, end = min([t, *(s for s, _ in touched)]), max([t + gap, *(e for _, e in touched)])
         slot = None
@@ -215,10 +225,9 @@ class WindowAggregate(Operator):
         processing time the wall clock (``watermark_ms``, the clock the processor passes) at its
         end; on event time the watermark at its last instant (end - 1 ms)."""
         windows: dict[tuple[int, int, Any], list[Any]] = state["windows"]
-        reached = watermark_ms + 1 if self.event_time else watermark_ms
         out = Changes()
         sessions = state.get("sessions", {})
-        for w in sorted((w for w in windows if w[0] <= reached), key=lambda w: (w[0], w[1])):
+        for w in sorted((w for w in windows if self._closes(w[0]) <= watermark_ms), key=lambda w: (w[0], w[1])):
             end, start, key = w
             slot = windows.pop(w)
             if sessions.get(key) == (end, start):
@@ -233,10 +242,16 @@ class WindowAggregate(Operator):
             # window_time: an event-time window's last instant; a processing-time window's is the
             # time it is emitted (Flink 2.3 gives the clock at emission, a few ms after the end:
             # checked with PyFlink)
-            time_ms = end - 1 if self.event_time else now_ms
+            time_ms = window_time(end, self.zone) if self.event_time else now_ms
             out.emit(INSERT, (*(thaw(k) for k in key), start * 1000, end * 1000, time_ms * 1000, *values))
         return out
 
     def next_time(self, state: Any) -> int | None:
         end = min((w[0] for w in state["windows"]), default=None)
-        return end - 1 if end is not None and self.event_time else end
+        return self._closes(end) if end is not None else None
+
+    def _last(self, end: int) -> int:
+        return last_instant(end, self.zone)
+
+    def _closes(self, end: int) -> int:
+        return closes(end, self.zone, self.event_time)

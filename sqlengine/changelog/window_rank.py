@@ -28,6 +28,7 @@ import pyarrow as pa
 from sqlengine.changelog.kinds import INSERT
 from sqlengine.changelog.operator import Changes, Operator
 from sqlengine.changelog.values import Row, columns, order_key, thawed
+from sqlengine.changelog.wall_clock import closes
 
 
 class WindowRank(Operator):
@@ -43,12 +44,15 @@ class WindowRank(Operator):
         latest_first: bool,
         rank_at: int | None,
         out_schema: pa.Schema,
+        zone: str | None = None,
     ) -> None:
         """``keys``: the partition key's positions in the input row (of ``types``); ``order``: the
         ORDER BY keys (position, descending); ``latest_first``: ties go to the latest arrival
         (a deduplication keeping the last row); ``rank_at``: where the row number goes in the
-        output row (None: not selected)."""
+        output row (None: not selected); ``zone``: the window bounds are the zone's wall times
+        (a window on a TIMESTAMP_LTZ in 'table.local-time-zone')."""
         super().__init__(out_schema, None)
+        self.zone = zone
         self.keys, self.order, self.types = tuple(keys), tuple(order), tuple(types)
         self.n, self.latest_first, self.rank_at = n, latest_first, rank_at
 
@@ -83,7 +87,7 @@ class WindowRank(Operator):
         in the order of their ends."""
         windows: dict[tuple[int, int, Any], list[list[Any]]] = state["windows"]
         out = Changes()
-        for w in sorted(w for w in windows if w[0] <= watermark_ms):
+        for w in sorted(w for w in windows if closes(w[0], self.zone, False) <= watermark_ms):
             for rank, (_, _, row) in enumerate(windows.pop(w), start=1):
                 out.emit(INSERT, self._out(row, rank))
         return out
@@ -95,4 +99,5 @@ class WindowRank(Operator):
         return (*values[: self.rank_at], rank, *values[self.rank_at :])
 
     def next_time(self, state: Any) -> int | None:
-        return min((w[0] for w in state["windows"]), default=None)
+        end = min((w[0] for w in state["windows"]), default=None)
+        return closes(end, self.zone, False) if end is not None else None

@@ -27,6 +27,7 @@ from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.event_time import WATERMARK_KEY, without_event_time
 from sqlengine.translate.expressions import SparkExpressions, agg_sql, quote
 from sqlengine.translate.udfs import spark_name
+from sqlengine.translate.wall_windows import bounds_zone, wall_millis
 from sqlengine.types import spark_type
 
 if TYPE_CHECKING:
@@ -186,8 +187,12 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     bounds = {f.window.role: f.name for f in node.input.fields if f.window is not None and f.window.window_id == w.id}
     # (a SESSION table function's bounds exist only after the aggregation: the operator makes them)
     given = WindowRole.START in bounds and WindowRole.END in bounds and w.kind != WindowKind.SESSION
+    # on a TIMESTAMP_LTZ in a zone the operator works on the zone's wall clock, as Flink does (the
+    # window TVF's bounds are wall times already)
+    zone = bounds_zone(t, node, w)
+    time = F.col(quote(w.time_field))
     window_cols = ([F.unix_millis(F.col(quote(bounds[WindowRole.START]))), F.unix_millis(F.col(quote(bounds[WindowRole.END])))] if given
-                   else [F.unix_millis(F.col(quote(w.time_field)))])
+                   else [wall_millis(time, zone) if zone else F.unix_millis(time)])
     n_keys = len(node.keys)
     cols = calls.cols[:n_keys] + [c.alias(t.fresh("w")) for c in window_cols] + calls.cols[n_keys:]
     mark = _watermarked(df) if event_time and t.streaming else []
@@ -199,7 +204,7 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     out = _out_schema(t, kind, out_fields)
     slide = {WindowKind.HOP: w.slide_ms, WindowKind.CUMULATE: w.step_ms, WindowKind.SESSION: w.gap_ms}.get(w.kind, w.size_ms)
     op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, calls.arg_types(t, payload, len(window_cols)),
-            _arrow_schema(t, out), given, event_time)
+            _arrow_schema(t, out), given, event_time, zone)
     # processing-time timers close windows on an idle source; a bounded job has none (see the operator)
     op.timers = not event_time and not all(s.bounded for s in t.sources)
     result = operator_rows(t, node, payload, op, out)

@@ -159,11 +159,11 @@ class Translator:
         # result (test_streaming_equals_batch.py::test_a_view_read_twice_in_one_streaming_query).
         if not self.streaming and node.node_id in self._cache:
             return self._cache[node.node_id]
-        handler = self.handler_for(node, self.streaming, self.physical.get(node.node_id))
+        handler = self.handler_for(node, self.streaming, self.physical.get(node.node_id), self.time_zone)
         if handler is None:
             raise unreachable(node, "no translation for this operator")
         rel = handler(self, node)
-        expected = carried_windows(node, self._windows)
+        expected = carried_windows(node, self._windows, self.time_zone)
         if (set(rel.windows), set(rel.session_times)) != (set(expected.structs), set(expected.session_times)):
             raise unreachable(node, f"windows carried {dict(rel.windows)}/{dict(rel.session_times)}, planned {expected}")
         self._cache[node.node_id] = rel
@@ -181,4 +181,4 @@ class Translator:
 
 
 Handler = Callable[[Translator, Any], Rel]
-HandlerLookup = Callable[[Node, bool, Physical | None], Handler | None]
+HandlerLookup = Callable[[Node, bool, Physical | None, str], Handler | None]

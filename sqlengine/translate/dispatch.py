@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from planner.analysis.physical import Physical
+from planner.analysis.physical import Physical, window_operator
 from planner.logical.joins import IntervalJoin, Join, LookupJoin, TemporalJoin, WindowJoin
 from planner.logical.operators import (
     Calc,
@@ -111,9 +111,9 @@ USER_AGGREGATE_BATCH_HANDLERS: dict[type[Node], Handler] = {
 }
 
 
-def handler_for(node: Node, streaming: bool, physical: Physical | None = None) -> Handler | None:
+def handler_for(node: Node, streaming: bool, physical: Physical | None = None, time_zone: str = "UTC") -> Handler | None:
     if not streaming:
-        if has_user_aggregate(node):
+        if has_user_aggregate(node) or window_operator(node, time_zone):
             return USER_AGGREGATE_BATCH_HANDLERS.get(type(node))
         batch = BATCH_HANDLERS.get(type(node))
         if batch is not None:

@@ -106,7 +106,7 @@ def _without_null_keys(
 
 def _static(t: Translator, node: LookupJoin) -> Rel:
     """The right side of a lookup join, read once as a static DataFrame."""
-    sub = Translator(t.spark, t.props, False, t.job_dir, t.handler_for, end_markers=False, _taken=t._taken)
+    sub = Translator(t.spark, t.props, False, t.job_dir, t.handler_for, end_markers=False, time_zone=t.time_zone, _taken=t._taken)
     rel = sub.translate(node.right)
     t.sources.extend(sub.sources)
     return rel
@@ -156,12 +156,12 @@ def _versions(t: Translator, right: Node, history: Deduplicate | None) -> Rel:
     if history is None:
         return t.translate(right)
 
-    def handler_for(node: Node, streaming: bool, physical: Physical | None = None) -> Handler | None:
+    def handler_for(node: Node, streaming: bool, physical: Physical | None = None, time_zone: str = "UTC") -> Handler | None:
         if node.node_id == history.node_id:
             return lambda sub, n: sub.translate(n.inputs[0])
-        return t.handler_for(node, streaming, physical)
+        return t.handler_for(node, streaming, physical, time_zone)
 
-    sub = Translator(t.spark, t.props, False, t.job_dir, handler_for, end_markers=False, _taken=t._taken)
+    sub = Translator(t.spark, t.props, False, t.job_dir, handler_for, end_markers=False, time_zone=t.time_zone, _taken=t._taken)
     rel = sub.translate(right)
     t.sources.extend(sub.sources)
     return rel

@@ -12,8 +12,8 @@ the wall time in the zone; LOCALTIMESTAMP, CURRENT_DATE, LOCALTIME and CURRENT_T
 zone's wall clock. Both follow the zone's rules (Java's): daylight saving time included, a wall time in the gap of a
 spring-forward day moved forward, as Flink's ``LocalDateTime.atZone`` moves it.
 
-Windows on an LTZ are aligned to the zone in sqlengine.translate.windows; the checker refuses
-those the zone's offsets would move differently (WINDOW_LOCAL_TIME_ZONE)."""
+Windows on an LTZ are aligned to the zone's wall clock in sqlengine.translate.windows (a zone of
+one offset) and sqlengine.translate.wall_windows (one with daylight saving time)."""
 
 from __future__ import annotations
 

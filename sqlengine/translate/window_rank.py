@@ -11,6 +11,7 @@ from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_s
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import quote
+from sqlengine.translate.wall_windows import bounds_zone
 
 
 def translate_proctime_window_rank(t: Translator, node: TopN | Deduplicate) -> Rel:
@@ -48,6 +49,7 @@ def translate_proctime_window_rank(t: Translator, node: TopN | Deduplicate) -> R
         [names.index(k) for k in group_keys], [(names.index(f), d) for f, d in order],
         [_arrow(t, df.schema[c].dataType) for c in names], n, latest_first,
         all_names.index(node.rank_field) if node.rank_field is not None else None, _arrow_schema(t, out),
+        bounds_zone(t, node, spec),
     )
     op.timers = not all(s.bounded for s in t.sources)  # as the window aggregation on processing time
     result = _run(t, node, _packed(payload), op, out)

@@ -6,7 +6,7 @@ at window end."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -15,7 +15,8 @@ from planner.logical import typing as T
 from planner.logical.fields import WindowRole
 from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowTVF, window_time_field
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
-from planner.time_zone import window_shift_ms
+from planner.time_zone import fixed_offset_ms
+from sqlengine.translate import wall_windows
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import with_column, without_event_time
 from sqlengine.translate.expressions import agg_sql, quote
@@ -28,20 +29,28 @@ def _ms(ms: int | None) -> str:
     return f"{ms or 0} milliseconds"
 
 
-def zone_of(t: Translator, node: Node, spec: WindowSpec) -> tuple[int, str | None]:
-    """(how far the window's edges move, the zone its window_start and window_end are written
-    in): a window on a TIMESTAMP_LTZ in 'table.local-time-zone' is aligned to the zone's wall
-    clock, as Flink aligns it; Spark's is aligned to UTC's, so it moves by the zone's offset
-    (the checker lets through only zones whose offsets all move it alike). Else (0, None)."""
+@dataclass(frozen=True)
+class Zone:
+    """Where a window's edges fall: on a TIMESTAMP_LTZ in 'table.local-time-zone' Flink aligns
+    them to the zone's wall clock. A zone of one offset moves Spark's windows (aligned to UTC)
+    by it; one whose offset changes has them assigned on the wall clock (``wall``:
+    sqlengine.translate.wall_windows)."""
+
+    shift: int = 0  # ms Spark's window moves
+    name: str | None = None  # the zone window_start and window_end are written in
+    wall: bool = False
+
+
+def zone_of(t: Translator, node: Node, spec: WindowSpec) -> Zone:
     f = window_time_field(node, spec)
     if t.time_zone == "UTC" or f is None or not T.is_type(f.type, exp.DType.TIMESTAMPLTZ):
-        return 0, None
+        return Zone()
+    fixed = fixed_offset_ms(t.time_zone)
     if spec.kind == WindowKind.SESSION:
-        return 0, t.time_zone
-    shift = window_shift_ms(t.time_zone, spec)
-    if shift is None:
-        raise unreachable(node, f"a window in {t.time_zone}, whose offsets move its edges")
-    return shift, t.time_zone
+        if fixed is None:  # the planner runs these on the changelog operator, which merges on the wall clock
+            raise unreachable(node, f"a session window in {t.time_zone}, whose offset changes")
+        return Zone(0, t.time_zone)
+    return Zone(fixed, t.time_zone) if fixed is not None else Zone(0, t.time_zone, wall=True)
 
 
 def window_struct(node: Node, spec: WindowSpec, time: Column, shift: int = 0) -> Column:
@@ -145,13 +154,16 @@ def translate_tvf(t: Translator, node: WindowTVF) -> Rel:
         df = df.select(*[F.col(quote(c)) for c in df.columns], *placeholders)
         return replace(rel.but(df, names), session_times={**rel.session_times, spec.id: session_time})
     w = t.fresh("w")
-    shift, zone = zone_of(t, node, spec)
-    if spec.kind == WindowKind.CUMULATE:
-        df = _cumulate(t, rel.df, spec, time, w, shift)
-    else:
-        df = without_event_time(with_column(rel.df, w, window_struct(node, spec, time, shift)), [spec.time_field])
+    zone = zone_of(t, node, spec)
     window_names = [f.name for f in node.fields[-3:]]
-    df = df.select(*[F.col(quote(c)) for c in df.columns], *_window_columns(w, window_names, spec, shift, zone))
+    if zone.wall and zone.name is not None:
+        df = wall_windows.assign(t, node, rel.df, spec, time, zone.name, window_names, w)
+        return replace(rel.but(df, rel.columns + tuple(window_names)), windows={**rel.windows, spec.id: w})
+    if spec.kind == WindowKind.CUMULATE:
+        df = _cumulate(t, rel.df, spec, time, w, zone.shift)
+    else:
+        df = without_event_time(with_column(rel.df, w, window_struct(node, spec, time, zone.shift)), [spec.time_field])
+    df = df.select(*[F.col(quote(c)) for c in df.columns], *_window_columns(w, window_names, spec, zone.shift, zone.name))
     return replace(rel.but(df, rel.columns + tuple(window_names)), windows={**rel.windows, spec.id: w})
 
 
@@ -162,26 +174,62 @@ def translate_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
     spec = node.window
     struct = rel.windows.get(spec.id)
     w = t.fresh("w")
-    shift, zone = zone_of(t, node, spec)
+    zone = zone_of(t, node, spec)
+    n_keys = len(node.keys)
+    wnames = [f.name for f in node.fields[n_keys : n_keys + 3]]
+    if zone.wall and zone.name is not None:
+        return _wall_window_aggregate(t, node, rel, zone.name, wnames)
     if struct is not None:
         group = F.col(quote(struct)).alias(w)
     elif spec.id in rel.session_times:  # a SESSION table function: sessions per PARTITION BY key
         group = window_struct(node, spec, F.col(quote(rel.session_times[spec.id]))).alias(w)
     elif node.legacy:  # GROUP BY TUMBLE(ts, ...)
-        group = window_struct(node, spec, time_column(rel, node.input, spec.time_field), shift).alias(w)
+        group = window_struct(node, spec, time_column(rel, node.input, spec.time_field), zone.shift).alias(w)
     else:
         raise unreachable(node, "a window aggregation without its window")
-    exprs = t.exprs(node)
-    aggs = [F.expr(agg_sql(exprs, a)).alias(a.name) for a in node.aggs] or [F.count(F.lit(1)).alias(t.fresh("n"))]
-    out = rel.df.groupBy(group, *[F.col(quote(k)) for k in node.keys]).agg(*aggs)
-    n_keys = len(node.keys)
-    wnames = [f.name for f in node.fields[n_keys : n_keys + 3]]
+    out = rel.df.groupBy(group, *[F.col(quote(k)) for k in node.keys]).agg(*_aggs(t, node))
     df = out.select(
         *[F.col(quote(k)) for k in node.keys],
-        *_window_columns(w, wnames, spec, shift, zone),
+        *_window_columns(w, wnames, spec, zone.shift, zone.name),
         *[F.col(quote(a.name)) for a in node.aggs],
         F.col(quote(w)),
     )
+    return Rel(df, tuple(node.field_names()), {spec.id: w})
+
+
+def _aggs(t: Translator, node: WindowAggregate) -> list[Column]:
+    from pyspark.sql import functions as F
+
+    exprs = t.exprs(node)
+    return [F.expr(agg_sql(exprs, a)).alias(a.name) for a in node.aggs] or [F.count(F.lit(1)).alias(t.fresh("n"))]
+
+
+def _wall_window_aggregate(t: Translator, node: WindowAggregate, rel: Rel, zone: str, wnames: list[str]) -> Rel:
+    """A window on the zone's wall clock: grouped on its struct (the instant it closes) and its
+    wall bounds, which the struct alone does not tell apart; window_time from its end."""
+    from pyspark.sql import functions as F
+
+    spec = node.window
+    struct = rel.windows.get(spec.id)
+    df = rel.df
+    if struct is not None:  # after the window TVF: its bounds are columns of the rows
+        roles = {f.window.role: f.name for f in node.input.fields if f.window is not None and f.window.window_id == spec.id}
+        start, end = roles.get(WindowRole.START), roles.get(WindowRole.END)
+        if start is None or end is None:
+            raise unreachable(node, "a wall-clock window aggregation without its window's bounds")
+    elif node.legacy:  # GROUP BY TUMBLE(ts, ...): the rows get their windows here
+        struct, start, end = t.fresh("w"), t.fresh("s"), t.fresh("e")
+        df = wall_windows.assign(t, node, df, spec, time_column(rel, node.input, spec.time_field), zone,
+                                 [start, end, t.fresh("t")], struct)
+    else:
+        raise unreachable(node, "a window aggregation without its window")
+    w = t.fresh("w")
+    first, last, time = wnames
+    out = df.groupBy(F.col(quote(struct)).alias(w), F.col(quote(start)).alias(first), F.col(quote(end)).alias(last),
+                     *[F.col(quote(k)) for k in node.keys]).agg(*_aggs(t, node))
+    df = out.select(*[F.col(quote(k)) for k in node.keys], F.col(quote(first)), F.col(quote(last)),
+                    wall_windows.instant(F.unix_millis(F.col(quote(last))) - 1, zone).alias(time),
+                    *[F.col(quote(a.name)) for a in node.aggs], F.col(quote(w)))
     return Rel(df, tuple(node.field_names()), {spec.id: w})
 
 

@@ -97,6 +97,25 @@ def fees(rnd: random.Random) -> list[dict]:
     return rows
 
 
+def taps(rnd: random.Random) -> list[dict]:
+    """Clicks in epoch milliseconds across both of Los Angeles' daylight saving time changes in
+    2021 (the spring's missing hour on 14 March, the autumn's repeated hour on 7 November), a
+    few minutes apart with pauses longer than an hour; user "d" clicks only at 01:20 in the first
+    of the repeated hours and at 01:10 in the second (wall times), 50 minutes apart in time: one
+    wall hour and one 40-minute session on the wall clock, two of each on instants."""
+    rows = []
+    for start in (dt.datetime(2021, 3, 14, 4), dt.datetime(2021, 11, 7, 4)):  # 20:00 or 21:00 the evening before there
+        t = (start - dt.datetime(1970, 1, 1)).total_seconds()
+        end = t + 12 * 3600
+        while t < end:
+            rows.append({"ms": round((t + rnd.uniform(-2, 2)) * 1000), "who": rnd.choice("abc"), "clicks": rnd.randint(1, 9)})
+            t += rnd.choice([75 * 60, 90 * 60]) if rnd.random() < 0.04 else rnd.uniform(120, 600)
+    for at in (dt.datetime(2021, 11, 7, 8, 20), dt.datetime(2021, 11, 7, 9, 10)):  # UTC: 01:20 PDT, 01:10 PST
+        ms = int((at - dt.datetime(1970, 1, 1)).total_seconds() * 1000)
+        rows.append({"ms": ms, "who": "d", "clicks": 5})
+    return sorted(rows, key=lambda r: r["ms"])
+
+
 def write(name: str, rows: list[dict]) -> None:
     directory = DATA / name
     directory.mkdir(parents=True, exist_ok=True)
@@ -110,7 +129,7 @@ def write(name: str, rows: list[dict]) -> None:
 def main() -> None:
     rnd = random.Random(9)
     # (tables are made in this order from one generator: a new one goes last, the others stay as they were)
-    for name, make in (("bids", bids), ("auctions", auctions), ("persons", persons), ("fees", fees)):
+    for name, make in (("bids", bids), ("auctions", auctions), ("persons", persons), ("fees", fees), ("taps", taps)):
         write(name, make(rnd))
 
 

@@ -39,3 +39,10 @@ CREATE TABLE bids_ltz (
     lts AS CAST(ts AS TIMESTAMP_LTZ(3)),
     WATERMARK FOR lts AS lts - INTERVAL '5' SECOND
 ) WITH ('connector' = 'filesystem', 'path' = '${DATA}/bids', 'format' = 'json'${SOURCE_OPTIONS});
+
+-- clicks across Los Angeles' daylight saving time changes, timed in epoch milliseconds
+CREATE TABLE taps (
+    ms BIGINT, who STRING, clicks INT,
+    lts AS TO_TIMESTAMP_LTZ(ms, 3),
+    WATERMARK FOR lts AS lts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/taps', 'format' = 'json'${SOURCE_OPTIONS});

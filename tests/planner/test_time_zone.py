@@ -1,6 +1,6 @@
 """'table.local-time-zone' in the planner: SET takes the zones Flink takes (each verdict below
 checked on Flink 2.3), the zone reaches the analysis, and a window on a TIMESTAMP_LTZ in another
-zone than UTC is refused before any job (Flink aligns it to the zone's wall clock). The values in
+zone than UTC runs there (Flink aligns it to the zone's wall clock). The values in
 a zone are compared with Flink's by the function suite (tests/functions/cases/zone.txt)."""
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ from __future__ import annotations
 import pytest
 
 from catalog import Catalog
-from planner.analysis.check import Code
+from planner.analysis.physical import Why
 from planner.errors import SqlError
+from planner.logical.operators import WindowAggregate
 from planner.statements.script import parse_script
 from planner.statements.session import Outcome, PlannerSession
-from planner.time_zone import local_time_zone, normalized
+from planner.time_zone import fixed_offset_ms, instant_ms, local_time_zone, normalized, wall_ms
 
 DDL = """
 CREATE TABLE events (ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), pt AS PROCTIME(),
@@ -65,26 +66,45 @@ LEGACY_DAY = "SELECT TUMBLE_START(ts, INTERVAL '1' DAY), COUNT(*) FROM events GR
 PROCTIME = "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(pt), INTERVAL '1' HOUR)) GROUP BY window_start, window_end;"
 
 
-@pytest.mark.parametrize("zone", ["Asia/Kolkata", "Asia/Shanghai", "GMT-03:00", "UTC"])
-@pytest.mark.parametrize("sql", [DAY, HOUR_HOP, LEGACY_DAY])
-def test_a_window_on_an_ltz_runs_in_a_zone_whose_offsets_move_it_alike(sql: str, zone: str) -> None:
+SESSION = ("SELECT window_start, COUNT(*) FROM TABLE(SESSION(TABLE events, DESCRIPTOR(ts), INTERVAL '10' MINUTE)) "
+           "GROUP BY window_start, window_end;")
+
+
+@pytest.mark.parametrize("zone", ["Asia/Kolkata", "America/New_York", "Europe/Berlin", "GMT-03:00", "UTC"])
+@pytest.mark.parametrize("sql", [DAY, HOUR_HOP, LEGACY_DAY, PROCTIME, SESSION])
+def test_a_window_on_an_ltz_runs_in_any_zone(sql: str, zone: str) -> None:
+    """Flink aligns it to the zone's wall clock: a zone of one offset moves Spark's windows by it,
+    one with daylight saving time has them assigned on the wall clock (conformance z04-z10)."""
     assert plan(sql, zone).analysis.problems == ()
 
 
-@pytest.mark.parametrize(("sql", "zone", "why"), [
-    (DAY, "America/New_York", "daylight saving time moves its edges"),
-    (LEGACY_DAY, "Europe/Berlin", "daylight saving time moves its edges"),
-    (PROCTIME, "Asia/Kolkata", "it is a processing-time window"),
-])
-def test_a_window_on_an_ltz_is_refused_where_the_zone_would_move_it(sql: str, zone: str, why: str) -> None:
-    problems = plan(sql, zone).analysis.problems
-    assert [p.code for p in problems] == [Code.WINDOW_LOCAL_TIME_ZONE]
-    assert f"'table.local-time-zone' = '{zone}'" in problems[0].message and why in problems[0].message
-    assert plan(sql).analysis.problems == ()
+@pytest.mark.parametrize(("zone", "fixed"), [("Asia/Kolkata", 19_800_000), ("GMT-03:00", -10_800_000), ("UTC", 0),
+                                             ("America/New_York", None), ("Asia/Shanghai", None)])
+def test_a_zone_has_one_offset_or_several(zone: str, fixed: int | None) -> None:
+    """Shanghai had daylight saving time from 1986 to 1991: its windows are on the wall clock."""
+    assert fixed_offset_ms(zone) == fixed
 
 
-def test_an_hour_is_an_hour_in_every_offset_of_new_york() -> None:
-    assert plan(HOUR_HOP, "America/New_York").analysis.problems == ()
+@pytest.mark.parametrize(("zone", "changelog"), [("America/New_York", True), ("Asia/Kolkata", False), ("UTC", False)])
+def test_sessions_on_a_wall_clock_with_daylight_saving_time_run_on_the_changelog_operator(zone: str, changelog: bool) -> None:
+    analysis = plan(SESSION, zone).analysis
+    (node,) = [n for n in analysis.plans[0].walk() if isinstance(n, WindowAggregate)]
+    physical = analysis.physical.get(node.node_id)
+    assert (physical is not None and physical.changelog) == changelog
+    if changelog:
+        assert physical is not None and physical.why == Why.WALL_CLOCK_SESSIONS
+
+
+def test_wall_times_and_their_instants_follow_javas_rules() -> None:
+    """A wall time the autumn repeats is its first instant (Java's atZone), or its second when
+    asked (when Flink fires a window ending there); one in the spring's gap moves forward."""
+    zone = "America/Los_Angeles"
+    repeated = wall_ms(1_636_273_800_000, zone)  # 2021-11-07 08:30 UTC, 01:30 PDT
+    assert wall_ms(1_636_277_400_000, zone) == repeated  # an hour later, 01:30 PST
+    assert instant_ms(repeated, zone) == 1_636_273_800_000
+    assert instant_ms(repeated, zone, later=True) == 1_636_277_400_000
+    gap = wall_ms(1_615_714_200_000, zone) + 3_600_000  # 2021-03-14 09:30 UTC is 01:30 PST: 02:30 does not happen
+    assert instant_ms(gap, zone) == instant_ms(gap, zone, later=True) == 1_615_717_800_000  # 10:30 UTC, 03:30 PDT
 
 
 def test_a_window_on_a_timestamp_runs_in_any_zone() -> None:

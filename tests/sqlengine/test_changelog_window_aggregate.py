@@ -6,6 +6,7 @@ the order of the windows' ends; a window emitted is released. The window assignm
 
 from __future__ import annotations
 
+import datetime as dt
 import pickle
 
 import pyarrow as pa
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from planner.time_zone import wall_ms
 from sqlengine.changelog.aggregate import AggCallSpec
 from sqlengine.changelog.kinds import INSERT
 from sqlengine.changelog.values import Typing
@@ -209,3 +211,46 @@ def test_in_batch_mode_every_window_comes_out_at_the_end_of_the_input() -> None:
     table = rows.add_column(0, "b", pa.array([0] * rows.num_rows, pa.int32()))
     out = whole_bucket(op())(table).to_pylist()
     assert [(r["k"], ms(r["ws"].timestamp() * 1_000_000), r["n"], r["s"]) for r in out] == [("a", 1_000, 2, 3)]
+
+
+def _utc_ms(text: str) -> int:
+    return int(dt.datetime.fromisoformat(text).replace(tzinfo=dt.UTC).timestamp() * 1000)
+
+
+def test_on_a_zones_wall_clock_the_repeated_hour_is_one_window_closed_at_its_second_instant() -> None:
+    """A window on a TIMESTAMP_LTZ in America/Los_Angeles, as Flink 2.3 runs it (conformance
+    z08/z09): rows come with their wall times; on 7 November 2021 the wall hour 01:00-02:00
+    happens twice (PDT, then PST), so the window holds both instant hours' rows. It closes when
+    the watermark reaches the second instant of 01:59:59.999 (09:59:59.999 UTC), and its
+    window_time is the first (08:59:59.999 UTC); then a row for it is late."""
+    zone = "America/Los_Angeles"
+    o = WindowAggregate(TUMBLE, 3_600_000, 3_600_000, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT),
+                        event_time=True, zone=zone)
+    state = o.new_state()
+    first, second = wall_ms(_utc_ms("2021-11-07 08:20"), zone), wall_ms(_utc_ms("2021-11-07 09:10"), zone)
+    assert second < first  # 01:10 PST is 50 minutes after 01:20 PDT, and 10 minutes before it on the wall
+    o.apply(state, [_timed([("a", first, 1), ("a", second, 2)])], now_ms=0)
+    assert o.entries(state) == 1 and o.next_time(state) == _utc_ms("2021-11-07 09:59:59.999")
+    assert not o.fire(state, _utc_ms("2021-11-07 08:59:59.999"), 0)  # the first 01:59:59.999 is not the end
+    out = o.fire(state, _utc_ms("2021-11-07 09:59:59.999"), 0)
+    hour = wall_ms(_utc_ms("2021-11-07 08:00"), zone)
+    assert [(r[0], ms(r[1]), ms(r[2]), ms(r[3]), r[4], r[5]) for r in out.rows] == [
+        ("a", hour, hour + 3_600_000, _utc_ms("2021-11-07 08:59:59.999"), 2, 3)]
+    o.watermark_ms = _utc_ms("2021-11-07 09:59:59.999")
+    o.apply(state, [_timed([("a", second + 1, 5)])], now_ms=0)  # its window has closed: late
+    assert o.entries(state) == 0
+
+
+def test_on_a_zones_wall_clock_a_processing_time_window_closes_at_the_instant_of_its_end() -> None:
+    """Processing time in Asia/Kolkata (UTC+05:30): the windows are the zone's wall hours; the
+    one from 10:00 to 11:00 there closes when the clock reaches 05:30 UTC, not 11:00 UTC."""
+    zone = "Asia/Kolkata"
+    o = WindowAggregate(TUMBLE, 3_600_000, 3_600_000, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT), zone=zone)
+    state = o.new_state()
+    now = _utc_ms("2024-01-01 04:45")  # 10:15 there
+    o.apply(state, [batch([("a", 1, True)], wall_ms(now, zone))], now_ms=now)
+    assert o.next_time(state) == _utc_ms("2024-01-01 05:30")
+    assert not o.fire(state, _utc_ms("2024-01-01 05:29:59.999"), 0)
+    out = o.fire(state, _utc_ms("2024-01-01 05:30"), _utc_ms("2024-01-01 05:30:00.004"))
+    ten = wall_ms(_utc_ms("2024-01-01 04:30"), zone)
+    assert [(ms(r[1]), ms(r[2]), ms(r[3]), r[4]) for r in out.rows] == [(ten, ten + 3_600_000, _utc_ms("2024-01-01 05:30:00.004"), 1)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import time
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -89,6 +90,29 @@ def test_a_processing_time_window_closes_on_the_clock_without_more_input(tmp_pat
         rows = _rows_until(job, 11)
         later = [r for r in rows if r[0] == "/9"]
         assert [r[3] for r in later] == [1] and later[0][1] > max(r[1] for r in rows if r[0] != "/9")
+    finally:
+        engine.stop_all()
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT page, window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND)) "
+    "GROUP BY page, window_start, window_end;",
+    "SELECT page, window_start, window_end, user_id AS n FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, "
+    "page ORDER BY user_id DESC) AS rn FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND))) WHERE rn = 1;",
+])
+def test_a_processing_time_window_in_a_zone_is_on_its_wall_clock_and_closes_on_time(tmp_path, spark, query):
+    """In Asia/Kolkata (UTC+05:30) the windows' bounds are the wall times there, as Flink's, and
+    each closes when the clock reaches its end there, not 5 hours 30 minutes later."""
+    engine, _ = _clicks(tmp_path, spark, 10)
+    engine.planner.settings["table.local-time-zone"] = "Asia/Kolkata"
+    (stmt,) = parse_script(query).statements
+    job = engine.start(engine.plan(stmt))
+    try:
+        rows = _rows_until(job, 8 if "ROW_NUMBER" in query else 10)  # the top user of each page: 8 and 9
+        assert job.error_detail is None and job.status == Status.RUNNING
+        assert {r[0] for r in rows} == {"/0", "/1"}
+        there = datetime.datetime.now(ZoneInfo("Asia/Kolkata")).replace(tzinfo=None)
+        assert all(abs((there - start).total_seconds()) < 120 and (end - start).total_seconds() == 1 for _, start, end, _ in rows), (there, rows)
     finally:
         engine.stop_all()
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlglot import exp
-
 from planner.analysis.check.codes import HINTS, MESSAGES, Code
 from planner.analysis.check.expressions import check_expressions
 from planner.analysis.check.operators import CARRIES, CHECKS, Context, Windows, carried_windows
@@ -17,12 +15,8 @@ from planner.analysis.check.problem import Problem, problem
 from planner.analysis.lineage import Lineage
 from planner.analysis.physical import Physical
 from planner.analysis.properties import NodeProps
-from planner.logical import typing as T
-from planner.logical.fields import TimeKind
-from planner.logical.operators import Node, Scan, WindowAggregate, WindowTVF, window_time_field
-from planner.logical.specs import WindowKind
+from planner.logical.operators import Node, Scan, WindowAggregate
 from planner.logical.visit import distinct_nodes
-from planner.time_zone import window_shift_ms
 
 __all__ = ["HINTS", "MESSAGES", "Code", "Problem", "Windows", "carried_windows", "check_plans", "problem"]
 
@@ -40,7 +34,7 @@ def check_plans(
     as a changelog operator is ``physical``'s decision (``planner.analysis.physical``); what is left here
     is what neither Spark's operators nor ours run."""
     memo: dict[int, Windows] = {}
-    ctx = Context(props, lineage, streaming, lambda node: carried_windows(node, memo), physical)
+    ctx = Context(props, lineage, streaming, lambda node: carried_windows(node, memo, time_zone), physical)
     out: list[Problem] = []
     for plan in plans:
         if ctx.windows(plan).session_times:  # a SESSION TVF's rows reach the result
@@ -57,33 +51,7 @@ def check_plans(
         out += check_expressions(node)
         if streaming and isinstance(node, Scan) and node.watermark_field is not None and node.watermark_delay_ms is None:
             out.append(problem(Code.WATERMARK_NOT_CONSTANT, node))
-        if time_zone != "UTC":
-            out += _window_in_zone(node, time_zone, ctx)
     return tuple(out)
-
-
-def _window_in_zone(node: Node, zone: str, ctx: Context) -> list[Problem]:
-    """A window on a TIMESTAMP_LTZ in a zone other than UTC: Flink aligns it to the zone's wall
-    clock, which Spark's window does moved by the zone's offset (sqlengine.translate.windows)
-    when every offset the zone takes moves its edges alike. Not yet: windows on processing time
-    and those a changelog operator runs (their windows are computed in Python). Said once, at
-    the window TVF (or the legacy GROUP BY window), or at the aggregation a changelog operator runs."""
-    legacy = isinstance(node, WindowAggregate) and node.legacy
-    if not isinstance(node, (WindowTVF, WindowAggregate)):
-        return []
-    f = window_time_field(node, node.window)
-    if f is None or not T.is_type(f.type, exp.DType.TIMESTAMPLTZ):
-        return []
-    window = node.window
-    why = None
-    if isinstance(node, WindowTVF) or legacy:
-        if f.time == TimeKind.PROCTIME:
-            why = "it is a processing-time window"
-        elif window.kind != WindowKind.SESSION and window_shift_ms(zone, window) is None:
-            why = "daylight saving time moves its edges"
-    if why is None and isinstance(node, WindowAggregate) and ctx.changelog(node) and f.time != TimeKind.PROCTIME:
-        why = "a changelog operator computes it"
-    return [problem(Code.WINDOW_LOCAL_TIME_ZONE, node, column=f"`{f.name}`", zone=zone, why=why)] if why else []
 
 
 def _session_tvf_use(node: Node, ctx: Context) -> list[Problem]:

@@ -35,7 +35,6 @@ class Code(StrEnum):
     AFTER_CHANGELOG = "after-changelog"
     SINK_TAKES_APPENDS = "sink-takes-appends"
     WATERMARK_NOT_CONSTANT = "watermark-not-constant"
-    WINDOW_LOCAL_TIME_ZONE = "window-local-time-zone"
     # plan operators, both modes
     MATCH_RECOGNIZE = "match-recognize"
     TABLE_FUNCTION = "table-function"
@@ -132,10 +131,6 @@ MESSAGES: dict[Code, str] = {
         "group aggregate)"
     ),
     Code.WATERMARK_NOT_CONSTANT: "Only watermarks of the form `ts - INTERVAL ...` (or `ts`) run on Spark",
-    Code.WINDOW_LOCAL_TIME_ZONE: (
-        "a window on {column}, a TIMESTAMP_LTZ, with 'table.local-time-zone' = '{zone}' cannot run on Spark yet: "
-        "Flink aligns it to that zone's wall clock, and here {why}"
-    ),
     Code.MATCH_RECOGNIZE: "MATCH_RECOGNIZE cannot run on Spark {what}",
     Code.TABLE_FUNCTION: (
         "table function `{name}` is declared as '{class_name}' ({language}): sqlengine runs JVM scalar functions "
@@ -219,10 +214,6 @@ HINTS: dict[Code, str] = {
     Code.USER_AGGREGATE_RETRACT: "define retract(self, acc, ...) undoing what accumulate does for the same arguments",
     Code.SESSION_MERGE: "compute it in a SESSION window of its own, where Spark's session windows run the built-in functions",
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
-    Code.WINDOW_LOCAL_TIME_ZONE: (
-        "window on a TIMESTAMP column, or in a zone of a fixed offset ('GMT-05:00'), or run it with "
-        "SET 'table.local-time-zone' = 'UTC'"
-    ),
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
     Code.MATCH_RECOGNIZE: (
         "DEFINE and MEASURES run comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column "

@@ -15,7 +15,7 @@ from catalog.connectors import spec_of
 from planner.analysis.check.codes import Code
 from planner.analysis.check.problem import Problem, problem
 from planner.analysis.lineage import Lineage
-from planner.analysis.physical import Physical, carries_kinds, user_aggregate
+from planner.analysis.physical import Physical, carries_kinds, user_aggregate, window_operator
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import versioned
 from planner.logical import typing as T
@@ -447,7 +447,7 @@ CARRIES: frozenset[type[Node]] = frozenset(
 )
 
 
-def carried_windows(node: Node, memo: dict[int, Windows]) -> Windows:
+def carried_windows(node: Node, memo: dict[int, Windows], time_zone: str = "UTC") -> Windows:
     """What translation carries of windows to ``node``'s output (see ``Windows``): a window TVF
     and a window operator make them; stateless steps, joins (both sides), OVER and ORDER BY pass
     them on; aggregations, rankings and UNION end them. A window operator carries its own."""
@@ -459,13 +459,13 @@ def carried_windows(node: Node, memo: dict[int, Windows]) -> Windows:
         # a semi or anti join emits the left side's rows only
         semi = isinstance(node, Join) and node.join_kind in (JoinKind.SEMI, JoinKind.ANTI)
         for child in node.inputs[:1] if semi else node.inputs:
-            out |= carried_windows(child, memo)
+            out |= carried_windows(child, memo, time_zone)
     if isinstance(node, WindowTVF):
         if node.window.kind == WindowKind.SESSION:
             out |= Windows(session_times=frozenset({node.window.id}))
         else:
             out |= Windows(structs=frozenset({node.window.id}))
-    elif isinstance(node, WindowAggregate) and (node.on_proctime or user_aggregate(node)):
+    elif window_operator(node, time_zone):
         pass  # a changelog operator assigns its windows: no struct, no event time to carry on
     elif isinstance(node, (TopN, Deduplicate)) and node.window is not None and window_on_proctime(node, node.window):
         pass  # ranked by a changelog operator: no struct either
