@@ -32,7 +32,7 @@ STRING_FUNCS = {
     "REPLACE", "REGEXP_REPLACE", "REGEXP_EXTRACT", "SPLIT_INDEX", "DATE_FORMAT", "INITCAP",
     "LPAD", "RPAD", "REPEAT", "REVERSE", "MD5", "SHA1", "SHA256", "TO_BASE64", "FROM_BASE64",
     "JSON_VALUE", "CHR", "UUID", "LEFT", "RIGHT", "OVERLAY", "DECODE", "PARSE_URL",
-    "STR_TO_MAP", "CAST_STRING", "TYPEOF", "SPLIT", "JSON_QUERY", "JSON_STRING", "JSON_OBJECT", "JSON_ARRAY",
+    "CAST_STRING", "TYPEOF", "JSON_QUERY", "JSON_STRING", "JSON_OBJECT", "JSON_ARRAY",
     "JSON_QUOTE", "JSON_UNQUOTE",
 }
 INT_FUNCS = {"CHAR_LENGTH", "CHARACTER_LENGTH", "LENGTH", "POSITION", "LOCATE", "INSTR", "ASCII",
@@ -171,10 +171,16 @@ def agg_type(func: str, arg: exp.DataType | None) -> exp.DataType:
     return arg
 
 
+# collections of strings, as Flink 2.3 types them
+COLLECTION_FUNCS = {"SPLIT": "ARRAY<STRING>", "REGEXP_EXTRACT_ALL": "ARRAY<STRING>", "STR_TO_MAP": "MAP<STRING, STRING>"}
+
+
 def function_type(name: str, args: list[exp.DataType]) -> exp.DataType:
     n = name.upper()
     if n in STRING_FUNCS:
         return STRING
+    if n in COLLECTION_FUNCS:
+        return parse_type(COLLECTION_FUNCS[n])
     if n in INT_FUNCS:
         return BIGINT if n in ("EXTRACT",) else INT
     if n in BIGINT_FUNCS:
