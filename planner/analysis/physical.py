@@ -372,7 +372,11 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
             why = Why.TTL
         elif emits and late_below(node):
             why = Why.LATE_INPUT
-        if why is None or not has_changelog_implementation(node, time_zone):
+        # after a changelog operator, an event-time window aggregation runs on sqlengine's window
+        # operator (MATCH_ROWTIME() of a MATCH_RECOGNIZE is its time: Spark's windows cannot
+        # follow a watermark through transformWithState)
+        after_windowed = why == Why.AFTER_CHANGELOG and isinstance(node, WindowAggregate)
+        if why is None or not (has_changelog_implementation(node, time_zone) or after_windowed):
             out[node.node_id] = NATIVE  # the checker refuses what cannot run either way
             continue
         ranking = isinstance(node, (TopN, Sort)) or (isinstance(node, Deduplicate) and why in (Why.CONSUMES_CHANGES, Why.AFTER_CHANGELOG))

@@ -74,7 +74,10 @@ def bind_match_recognize(source: Relation, input_node: Node, node: exp.MatchReco
             raise BindError(f"`{expr.alias}` is named twice in the output of MATCH_RECOGNIZE", expr)
         value = reader.read(expr.this, define=None)
         measures.append((expr.alias, value))
-        fields.append(Field(expr.alias, value.type))
+        # MATCH_ROWTIME() of a match on event time is a time attribute, as in Flink: a window, an
+        # interval join or an OVER can run on it (the watermark is the input's)
+        rowtime = order_field.time == TimeKind.ROWTIME and _is_call(expr.this, "MATCH_ROWTIME")
+        fields.append(Field(expr.alias, value.type, TimeKind.ROWTIME if rowtime else None))
     skip, skip_var = _skip(node, variables)
     within = node.args.get("within")
     rows = node.args.get("rows")
@@ -105,6 +108,10 @@ def _then_by(scope: Scope, keys: list[exp.Expr]) -> list[tuple[str, bool]]:
             raise BindError("MATCH_RECOGNIZE orders the rows of one time by columns here", key)
         out.append((scope.resolve(key.this)[0], bool(key.args.get("desc"))))
     return out
+
+
+def _is_call(node: exp.Expr, name: str) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name.upper() == name
 
 
 def _pattern(node: exp.MatchRecognize) -> tuple[PatternTerm, ...]:

@@ -94,15 +94,20 @@ class WindowAggregate(Operator):
         given: bool = False,
         event_time: bool = False,
         zone: str | None = None,
+        chained: bool = False,
     ) -> None:
         """``out_schema``: the kind, the keys, window start, end and time, then the aggregates;
         ``given``: each row carries its window's start and end (else its time to assign);
         ``event_time``: windows close on the watermark (else on the wall clock); ``zone``: the
         times and bounds are the zone's wall times (a window on a TIMESTAMP_LTZ in
-        'table.local-time-zone'), and a window closes at the instant of its end there."""
+        'table.local-time-zone'), and a window closes at the instant of its end there; ``chained``:
+        the rows come from an event-time operator that emits each one as the watermark passes it
+        (a MATCH_RECOGNIZE's, windowed by MATCH_ROWTIME()), before Flink would pass the watermark
+        on: none is late."""
         super().__init__(out_schema, None)
         self.event_time = event_time
         self.zone = zone
+        self.chained = chained
         if event_time:
             self.timed = True
         else:
@@ -162,7 +167,7 @@ class WindowAggregate(Operator):
             pos += 1
         arg_cols, filters = call_columns(self.calls, cols, pos)
         # event time: a window the watermark has reached was emitted (or is now): its rows are late
-        closed = self.watermark_ms if self.event_time else None
+        closed = self.watermark_ms if self.event_time and not self.chained else None
         with decimal.localcontext(DECIMAL_CONTEXT):
             for i in range(n):
                 for start, end in spans[i]:
@@ -204,7 +209,7 @@ class WindowAggregate(Operator):
         """The session of the row at ``t``: its window [t, t + gap) merged with every open session
         of the key it touches (their accumulators merged into one), or none if it is late."""
         windows, open_ = state["windows"], state.setdefault("open", {})
-        gap, closed = self.slide_ms, self.watermark_ms
+        gap, closed = self.slide_ms, Operator.watermark_ms if self.chained else self.watermark_ms
         sessions = open_.get(key, [])
         # a session whose last instant the watermark has reached is closed: emitted in this step
         touched = [(s, e) for s, e in sessions if s <= t + gap and e >= t and self._last(e) > closed]

@@ -163,7 +163,7 @@ class Translator:
         if handler is None:
             raise unreachable(node, "no translation for this operator")
         rel = handler(self, node)
-        expected = carried_windows(node, self._windows, self.time_zone)
+        expected = carried_windows(node, self._windows, self.time_zone, self.physical)
         if (set(rel.windows), set(rel.session_times)) != (set(expected.structs), set(expected.session_times)):
             raise unreachable(node, f"windows carried {dict(rel.windows)}/{dict(rel.session_times)}, planned {expected}")
         self._cache[node.node_id] = rel

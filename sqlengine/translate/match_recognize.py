@@ -12,6 +12,7 @@ from planner.logical.fields import TimeKind
 from planner.logical.operators import MatchRecognize
 from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, operator_rows
 from sqlengine.translate.core import Rel, Translator
+from sqlengine.translate.event_time import WATERMARK_KEY
 from sqlengine.translate.expressions import quote
 from sqlengine.types import spark_type
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
     from sqlengine.changelog.match_recognize import MatchRecognize as Op
 
-def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, StructType]:
+def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, StructType, dict[str, object]]:
     from pyspark.sql import functions as F
 
     from sqlengine.changelog.match_recognize import MatchRecognize as Op
@@ -46,7 +47,8 @@ def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, Struc
     # processing time: timers time WITHIN out on the clock; a bounded job has none (Spark would
     # run batches for them forever): it ends with what its input completed
     op.timers = processing and not all(s.bounded for s in t.sources)
-    return payload, op, out
+    # Spark's watermark mark of the order's time (MATCH_ROWTIME() carries it on)
+    return payload, op, out, dict(df.schema[node.order_field].metadata)
 
 
 def translate_changelog_match(t: Translator, node: MatchRecognize) -> Rel:
@@ -54,10 +56,15 @@ def translate_changelog_match(t: Translator, node: MatchRecognize) -> Rel:
     rows at once, then the end of time."""
     from pyspark.sql import functions as F
 
-    payload, op, out = _prepared(t, node)
+    payload, op, out, mark = _prepared(t, node)
     result = operator_rows(t, node, payload, op, out)
     names = tuple(node.field_names())
-    return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
+    # MATCH_ROWTIME() is a time attribute: its column gets the watermark mark of the order's time
+    # (a match comes out when the watermark passes its last row), so that an event-time operator
+    # after the match (a window on it, run by sqlengine's window operator) has Spark's watermark
+    measured = {name for name, _ in node.spec.measures} if node.spec is not None else set()
+    rowtimes = {f.name for f in node.fields if f.time == TimeKind.ROWTIME and f.name in measured} if t.streaming and WATERMARK_KEY in mark else set()
+    return Rel(result.select(*[F.col(quote(n)).alias(n, metadata=mark) if n in rowtimes else F.col(quote(n)) for n in names]), names)
 
 
 translate_match_batch = translate_changelog_match

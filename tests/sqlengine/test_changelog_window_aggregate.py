@@ -254,3 +254,19 @@ def test_on_a_zones_wall_clock_a_processing_time_window_closes_at_the_instant_of
     out = o.fire(state, _utc_ms("2024-01-01 05:30"), _utc_ms("2024-01-01 05:30:00.004"))
     ten = wall_ms(_utc_ms("2024-01-01 04:30"), zone)
     assert [(ms(r[1]), ms(r[2]), ms(r[3]), r[4]) for r in out.rows] == [(ten, ten + 3_600_000, _utc_ms("2024-01-01 05:30:00.004"), 1)]
+
+
+def test_rows_from_an_event_time_operator_before_it_are_never_late() -> None:
+    """After a MATCH_RECOGNIZE (a window on MATCH_ROWTIME()), a row comes out of the match when
+    the watermark passes it, in the same micro-batch as the window sees that watermark: Flink
+    passes the watermark on after the row, so the row is in its window. Read from a source, the
+    same row would be late."""
+    rows = [("a", 4_500, 1), ("a", 4_900, 2)]
+    for chained, want in ((True, [("a", 4_000, 5_000, 2, 3)]), (False, [])):
+        o = WindowAggregate(TUMBLE, 1_000, 1_000, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT),
+                            event_time=True, chained=chained)
+        state = o.new_state()
+        o.watermark_ms = 5_000
+        o.apply(state, [_timed(rows)], now_ms=0)
+        out = o.fire(state, 5_000, 0)
+        assert [(r[0], ms(r[1]), ms(r[2]), r[4], r[5]) for r in out.rows] == want

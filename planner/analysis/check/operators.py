@@ -447,7 +447,8 @@ CARRIES: frozenset[type[Node]] = frozenset(
 )
 
 
-def carried_windows(node: Node, memo: dict[int, Windows], time_zone: str = "UTC") -> Windows:
+def carried_windows(node: Node, memo: dict[int, Windows], time_zone: str = "UTC",
+                    physical: dict[int, Physical] | None = None) -> Windows:
     """What translation carries of windows to ``node``'s output (see ``Windows``): a window TVF
     and a window operator make them; stateless steps, joins (both sides), OVER and ORDER BY pass
     them on; aggregations, rankings and UNION end them. A window operator carries its own."""
@@ -459,13 +460,14 @@ def carried_windows(node: Node, memo: dict[int, Windows], time_zone: str = "UTC"
         # a semi or anti join emits the left side's rows only
         semi = isinstance(node, Join) and node.join_kind in (JoinKind.SEMI, JoinKind.ANTI)
         for child in node.inputs[:1] if semi else node.inputs:
-            out |= carried_windows(child, memo, time_zone)
+            out |= carried_windows(child, memo, time_zone, physical)
     if isinstance(node, WindowTVF):
         if node.window.kind == WindowKind.SESSION:
             out |= Windows(session_times=frozenset({node.window.id}))
         else:
             out |= Windows(structs=frozenset({node.window.id}))
-    elif window_operator(node, time_zone):
+    elif window_operator(node, time_zone) or (isinstance(node, WindowAggregate) and (p := (physical or {}).get(node.node_id)) is not None
+                                              and p.changelog):
         pass  # a changelog operator assigns its windows: no struct, no event time to carry on
     elif isinstance(node, (TopN, Deduplicate)) and node.window is not None and window_on_proctime(node, node.window):
         pass  # ranked by a changelog operator: no struct either

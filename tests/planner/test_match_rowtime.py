@@ -1,0 +1,52 @@
+"""MATCH_ROWTIME() is a time attribute, as in Flink: a MATCH_RECOGNIZE ordered by event time
+gives it as a rowtime, and a window on it runs on sqlengine's window operator after the match
+(conformance k08 compares the rows with Flink's). Ordered by processing time it is a plain
+TIMESTAMP(3), as Flink types it, and no window can take it."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog import Catalog
+from planner.analysis.physical import Why
+from planner.errors import SqlError
+from planner.logical.fields import TimeKind
+from planner.logical.operators import MatchRecognize, WindowAggregate
+from planner.statements.script import parse_script
+from planner.statements.session import Outcome, PlannerSession
+
+DDL = """
+CREATE TABLE bids (ts TIMESTAMP(3), auction BIGINT, price BIGINT, pt AS PROCTIME(),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');
+"""
+
+
+def _match(order: str) -> str:
+    return (f"CREATE TEMPORARY VIEW m AS SELECT * FROM bids MATCH_RECOGNIZE (PARTITION BY auction ORDER BY {order} "
+            "MEASURES A.price AS p, MATCH_ROWTIME() AS rt ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW "
+            "PATTERN (A B) DEFINE B AS B.price > A.price);")
+
+
+WINDOW = "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE m, DESCRIPTOR(rt), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;"
+
+
+def plan(sql: str) -> Outcome:
+    session = PlannerSession(Catalog.in_memory())
+    *_, outcome = [session.execute(s) for s in parse_script(DDL + sql).statements]
+    return outcome
+
+
+def test_match_rowtime_on_event_time_is_a_rowtime_and_a_window_on_it_runs_after_the_match() -> None:
+    analysis = plan(_match("ts") + WINDOW).analysis
+    assert analysis.problems == ()
+    nodes = list(analysis.plans[0].walk())
+    (match,) = [n for n in nodes if isinstance(n, MatchRecognize)]
+    assert match.field("rt").time == TimeKind.ROWTIME and match.field("p").time is None
+    (window,) = [n for n in nodes if isinstance(n, WindowAggregate)]
+    physical = analysis.physical[window.node_id]
+    assert physical.changelog and physical.why == Why.AFTER_CHANGELOG
+
+
+def test_match_rowtime_on_processing_time_is_no_time_attribute() -> None:
+    with pytest.raises(SqlError, match="`rt` is not a time attribute"):
+        plan(_match("pt") + WINDOW)
