@@ -375,7 +375,8 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         # after a changelog operator, an event-time window aggregation runs on sqlengine's window
         # operator (MATCH_ROWTIME() of a MATCH_RECOGNIZE is its time: Spark's windows cannot
         # follow a watermark through transformWithState)
-        after_windowed = why == Why.AFTER_CHANGELOG and isinstance(node, WindowAggregate)
+        after_windowed = (why == Why.AFTER_CHANGELOG and isinstance(node, WindowAggregate)
+                          and all(isinstance(n, MatchRecognize) for c in node.inputs for n in changelog_feeders(c, out)))
         if why is None or not (has_changelog_implementation(node, time_zone) or after_windowed):
             out[node.node_id] = NATIVE  # the checker refuses what cannot run either way
             continue
@@ -409,6 +410,18 @@ def carries_kinds(node: Node, physical: dict[int, Physical]) -> bool:
     if type(node) in PASS_THROUGH:
         return any(carries_kinds(c, physical) for c in node.inputs)
     return False
+
+
+def changelog_feeders(node: Node, physical: dict[int, Physical]) -> list[Node]:
+    """The changelog operators whose rows reach the output of ``node`` through stateless steps."""
+    p = physical.get(node.node_id)
+    if p is not None and p.changelog:
+        return [node]
+    if isinstance(node, LookupJoin):
+        return changelog_feeders(node.left, physical)
+    if type(node) in PASS_THROUGH:
+        return [n for c in node.inputs for n in changelog_feeders(c, physical)]
+    return []
 
 
 def changelog_nodes(plans: Sequence[Node], physical: dict[int, Physical]) -> list[Node]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from catalog import Catalog
+from planner.analysis.check import Code
 from planner.analysis.physical import Why
 from planner.errors import SqlError
 from planner.logical.fields import TimeKind
@@ -50,3 +51,13 @@ def test_match_rowtime_on_event_time_is_a_rowtime_and_a_window_on_it_runs_after_
 def test_match_rowtime_on_processing_time_is_no_time_attribute() -> None:
     with pytest.raises(SqlError, match="`rt` is not a time attribute"):
         plan(_match("pt") + WINDOW)
+
+
+def test_a_window_after_another_changelog_operator_is_still_refused() -> None:
+    """An OVER aggregation's rows leave transformWithState without Spark's watermark mark: a
+    window on their time stays refused, with the reason."""
+    over = ("CREATE TEMPORARY VIEW o AS SELECT ts, auction, SUM(price) OVER (PARTITION BY auction ORDER BY ts "
+            "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM bids;")
+    window = "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;"
+    (problem,) = plan(over + window).analysis.problems
+    assert problem.code == Code.AFTER_CHANGELOG and "OverAggregate" in problem.message
