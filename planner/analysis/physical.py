@@ -375,8 +375,7 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         # after a changelog operator, an event-time window aggregation runs on sqlengine's window
         # operator (MATCH_ROWTIME() of a MATCH_RECOGNIZE is its time: Spark's windows cannot
         # follow a watermark through transformWithState)
-        after_windowed = (why == Why.AFTER_CHANGELOG and isinstance(node, WindowAggregate)
-                          and all(isinstance(n, MatchRecognize) for c in node.inputs for n in changelog_feeders(c, out)))
+        after_windowed = why == Why.AFTER_CHANGELOG and isinstance(node, WindowAggregate) and after_match(node, out)
         if why is None or not (has_changelog_implementation(node, time_zone) or after_windowed):
             out[node.node_id] = NATIVE  # the checker refuses what cannot run either way
             continue
@@ -410,6 +409,14 @@ def carries_kinds(node: Node, physical: dict[int, Physical]) -> bool:
     if type(node) in PASS_THROUGH:
         return any(carries_kinds(c, physical) for c in node.inputs)
     return False
+
+
+def after_match(node: Node, physical: dict[int, Physical]) -> bool:
+    """The changelog operators whose rows reach ``node`` are MATCH_RECOGNIZEs: their
+    MATCH_ROWTIME() leaves transformWithState with Spark's watermark mark, so an event-time
+    operator can follow (sqlengine.translate.match_recognize)."""
+    feeders = [n for c in node.inputs for n in changelog_feeders(c, physical)]
+    return bool(feeders) and all(isinstance(n, MatchRecognize) for n in feeders)
 
 
 def changelog_feeders(node: Node, physical: dict[int, Physical]) -> list[Node]:

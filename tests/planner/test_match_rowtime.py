@@ -48,6 +48,11 @@ def test_match_rowtime_on_event_time_is_a_rowtime_and_a_window_on_it_runs_after_
     assert physical.changelog and physical.why == Why.AFTER_CHANGELOG
 
 
+def test_an_over_window_ordered_by_match_rowtime_runs_after_the_match() -> None:
+    over = "SELECT p, SUM(p) OVER (ORDER BY rt RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW) AS s FROM m;"
+    assert plan(_match("ts") + over).analysis.problems == ()
+
+
 def test_match_rowtime_on_processing_time_is_no_time_attribute() -> None:
     with pytest.raises(SqlError, match="`rt` is not a time attribute"):
         plan(_match("pt") + WINDOW)
