@@ -46,3 +46,16 @@ CREATE TABLE taps (
     lts AS TO_TIMESTAMP_LTZ(ms, 3),
     WATERMARK FOR lts AS lts - INTERVAL '5' SECOND
 ) WITH ('connector' = 'filesystem', 'path' = '${DATA}/taps', 'format' = 'json'${SOURCE_OPTIONS});
+
+-- a rise right after a bid, per auction (MATCH_RECOGNIZE), with its time: MATCH_ROWTIME() is a time attribute
+CREATE VIEW rises AS
+SELECT * FROM bids
+MATCH_RECOGNIZE (
+    PARTITION BY auction
+    ORDER BY ts
+    MEASURES UP.price - START_ROW.price AS rise, MATCH_ROWTIME() AS rt
+    ONE ROW PER MATCH
+    AFTER MATCH SKIP PAST LAST ROW
+    PATTERN (START_ROW UP)
+    DEFINE UP AS UP.price > START_ROW.price
+);

@@ -1,18 +1,6 @@
 -- Changelog operator, then sqlengine's window operator: sessions of matches per auction by
 -- MATCH_ROWTIME() (a rise right after a bid), 4 seconds apart at most.
 -- flink batch mode cannot run this: Unaligned windows like session are not supported in batch mode yet
-WITH rises AS (
-    SELECT * FROM bids
-    MATCH_RECOGNIZE (
-        PARTITION BY auction
-        ORDER BY ts
-        MEASURES UP.price - START_ROW.price AS rise, MATCH_ROWTIME() AS rt
-        ONE ROW PER MATCH
-        AFTER MATCH SKIP PAST LAST ROW
-        PATTERN (START_ROW UP)
-        DEFINE UP AS UP.price > START_ROW.price
-    )
-)
 SELECT auction, window_start, window_end, COUNT(*) AS n, MAX(rise) AS top
 FROM TABLE(SESSION(TABLE rises PARTITION BY auction, DESCRIPTOR(rt), INTERVAL '4' SECOND))
 GROUP BY auction, window_start, window_end

@@ -1,18 +1,6 @@
 -- Changelog operator, then an OVER window on MATCH_ROWTIME(): per auction, the rises of its
 -- matches over the 10 seconds before each (RANGE), each match's row once the watermark passes it.
 -- flink batch mode cannot run this: Flink 2.3 fails to compile it ("Cannot cast TimestampData to java.lang.Long")
-WITH rises AS (
-    SELECT * FROM bids
-    MATCH_RECOGNIZE (
-        PARTITION BY auction
-        ORDER BY ts
-        MEASURES UP.price - START_ROW.price AS rise, MATCH_ROWTIME() AS rt
-        ONE ROW PER MATCH
-        AFTER MATCH SKIP PAST LAST ROW
-        PATTERN (START_ROW UP)
-        DEFINE UP AS UP.price > START_ROW.price
-    )
-)
 SELECT auction, CAST(rt AS STRING) AS rt, rise,
        SUM(rise) OVER w AS recent, COUNT(*) OVER w AS n
 FROM rises
