@@ -15,10 +15,6 @@ import os
 import re
 import zoneinfo
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
 
 SETTING = "table.local-time-zone"
 UTC = "UTC"
@@ -91,30 +87,41 @@ def _machine_zone() -> str:
 
 @functools.lru_cache(maxsize=64)
 def offsets_ms(zone: str) -> frozenset[int]:
-    """The UTC offsets, in ms, the zone has had from 1970 to 2040 (sampled daily)."""
+    """The UTC offsets, in ms, the zone has had since 2000 (sampled daily to 2040)."""
+    return _offsets_between(zone, dt.datetime(2000, 1, 1, tzinfo=dt.UTC), 40 * 366)
+
+
+def _offsets_between(zone: str, start: dt.datetime, days: int) -> frozenset[int]:
     fixed = _fixed_offset_ms(zone)
-    if fixed is not None:
-        return frozenset({fixed})
-    if zone == UTC:
-        return frozenset({0})
+    if fixed is not None or zone == UTC:
+        return frozenset({fixed or 0})
     info = zoneinfo.ZoneInfo(zone)
-    start = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
     out = set()
-    for day in range(70 * 366):
+    for day in range(days):
         offset = (start + dt.timedelta(days=day)).astimezone(info).utcoffset()
         out.add(int(offset.total_seconds() * 1000) if offset is not None else 0)
     return frozenset(out)
 
 
 def fixed_offset_ms(zone: str) -> int | None:
-    """The zone's one offset (UTC, 'GMT+05:30', 'Asia/Kolkata' since 1970), or None when it has
-    had several (daylight saving time). Flink assigns a window on a TIMESTAMP_LTZ on the zone's
-    wall clock: with one offset that is a window on the instants moved by it; with several, a
-    wall hour may hold two instant hours (the autumn's repeated hour: one window, as Flink
-    counts it) or none, and the windows are assigned on the wall clock itself
-    (sqlengine.translate.wall_windows)."""
+    """The zone's one offset since 2000 (UTC, 'GMT+05:30', 'Asia/Kolkata', 'Asia/Shanghai'), or
+    None when it has had several (daylight saving time, a changed offset). Flink assigns a window
+    on a TIMESTAMP_LTZ on the zone's wall clock: with one offset that is a window on the instants
+    moved by it (times before 2000 in a zone whose offset changed then, as Shanghai's in 1986-91,
+    are read with today's offset); with several, a wall hour may hold two instant hours (the
+    autumn's repeated hour: one window, as Flink counts it) or none, and the windows are assigned
+    on the wall clock itself (sqlengine.translate.wall_windows)."""
     offsets = offsets_ms(zone)
     return next(iter(offsets)) if len(offsets) == 1 else None
+
+
+@functools.lru_cache(maxsize=64)
+def observes_dst(zone: str) -> bool:
+    """Whether the zone's current rules have daylight saving time (Java's
+    ``TimeZone.useDaylightTime``, read over the coming year): Flink fires a window whose last wall
+    time is repeated at that time's second instant only then."""
+    today = dt.datetime.now(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return len(_offsets_between(zone, today, 400)) > 1
 
 
 def tzinfo(zone: str) -> dt.tzinfo:

@@ -137,7 +137,7 @@ CHANGELOG_OPERATORS: frozenset[type[Node]] = frozenset(
 PASS_THROUGH: frozenset[type[Node]] = frozenset({Calc, Correlate, Union, Sink, LookupJoin, WindowTVF})
 
 
-def has_changelog_implementation(node: Node, time_zone: str | None = None) -> bool:
+def has_changelog_implementation(node: Node, time_zone: str) -> bool:
     if type(node) not in CHANGELOG_OPERATORS:
         return False
     if isinstance(node, (TopN, Deduplicate)):  # windowed: on processing time (event time runs natively)
@@ -150,7 +150,7 @@ def has_changelog_implementation(node: Node, time_zone: str | None = None) -> bo
         # on processing time (Spark's own windows close on a watermark), calling a Python
         # aggregate function (event-time sessions merge: the operator merges their accumulators),
         # or sessions on a zone's wall clock
-        return window_operator(node, time_zone or "UTC")
+        return window_operator(node, time_zone)
     return True
 
 
@@ -373,10 +373,12 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         elif emits and late_below(node):
             why = Why.LATE_INPUT
         # after a changelog operator, an event-time window aggregation runs on sqlengine's window
-        # operator (MATCH_ROWTIME() of a MATCH_RECOGNIZE is its time: Spark's windows cannot
-        # follow a watermark through transformWithState)
-        after_windowed = why == Why.AFTER_CHANGELOG and isinstance(node, WindowAggregate) and after_match(node, out)
-        if why is None or not (has_changelog_implementation(node, time_zone) or after_windowed):
+        # operator when the operator is a MATCH_RECOGNIZE (its MATCH_ROWTIME() carries Spark's
+        # watermark mark on); after any other its rows have no watermark: the checker refuses it
+        windowed = why == Why.AFTER_CHANGELOG and isinstance(node, WindowAggregate) and not node.on_proctime
+        if windowed and not after_match(node, out):
+            why = None
+        if why is None or not (has_changelog_implementation(node, time_zone) or windowed):
             out[node.node_id] = NATIVE  # the checker refuses what cannot run either way
             continue
         ranking = isinstance(node, (TopN, Sort)) or (isinstance(node, Deduplicate) and why in (Why.CONSUMES_CHANGES, Why.AFTER_CHANGELOG))

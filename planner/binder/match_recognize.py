@@ -74,8 +74,8 @@ def bind_match_recognize(source: Relation, input_node: Node, node: exp.MatchReco
             raise BindError(f"`{expr.alias}` is named twice in the output of MATCH_RECOGNIZE", expr)
         value = reader.read(expr.this, define=None)
         measures.append((expr.alias, value))
-        # MATCH_ROWTIME() of a match on event time is a time attribute, as in Flink: a window, an
-        # interval join or an OVER can run on it (the watermark is the input's)
+        # MATCH_ROWTIME() of a match on event time is a time attribute, as in Flink: a window or an
+        # OVER can follow it (the watermark is the input's)
         rowtime = order_field.time == TimeKind.ROWTIME and _is_call(expr.this, "MATCH_ROWTIME")
         fields.append(Field(expr.alias, value.type, TimeKind.ROWTIME if rowtime else None))
     skip, skip_var = _skip(node, variables)

@@ -1,13 +1,14 @@
 """When a window closes when its bounds are a zone's wall times (a window on a TIMESTAMP_LTZ in
 'table.local-time-zone', assigned on the zone's wall clock as Flink assigns it): at the instant of
 its last wall instant, the second one when the autumn repeats that wall time, so the window holds
-the rows of both hours (Flink fires it there: checked with PyFlink 2.3)."""
+the rows of both hours (Flink fires it there: checked with PyFlink 2.3; as Flink, only in a zone
+whose current rules have daylight saving time)."""
 
 from __future__ import annotations
 
 import functools
 
-from planner.time_zone import instant_ms
+from planner.time_zone import instant_ms, observes_dst
 
 
 def last_instant(end: int, zone: str | None) -> int:
@@ -29,4 +30,4 @@ def window_time(end: int, zone: str | None) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def _later(wall: int, zone: str) -> int:
-    return instant_ms(wall, zone, later=True)
+    return instant_ms(wall, zone, later=observes_dst(zone))

@@ -54,6 +54,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from planner.time_zone import fixed_offset_ms
 from sqlengine.changelog.accumulator import Accumulator
 from sqlengine.changelog.aggregate import AggCallSpec, accumulator, call_columns
 from sqlengine.changelog.kinds import INSERT
@@ -137,8 +138,10 @@ class WindowAggregate(Operator):
 
     @property
     def merging(self) -> bool:
-        """Event-time sessions: a row may bridge two, which then merge."""
-        return self.kind == SESSION and self.event_time
+        """Event-time sessions: a row may bridge two, which then merge. So may processing-time
+        sessions on the wall clock of a zone with daylight saving time, where the times of rows
+        read later can go back (the autumn's repeated hour)."""
+        return self.kind == SESSION and (self.event_time or (self.zone is not None and fixed_offset_ms(self.zone) is None))
 
     def apply(self, state: Any, inputs: Sequence[pa.Table | None], now_ms: int) -> Changes:
         batch = inputs[0]

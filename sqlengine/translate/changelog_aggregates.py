@@ -169,8 +169,9 @@ def _with_empty_group(t: Translator, payload: DataFrame) -> DataFrame:
 def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -> Rel:
     """TUMBLE, HOP, CUMULATE and SESSION on processing time (the operator counts each row in the
     windows of its processing time and emits each window when the wall clock passes its end), or
-    on event time with a Python aggregate function (emitted when the watermark passes the end;
-    sessions merge)."""
+    on event time (emitted when the watermark passes the end; sessions merge): with a Python
+    aggregate function, sessions on the wall clock of a zone with daylight saving time, a window
+    on a MATCH_RECOGNIZE's MATCH_ROWTIME() (``chained``: its rows come as the watermark passes)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import TimestampType
 

@@ -92,7 +92,8 @@ CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
     OverAggregate: translate_changelog_over,
     TemporalJoin: translate_changelog_temporal_join,
     IntervalJoin: translate_proctime_interval_join,  # on processing time
-    WindowAggregate: translate_changelog_window_aggregate,  # on processing time, or with a Python aggregate function
+    # on processing time, with a Python aggregate function, sessions on a zone's wall clock, after a MATCH_RECOGNIZE
+    WindowAggregate: translate_changelog_window_aggregate,
     MatchRecognize: translate_changelog_match,
 }
 

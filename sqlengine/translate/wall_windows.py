@@ -23,7 +23,7 @@ from sqlglot import exp
 from planner.logical import typing as T
 from planner.logical.operators import window_time_field
 from planner.logical.specs import WindowKind, WindowSpec
-from planner.time_zone import offsets_ms
+from planner.time_zone import observes_dst, offsets_ms
 from sqlengine.translate.core import unreachable
 from sqlengine.translate.event_time import with_column, without_event_time
 from sqlengine.translate.expressions import quote
@@ -76,9 +76,9 @@ def spans(node: Node, spec: WindowSpec, wall: Column) -> Column:
     def span(start: Column, end: Column) -> Column:
         return F.struct(start.alias("s"), end.alias("e"))
 
-    if spec.kind == WindowKind.TUMBLE:
+    if spec.kind == WindowKind.TUMBLE:  # (a row without a time is in no window, as Spark's window() has it)
         start = wall - F.pmod(wall - offset, F.lit(size))
-        return F.array(span(start, start + size))
+        return F.when(wall.isNotNull(), F.array(span(start, start + size)))
     if spec.kind == WindowKind.HOP:
         slide = spec.slide_ms or 1
         last = wall - F.pmod(wall - offset, F.lit(slide))  # the latest start at or before the time
@@ -104,7 +104,7 @@ def assign(t: Translator, node: Node, df: DataFrame, spec: WindowSpec, time: Col
     meta = df.select(time.alias(t0)).schema[t0].metadata  # the watermark mark of the time column
     df = without_event_time(df).withColumn(span, F.explode(spans(node, spec, wall_millis(time, zone))))
     start, end = F.col(f"{span}.s"), F.col(f"{span}.e")
-    df = with_column(df, fires, instant(end - 1, zone, later=True).alias(fires, metadata=meta))
+    df = with_column(df, fires, instant(end - 1, zone, later=observes_dst(zone)).alias(fires, metadata=meta))
     df = with_column(df, struct, F.window(F.col(fires), "1 millisecond"))
     begin, finish, time_name = names
     return df.select(

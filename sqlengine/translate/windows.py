@@ -284,7 +284,10 @@ def translate_window_rank(t: Translator, node: TopN | Deduplicate) -> Rel:
         raise unreachable(node, "a window ranking without its window")
     window_names = {f.name for f in node.input.fields if f.window is not None and f.window.window_id == spec.id}
     keys = node.keys if isinstance(node, Deduplicate) else node.partition_keys
-    group_keys = [k for k in keys if k not in window_names]
+    # the struct is the window, but on a zone's wall clock two windows can close at one instant
+    # (ends at 03:00 and 04:00 on a spring-forward day): their bounds tell them apart
+    wall = zone_of(t, node, spec).wall
+    group_keys = [k for k in keys if k not in window_names or (wall and k in rel.columns)]
     row_cols = [c for c in rel.columns if c != node.rank_field]
     if isinstance(node, TopN) and node.rank_func != AggFunc.ROW_NUMBER:
         return _window_top_ties(t, node, rel, (spec.id, struct), group_keys, row_cols)

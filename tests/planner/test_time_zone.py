@@ -8,12 +8,13 @@ from __future__ import annotations
 import pytest
 
 from catalog import Catalog
+from planner.analysis.check import Code
 from planner.analysis.physical import Why
 from planner.errors import SqlError
 from planner.logical.operators import WindowAggregate
 from planner.statements.script import parse_script
 from planner.statements.session import Outcome, PlannerSession
-from planner.time_zone import fixed_offset_ms, instant_ms, local_time_zone, normalized, wall_ms
+from planner.time_zone import fixed_offset_ms, instant_ms, local_time_zone, normalized, observes_dst, wall_ms
 
 DDL = """
 CREATE TABLE events (ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), pt AS PROCTIME(),
@@ -78,11 +79,16 @@ def test_a_window_on_an_ltz_runs_in_any_zone(sql: str, zone: str) -> None:
     assert plan(sql, zone).analysis.problems == ()
 
 
-@pytest.mark.parametrize(("zone", "fixed"), [("Asia/Kolkata", 19_800_000), ("GMT-03:00", -10_800_000), ("UTC", 0),
-                                             ("America/New_York", None), ("Asia/Shanghai", None)])
-def test_a_zone_has_one_offset_or_several(zone: str, fixed: int | None) -> None:
-    """Shanghai had daylight saving time from 1986 to 1991: its windows are on the wall clock."""
+@pytest.mark.parametrize(("zone", "fixed", "dst"), [
+    ("Asia/Kolkata", 19_800_000, False), ("GMT-03:00", -10_800_000, False), ("UTC", 0, False),
+    ("Asia/Shanghai", 28_800_000, False), ("America/New_York", None, True), ("Europe/Moscow", None, False),
+])
+def test_a_zone_has_one_offset_or_several(zone: str, fixed: int | None, dst: bool) -> None:
+    """Since 2000: Shanghai's daylight saving time ended in 1991; Moscow's offset changed in 2011
+    and 2014 without daylight saving time since (Flink then fires a window at the first instant
+    of a repeated wall time, as Java's useDaylightTime() is false)."""
     assert fixed_offset_ms(zone) == fixed
+    assert observes_dst(zone) == dst
 
 
 @pytest.mark.parametrize(("zone", "changelog"), [("America/New_York", True), ("Asia/Kolkata", False), ("UTC", False)])
@@ -110,3 +116,24 @@ def test_wall_times_and_their_instants_follow_javas_rules() -> None:
 def test_a_window_on_a_timestamp_runs_in_any_zone() -> None:
     sql = "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE walls, DESCRIPTOR(ts), INTERVAL '1' DAY)) GROUP BY window_start, window_end;"
     assert plan(sql, "America/New_York").analysis.problems == ()
+
+
+def test_a_wall_clock_session_runs_the_aggregates_its_operator_can_merge() -> None:
+    """Sessions on New York's wall clock run on sqlengine's window operator, which merges the
+    sessions a row bridges: LISTAGG's values it cannot merge, and the refusal says why."""
+    sql = ("SELECT window_start, LISTAGG(CAST(ms AS STRING)) FROM TABLE(SESSION(TABLE events, DESCRIPTOR(ts), "
+           "INTERVAL '10' MINUTE)) GROUP BY window_start, window_end;")
+    (problem,) = plan(sql, "America/New_York").analysis.problems
+    assert problem.code == Code.SESSION_MERGE and "LISTAGG" in problem.message and "daylight saving time" in problem.message
+    assert plan(sql, "Asia/Kolkata").analysis.problems == ()  # Spark's session windows there
+
+
+def test_a_wall_clock_session_after_an_over_window_is_refused() -> None:
+    """The OVER operator's rows leave transformWithState without Spark's watermark: no event-time
+    window can follow them, in any zone."""
+    sql = ("CREATE TEMPORARY VIEW o AS SELECT ts, SUM(ms) OVER (ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s "
+           "FROM events; SELECT window_start, COUNT(*) FROM TABLE(SESSION(TABLE o, DESCRIPTOR(ts), INTERVAL '10' MINUTE)) "
+           "GROUP BY window_start, window_end;")
+    for zone in ("America/New_York", "UTC"):
+        (problem,) = plan(sql, zone).analysis.problems
+        assert problem.code == Code.AFTER_CHANGELOG

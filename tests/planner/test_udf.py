@@ -373,7 +373,7 @@ def test_an_aggregate_function_without_retract_is_refused_where_rows_are_taken_b
     found = [(d.line, d.column, d.code, d.message) for d in lint_paths([f]).diagnostics if d.code == "SE301"]
     assert [x[:3] for x in found] == [(6, 8, "SE301"), (8, 11, "SE301"), (12, 136, "SE301")]
     # the sessions a row bridges merge their accumulators: LISTAGG's cannot be merged yet
-    assert "LISTAGG beside a Python aggregate function in an event-time SESSION window cannot run yet" in found[2][3]
+    assert "LISTAGG in this event-time SESSION window cannot run yet: sqlengine's window operator runs it (a Python aggregate function is beside it)" in found[2][3]
     assert ("the aggregate function `money` ('udf_retract.Money') has no retract method, which it needs here: its input "
             "updates or retracts rows") in found[0][3]
     assert "its OVER frame takes each row back when the row leaves it" in found[1][3]

@@ -270,3 +270,18 @@ def test_rows_from_an_event_time_operator_before_it_are_never_late() -> None:
         o.apply(state, [_timed(rows)], now_ms=0)
         out = o.fire(state, 5_000, 0)
         assert [(r[0], ms(r[1]), ms(r[2]), r[4], r[5]) for r in out.rows] == want
+
+
+def test_processing_time_sessions_on_a_wall_clock_that_goes_back_stay_apart() -> None:
+    """Processing time in Los Angeles on 7 November 2021: a row read at 01:58 PDT, then one read
+    at 01:00 PST (two minutes later): on the wall clock the second is an hour before the first,
+    so with a 10-minute gap they are two sessions, [01:58, 02:08) and [01:00, 01:10)."""
+    zone = "America/Los_Angeles"
+    o = WindowAggregate(SESSION, 0, 600_000, 0, 1, CALLS, [None, pa.int64(), pa.int64()], out_schema(OUT), zone=zone)
+    state = o.new_state()
+    for at in ("2021-11-07 08:58", "2021-11-07 09:00"):
+        now = _utc_ms(at)
+        o.apply(state, [batch([("a", 1, True)], wall_ms(now, zone))], now_ms=now)
+    out = o.fire(state, _utc_ms("2021-11-07 12:00"), _utc_ms("2021-11-07 12:00"))
+    one = wall_ms(_utc_ms("2021-11-07 09:00"), zone)
+    assert sorted((ms(r[1]) - one, ms(r[2]) - one, r[4]) for r in out.rows) == [(0, 600_000, 1), (58 * 60_000, 68 * 60_000, 1)]

@@ -2,7 +2,8 @@
 session's zone, as Flink's SQL client prints it, in batch and streaming mode and whatever the
 zone of the Python process; an event-time column computed as an LTZ keeps its instants (its
 watermark and its window-free operators do not move); a window on an LTZ in another zone than
-UTC is refused before a job starts. The function suite's zone group compares the functions."""
+UTC is the zone's (its day, with daylight saving time too). The function suite's zone group
+compares the functions."""
 
 from __future__ import annotations
 
@@ -95,3 +96,31 @@ def test_localtimestamp_has_flinks_millisecond_precision(sql: Sql, zone: str) ->
     clock has them), in UTC and in a zone."""
     rows = _in_zone(sql, zone, "SELECT id, LOCALTIMESTAMP FROM ev", "batch")
     assert len(rows) == 3 and all(r[1].microsecond % 1000 == 0 for r in rows)
+
+
+def test_the_wall_clock_expressions_agree_with_the_python_model(spark) -> None:
+    """sqlengine.translate.wall_windows on Spark against planner.time_zone and the window
+    operator's windows_at, in Los Angeles around both 2021 changes: a wall time's instants (a
+    repeated one's first and second, one in the spring's gap moved forward) and the HOP and
+    CUMULATE windows holding a wall time."""
+    from pyspark.sql import functions as F
+
+    from planner.logical.specs import WindowKind, WindowSpec
+    from planner.time_zone import instant_ms, wall_ms
+    from sqlengine.changelog.window_aggregate import CUMULATE, HOP, windows_at
+    from sqlengine.translate.wall_windows import instant, spans
+
+    zone = "America/Los_Angeles"
+    base = [wall_ms(ms, zone) for ms in (1_615_712_400_000, 1_636_273_800_000, 1_636_277_400_000)]  # 01:00 PST, 01:30 PDT, 01:30 PST
+    walls = sorted({w + d for w in base for d in (-1, 0, 1, 1_799_999, 3_599_999, 5_400_000)})
+    hop = WindowSpec(id=1, kind=WindowKind.HOP, time_field="t", size_ms=3 * 3_600_000, slide_ms=3_600_000)
+    cumulate = WindowSpec(id=2, kind=WindowKind.CUMULATE, time_field="t", size_ms=86_400_000, step_ms=3_600_000)
+    w = F.col("w")
+    rows = spark.createDataFrame([(x,) for x in walls], "w BIGINT").select(
+        "w", F.unix_millis(instant(w, zone)).alias("first"), F.unix_millis(instant(w, zone, later=True)).alias("second"),
+        spans(None, hop, w).alias("hop"), spans(None, cumulate, w).alias("cumulate"),
+    ).collect()
+    for r in rows:
+        assert (r["first"], r["second"]) == (instant_ms(r["w"], zone), instant_ms(r["w"], zone, later=True)), r["w"]
+        assert [(s["s"], s["e"]) for s in r["hop"]] == windows_at(HOP, r["w"], hop.size_ms, hop.slide_ms, 0)
+        assert [(s["s"], s["e"]) for s in r["cumulate"]] == windows_at(CUMULATE, r["w"], cumulate.size_ms, cumulate.step_ms, 0)

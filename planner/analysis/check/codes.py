@@ -178,9 +178,9 @@ MESSAGES: dict[Code, str] = {
         "job fails there with \"Method retract is not implemented\")"
     ),
     Code.SESSION_MERGE: (
-        "{function} beside a Python aggregate function in an event-time SESSION window cannot run yet: sqlengine's "
-        "window operator merges the sessions a row bridges, and cannot merge {function}'s values (COUNT, SUM, AVG, "
-        "MIN, MAX and Python aggregate functions with merge() it can)"
+        "{function} in this event-time SESSION window cannot run yet: sqlengine's window operator runs it ({why}), "
+        "merging the sessions a row bridges, and cannot merge {function}'s values (COUNT, SUM, AVG, MIN, MAX and "
+        "Python aggregate functions with merge() it can)"
     ),
     Code.NO_COUNTERPART: "{function}() has no counterpart in Spark",
     Code.LITERAL_SEPARATOR: "{function} needs a literal separator to run on Spark",
@@ -212,7 +212,10 @@ HINTS: dict[Code, str] = {
     Code.TABLE_FUNCTION: "write it in Python as a generator: CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON",
     Code.DISTINCT_AGGREGATE: "use COUNT, SUM or AVG (DISTINCT), or GROUP BY the value first and aggregate the groups",
     Code.USER_AGGREGATE_RETRACT: "define retract(self, acc, ...) undoing what accumulate does for the same arguments",
-    Code.SESSION_MERGE: "compute it in a SESSION window of its own, where Spark's session windows run the built-in functions",
+    Code.SESSION_MERGE: (
+        "compute it in a SESSION window of its own without Python aggregate functions, on a TIMESTAMP or in a zone "
+        "without daylight saving time: Spark's session windows then run the built-in functions"
+    ),
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
     Code.MATCH_RECOGNIZE: (

@@ -15,7 +15,7 @@ from catalog.connectors import spec_of
 from planner.analysis.check.codes import Code
 from planner.analysis.check.problem import Problem, problem
 from planner.analysis.lineage import Lineage
-from planner.analysis.physical import Physical, after_match, carries_kinds, user_aggregate, window_operator
+from planner.analysis.physical import Physical, Why, after_match, carries_kinds, user_aggregate, window_operator
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import versioned
 from planner.logical import typing as T
@@ -74,6 +74,7 @@ class Context:
     streaming: bool
     windows: Callable[[Node], Windows]
     physical: dict[int, Physical]
+    time_zone: str = "UTC"
 
     def updating_input(self, node: Node) -> bool:
         return any(not self.props[c.node_id].changelog.insert_only for c in node.inputs)
@@ -194,13 +195,21 @@ def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
 MERGEABLE = frozenset({AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, AggFunc.MAX})
 
 
-def _session_merge(node: WindowAggregate) -> Problem | None:
-    """An event-time SESSION calling a Python aggregate function runs in sqlengine's window
-    operator, which merges the accumulators of the sessions a row bridges."""
-    if node.window.kind != WindowKind.SESSION or node.on_proctime or not user_aggregate(node):
+def _window_operator(node: WindowAggregate, ctx: Context) -> bool:
+    """The window aggregation runs on sqlengine's window operator (in batch mode too)."""
+    return ctx.changelog(node) or window_operator(node, ctx.time_zone)
+
+
+def _session_merge(node: WindowAggregate, ctx: Context) -> Problem | None:
+    """An event-time SESSION sqlengine's window operator runs (a Python aggregate function, a
+    zone's wall clock) merges the accumulators of the sessions a row bridges."""
+    if node.window.kind != WindowKind.SESSION or node.on_proctime or not _window_operator(node, ctx):
         return None
     call = next((a for a in node.aggs if a.udf is None and a.func not in MERGEABLE), None)
-    return problem(Code.SESSION_MERGE, node, function=call.func.value) if call is not None else None
+    if call is None:
+        return None
+    why = "a Python aggregate function is beside it" if user_aggregate(node) else str(Why.WALL_CLOCK_SESSIONS)
+    return problem(Code.SESSION_MERGE, node, function=call.func.value, why=why)
 
 
 def _over_function(node: OverAggregate, call: AggCall, on_changes: bool) -> Problem:
@@ -316,20 +325,22 @@ def check_window_aggregate(node: WindowAggregate, ctx: Context) -> list[Problem]
                 out.append(problem(Code.SESSION_KEYS, node))
         else:
             out += _first(_carried(node, ctx, w, "window aggregation"))
-    out += _first(_user_aggregates(node, None), _session_merge(node))
+    out += _first(_user_aggregates(node, None), _session_merge(node, ctx))
     if ctx.streaming:
-        out += _first(
-            problem(Code.WINDOW_AGG_UPDATING_INPUT, node) if ctx.updating_input(node) else None,
-            _proctime_window_aggregate(node, ctx) if node.on_proctime else None,
-        )
+        out += _first(problem(Code.WINDOW_AGG_UPDATING_INPUT, node) if ctx.updating_input(node) else None)
+    out += _first(_window_operator_aggregates(node, ctx))
     return out[:1]
 
 
-def _proctime_window_aggregate(node: WindowAggregate, ctx: Context) -> Problem | None:
-    """A processing-time window aggregation runs as a changelog operator with the aggregates it has."""
+def _window_operator_aggregates(node: WindowAggregate, ctx: Context) -> Problem | None:
+    """sqlengine's window operator runs the aggregates it has accumulators for."""
+    if not _window_operator(node, ctx):
+        return None
+    physical = ctx.physical.get(node.node_id)
+    why = str(physical.why) if physical is not None and physical.why is not None else str(Why.WALL_CLOCK_SESSIONS)
     for call in node.aggs:
         if call.func not in CHANGELOG_AGGREGATES and call.udf is None:
-            return problem(Code.CHANGELOG_AGGREGATE, node, function=call.func.value, why=str(ctx.physical[node.node_id].why))
+            return problem(Code.CHANGELOG_AGGREGATE, node, function=call.func.value, why=why)
     return None
 
 
