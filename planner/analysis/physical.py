@@ -375,7 +375,9 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         # after a changelog operator, an event-time window aggregation runs on sqlengine's window
         # operator when the operator is a MATCH_RECOGNIZE (its MATCH_ROWTIME() carries Spark's
         # watermark mark on); after any other its rows have no watermark: the checker refuses it
-        windowed = why == Why.AFTER_CHANGELOG and isinstance(node, WindowAggregate) and not node.on_proctime
+        windowed = why == Why.AFTER_CHANGELOG and (
+            (isinstance(node, WindowAggregate) and not node.on_proctime)
+            or (isinstance(node, (TopN, Deduplicate)) and node.window is not None and not window_on_proctime(node, node.window)))
         if windowed and not after_match(node, out):
             why = None
         if why is None or not (has_changelog_implementation(node, time_zone) or windowed):

@@ -2,7 +2,9 @@
 WindowDeduplicate after a processing-time window table function), as a changelog operator: each
 window's rows per partition key are ranked, and its first N come out once, when the wall clock
 reaches the window's end (Spark ranks a window's rows only when a watermark closes it, and a
-watermark moves only with data; the event-time forms run on Spark's own operators).
+watermark moves only with data; the event-time forms run on Spark's own operators). Also on
+event time after a MATCH_RECOGNIZE, windowed by its MATCH_ROWTIME() (Spark's operators cannot read
+a changelog operator's rows): each window comes out when the watermark passes its end.
 
 Input: the row kind (always +I: a window TVF's rows), the row's window start and end in epoch
 milliseconds, then the input row. Rows are ranked by the ORDER BY keys (NULLs first ascending,
@@ -33,7 +35,7 @@ from sqlengine.changelog.wall_clock import closes
 
 class WindowRank(Operator):
     name = "processing-time window ranking"
-    clock = "processing"
+    clock: str | None = "processing"
 
     def __init__(
         self,
@@ -45,14 +47,20 @@ class WindowRank(Operator):
         rank_at: int | None,
         out_schema: pa.Schema,
         zone: str | None = None,
+        event_time: bool = False,
     ) -> None:
         """``keys``: the partition key's positions in the input row (of ``types``); ``order``: the
         ORDER BY keys (position, descending); ``latest_first``: ties go to the latest arrival
         (a deduplication keeping the last row); ``rank_at``: where the row number goes in the
         output row (None: not selected); ``zone``: the window bounds are the zone's wall times
-        (a window on a TIMESTAMP_LTZ in 'table.local-time-zone')."""
+        (a window on a TIMESTAMP_LTZ in 'table.local-time-zone'); ``event_time``: windows close
+        on the watermark (a window on a MATCH_RECOGNIZE's MATCH_ROWTIME(), whose rows come as the
+        watermark passes them: none is late), else on the wall clock."""
         super().__init__(out_schema, None)
         self.zone = zone
+        self.event_time = event_time
+        if event_time:
+            self.timed, self.clock, self.name = True, None, "window ranking"
         self.keys, self.order, self.types = tuple(keys), tuple(order), tuple(types)
         self.n, self.latest_first, self.rank_at = n, latest_first, rank_at
 
@@ -68,7 +76,7 @@ class WindowRank(Operator):
         windows: dict[tuple[int, int, Any], list[list[Any]]] = state["windows"]
         sort_key = order_key(self.order, self.types)
         cols = columns(batch, 1)
-        starts, ends, fields = cols[0], cols[1], cols[2:]
+        starts, ends, fields = cols[0], cols[1], cols[2 : 2 + len(self.types)]  # (then the watermark's column)
         sign = -1 if self.latest_first else 1
         for start, end, row in zip(starts, ends, zip(*fields, strict=True), strict=True):
             if start is None:
@@ -87,7 +95,7 @@ class WindowRank(Operator):
         in the order of their ends."""
         windows: dict[tuple[int, int, Any], list[list[Any]]] = state["windows"]
         out = Changes()
-        for w in sorted(w for w in windows if closes(w[0], self.zone, False) <= watermark_ms):
+        for w in sorted(w for w in windows if closes(w[0], self.zone, self.event_time) <= watermark_ms):
             for rank, (_, _, row) in enumerate(windows.pop(w), start=1):
                 out.emit(INSERT, self._out(row, rank))
         return out
@@ -100,4 +108,4 @@ class WindowRank(Operator):
 
     def next_time(self, state: Any) -> int | None:
         end = min((w[0] for w in state["windows"]), default=None)
-        return closes(end, self.zone, False) if end is not None else None
+        return closes(end, self.zone, self.event_time) if end is not None else None

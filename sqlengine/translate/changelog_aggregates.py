@@ -25,7 +25,7 @@ from planner.udf import load
 from sqlengine.translate import collection_aggregates
 from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, _ttl, operator_rows
 from sqlengine.translate.core import Rel, Translator
-from sqlengine.translate.event_time import WATERMARK_KEY, without_event_time
+from sqlengine.translate.event_time import watermarked, without_event_time
 from sqlengine.translate.expressions import SparkExpressions, agg_sql, quote
 from sqlengine.translate.udfs import spark_name
 from sqlengine.translate.wall_windows import bounds_zone, wall_millis
@@ -91,14 +91,6 @@ def call_spec(t: Translator, exprs: SparkExpressions, call: AggCall, result: Dat
         function=cls, label=spark_name(call.udf, call.call), name=call.udf.name, result=_arrow(t, result),
     )
     return args, spec
-
-
-def _watermarked(df: DataFrame) -> list[Column]:
-    """A column that carries Spark's watermark mark, for an event-time operator's payload (Spark's
-    event-time timers need one in its input)."""
-    from pyspark.sql import functions as F
-
-    return [F.col(quote(f.name)) for f in df.schema.fields if WATERMARK_KEY in f.metadata][:1]
 
 
 class _Calls:
@@ -197,7 +189,7 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
                    else [wall_millis(time, zone) if zone else F.unix_millis(time)])
     n_keys = len(node.keys)
     cols = calls.cols[:n_keys] + [c.alias(t.fresh("w")) for c in window_cols] + calls.cols[n_keys:]
-    mark = _watermarked(df) if event_time and t.streaming else []
+    mark = watermarked(df) if event_time and t.streaming else []
     payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *cols, *mark)
     kind = t.fresh("kind")
     window_names = [f.name for f in node.fields[n_keys : n_keys + 3]]

@@ -45,3 +45,11 @@ def with_column(df: DataFrame, name: str, col: Column) -> DataFrame:
     if name in df.columns:
         return df.select(*[col.alias(name) if c == name else F.col(quote(c)) for c in df.columns])
     return df.select(*[F.col(quote(c)) for c in df.columns], col.alias(name))
+
+
+def watermarked(df: DataFrame) -> list[Column]:
+    """A column that carries Spark's watermark mark, for an event-time changelog operator's
+    payload (Spark's event-time timers need one in its input)."""
+    from pyspark.sql import functions as F
+
+    return [F.col(quote(f.name)) for f in df.schema.fields if WATERMARK_KEY in f.metadata][:1]

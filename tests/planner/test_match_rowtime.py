@@ -12,7 +12,7 @@ from planner.analysis.check import Code
 from planner.analysis.physical import Why
 from planner.errors import SqlError
 from planner.logical.fields import TimeKind
-from planner.logical.operators import MatchRecognize, WindowAggregate
+from planner.logical.operators import MatchRecognize, TopN, WindowAggregate
 from planner.statements.script import parse_script
 from planner.statements.session import Outcome, PlannerSession
 
@@ -51,6 +51,18 @@ def test_match_rowtime_on_event_time_is_a_rowtime_and_a_window_on_it_runs_after_
 def test_an_over_window_ordered_by_match_rowtime_runs_after_the_match() -> None:
     over = "SELECT p, SUM(p) OVER (ORDER BY rt RANGE BETWEEN INTERVAL '10' SECOND PRECEDING AND CURRENT ROW) AS s FROM m;"
     assert plan(_match("ts") + over).analysis.problems == ()
+
+
+def test_a_window_top_n_on_match_rowtime_runs_after_the_match_and_an_interval_join_is_refused() -> None:
+    top = ("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY p DESC) AS rn "
+           "FROM TABLE(TUMBLE(TABLE m, DESCRIPTOR(rt), INTERVAL '10' SECOND))) WHERE rn <= 2;")
+    analysis = plan(_match("ts") + top).analysis
+    assert analysis.problems == ()
+    (rank,) = [n for n in analysis.plans[0].walk() if isinstance(n, TopN)]
+    assert analysis.physical[rank.node_id].changelog
+    join = "SELECT m.p FROM m, bids b WHERE m.auction = b.auction AND b.ts BETWEEN m.rt - INTERVAL '5' SECOND AND m.rt;"
+    (problem,) = plan(_match("ts") + join).analysis.problems
+    assert problem.code == Code.AFTER_CHANGELOG
 
 
 def test_match_rowtime_on_processing_time_is_no_time_attribute() -> None:

@@ -482,7 +482,8 @@ def carried_windows(node: Node, memo: dict[int, Windows], time_zone: str = "UTC"
     elif window_operator(node, time_zone) or (isinstance(node, WindowAggregate) and (p := (physical or {}).get(node.node_id)) is not None
                                               and p.changelog):
         pass  # a changelog operator assigns its windows: no struct, no event time to carry on
-    elif isinstance(node, (TopN, Deduplicate)) and node.window is not None and window_on_proctime(node, node.window):
+    elif isinstance(node, (TopN, Deduplicate)) and node.window is not None and (
+            window_on_proctime(node, node.window) or ((p := (physical or {}).get(node.node_id)) is not None and p.changelog)):
         pass  # ranked by a changelog operator: no struct either
     elif isinstance(node, WindowAggregate) or (isinstance(node, (TopN, Deduplicate)) and node.window is not None):
         window = node.window
