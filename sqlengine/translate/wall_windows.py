@@ -5,13 +5,15 @@ midnight (23 or 25 hours), and the autumn's repeated hour is one window holding 
 hours' rows. Its window_start and window_end are wall times; window_time is the instant of its
 last wall instant (the first, when that wall time is repeated); it fires when the watermark
 reaches the *second* instant of that last wall time, so the repeated hour's rows are all in
-(both checked with PyFlink 2.3, conformance queries z04-z07).
+(where the zone's current rules have daylight saving time, as Flink's ``useDaylightTime``;
+checked with PyFlink 2.3, conformance queries z04-z12).
 
 On Spark each row is given its windows' wall bounds (from its wall time, Spark's
 from_utc_timestamp), and a hidden window struct of one millisecond at the instant the window
 fires: it carries the watermark mark, so Spark releases the window, and drops a late row, when
 the watermark passes that instant, as for every other window (sqlengine.translate.windows).
-A window aggregation groups on the struct and the wall bounds together.
+Two windows can close at one instant (on a spring-forward day, those ending at 03:00 and 04:00):
+aggregations and rankings group on the struct and the wall bounds together.
 """
 
 from __future__ import annotations
