@@ -9,11 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from sqlglot import exp
-
-from planner.logical import typing as T
 from planner.logical.fields import WindowRole
-from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowTVF, window_time_field
+from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowTVF
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 from planner.time_zone import fixed_offset_ms
 from sqlengine.translate import wall_windows
@@ -42,15 +39,15 @@ class Zone:
 
 
 def zone_of(t: Translator, node: Node, spec: WindowSpec) -> Zone:
-    f = window_time_field(node, spec)
-    if t.time_zone == "UTC" or f is None or not T.is_type(f.type, exp.DType.TIMESTAMPLTZ):
+    zone = wall_windows.bounds_zone(t, node, spec)
+    if zone is None:
         return Zone()
-    fixed = fixed_offset_ms(t.time_zone)
+    fixed = fixed_offset_ms(zone)
     if spec.kind == WindowKind.SESSION:
         if fixed is None:  # the planner runs these on the changelog operator, which merges on the wall clock
-            raise unreachable(node, f"a session window in {t.time_zone}, whose offset changes")
-        return Zone(0, t.time_zone)
-    return Zone(fixed, t.time_zone) if fixed is not None else Zone(0, t.time_zone, wall=True)
+            raise unreachable(node, f"a session window in {zone}, whose offset changes")
+        return Zone(0, zone)
+    return Zone(fixed, zone) if fixed is not None else Zone(0, zone, wall=True)
 
 
 def window_struct(node: Node, spec: WindowSpec, time: Column, shift: int = 0) -> Column:
