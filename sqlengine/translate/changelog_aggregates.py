@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from planner.analysis.physical import carries_kinds
+from planner.analysis.physical import Why
 from planner.logical.fields import TimeKind, WindowRole
 from planner.logical.operators import GroupAggregate, Node, OverAggregate, WindowAggregate
 from planner.logical.specs import AggCall, AggFunc, WindowKind
@@ -198,7 +198,7 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     out = _out_schema(t, kind, out_fields)
     slide = {WindowKind.HOP: w.slide_ms, WindowKind.CUMULATE: w.step_ms, WindowKind.SESSION: w.gap_ms}.get(w.kind, w.size_ms)
     op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, calls.arg_types(t, payload, len(window_cols)),
-            _arrow_schema(t, out), given, event_time, zone, chained=event_time and after_changelog(t, node))
+            _arrow_schema(t, out), given, event_time, zone, chained=event_time and _after_match(t, node))
     # processing-time timers close windows on an idle source; a bounded job has none (see the operator)
     op.timers = not event_time and not all(s.bounded for s in t.sources)
     result = operator_rows(t, node, payload, op, out)
@@ -206,9 +206,11 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
 
 
-def after_changelog(t: Translator, node: Node) -> bool:
-    """Whether a changelog operator's rows reach ``node`` (through stateless steps)."""
-    return any(carries_kinds(c, t.physical) for c in node.inputs)
+def _after_match(t: Translator, node: Node) -> bool:
+    """An event-time window the planner put after a changelog operator: after a MATCH_RECOGNIZE
+    (planner.analysis.physical.decide runs no other), whose rows come as the watermark passes."""
+    p = t.physical.get(node.node_id)
+    return p is not None and p.why == Why.AFTER_CHANGELOG
 
 
 # -- OVER aggregation on event time ----------------------------------------------------------
