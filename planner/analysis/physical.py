@@ -144,7 +144,7 @@ def has_changelog_implementation(node: Node, time_zone: str) -> bool:
         return node.window is None or window_on_proctime(node, node.window)
     if isinstance(node, Sort):
         return node.limit is not None and bool(node.order)
-    if isinstance(node, IntervalJoin):  # on processing time (on event time Spark's own runs it)
+    if isinstance(node, IntervalJoin):  # on processing time (on event time Spark's own runs it, but after a match)
         return node.on_proctime
     if isinstance(node, WindowAggregate):
         # on processing time (Spark's own windows close on a watermark), calling a Python
@@ -372,11 +372,12 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
             why = Why.TTL
         elif emits and late_below(node):
             why = Why.LATE_INPUT
-        # after a changelog operator, an event-time window aggregation runs on sqlengine's window
-        # operator when the operator is a MATCH_RECOGNIZE (its MATCH_ROWTIME() carries Spark's
-        # watermark mark on); after any other its rows have no watermark: the checker refuses it
+        # after a changelog operator, an event-time window aggregation, window ranking or interval
+        # join runs on sqlengine's operator when the operator is a MATCH_RECOGNIZE (its
+        # MATCH_ROWTIME() carries Spark's watermark mark on); after any other its rows have no
+        # watermark: the checker refuses it
         windowed = why == Why.AFTER_CHANGELOG and (
-            (isinstance(node, WindowAggregate) and not node.on_proctime)
+            (isinstance(node, (WindowAggregate, IntervalJoin)) and not node.on_proctime)
             or (isinstance(node, (TopN, Deduplicate)) and node.window is not None and not window_on_proctime(node, node.window)))
         if windowed and not after_match(node, out):
             why = None

@@ -1,30 +1,42 @@
-"""An interval join on processing time (Flink's ProcTimeIntervalJoin), as a changelog operator:
-``l.pt BETWEEN r.pt + lower AND r.pt + upper`` where both times are when the rows were read.
+"""An interval join as a changelog operator (Flink's ProcTimeIntervalJoin and RowTimeIntervalJoin):
+``l.t BETWEEN r.t + lower AND r.t + upper``, where both times are when the rows were read
+(processing time) or both are event times that reach it after a MATCH_RECOGNIZE (its
+MATCH_ROWTIME(); on plain streams Spark's own stream-stream join runs an event-time one).
 
-Processing time only grows, so a row can still be matched by a row of the other side read later
-only for a while: a left row read at t by right rows read until t - lower, a right row read at t
-by left rows read until t + upper. Each side keeps its rows that long (per join key), and a new
-row joins the held rows of the other side its bound admits (and the rest of the condition,
-``residual``). Rows read in one micro-batch share their processing time: the left ones are taken
-first, then the right ones, so a pair read together is joined once.
+A row can be matched by a row of the other side that comes later only while that row's time can
+still fall in its bound: a left row at t by right rows until t - lower, a right row at t by left
+rows until t + upper. The clock says when that has passed: processing time only grows, and on
+event time no row behind the watermark is to come. Each side keeps its rows that long (per join
+key), and a new row joins the held rows of the other side its bound admits (and the rest of the
+condition, ``residual``). Rows of one micro-batch are taken left ones first, then the right ones,
+so a pair that comes together is joined once.
+
+On event time a micro-batch's watermark is applied after its rows: a MATCH_RECOGNIZE emits a
+match once the watermark passes its time, and the rows it emits in the batch whose watermark
+passed them must still meet the other side's (as in Flink, where the match is emitted before the
+watermark moves on). A row behind the watermark is joined with the held rows and released in the
+same step (Flink joins a late row with its cache and keeps it not). Event times come in any order
+within the watermark delay, so each key's rows are kept sorted by time.
 
 Output: +I only (Flink's is append-only too): each match once; for an outer side, a row that
 leaves the operator without a match comes out padded with NULLs, when the clock passes its time
 (Flink pads it when its cleanup timer fires).
 
 State layout (``planner.analysis.state``: each side's rows within the interval): per side, join
-key -> [time, row, matched] in reading order, which is time order (processing time only grows),
-so a key releases rows from its front; and a heap of (release time, seq, side, key) with an entry
+key -> [time, row, matched] in time order (for processing time, reading order), so a key
+releases rows from its front; and a heap of (release time, seq, side, key) with an entry
 for each key's front row, so that releasing and the next timer look at the keys due and nothing
 else (an entry whose key's front has changed since is stale and skipped). The bucket has one
-processing-time timer, at its earliest row's release; a bounded job releases (and pads) as its
-input comes, and what is held when its input ends is dropped (Flink does not fire
-processing-time timers after its input ends).
+timer, at its earliest row's release. On processing time a bounded job releases (and pads) as
+its input comes, and what is held when its input ends is dropped (Flink does not fire
+processing-time timers after its input ends); on event time the watermark at the end of the
+input releases (and pads) everything.
 """
 
 from __future__ import annotations
 
 import heapq
+from bisect import insort
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,10 +49,9 @@ from sqlengine.changelog.values import Row, columns, thawed
 Predicate = Callable[[Row], Any]
 
 
-class ProcTimeIntervalJoin(Operator):
-    name = "processing-time interval join"
+class IntervalJoin(Operator):
+    name = "interval join"
     inputs = 2
-    clock = "processing"
 
     def __init__(
         self,
@@ -51,11 +62,18 @@ class ProcTimeIntervalJoin(Operator):
         upper_ms: int,
         out_schema: pa.Schema,
         residual: Predicate | None = None,
+        event_time: bool = False,
     ) -> None:
         """``kind``: INNER, LEFT, RIGHT or FULL; ``keys``: each side's join key positions in its
         row of ``widths`` columns; the bound: left time BETWEEN right time + ``lower_ms`` AND
-        right time + ``upper_ms``."""
+        right time + ``upper_ms``; ``event_time``: the times are event times (the watermark
+        releases rows), else processing times (the wall clock does)."""
         super().__init__(out_schema, None)
+        self.event_time = event_time
+        if event_time:
+            self.timed = True
+        else:
+            self.clock = "processing"
         self.kind = kind
         self.keys = (tuple(keys[0]), tuple(keys[1]))
         self.widths = widths
@@ -121,12 +139,16 @@ class ProcTimeIntervalJoin(Operator):
                 if rows is None:  # a new front row: due at its release
                     sides[side][jk] = [entry]
                     self._push(state, side, jk, t)
-                else:
+                elif t >= rows[-1][0]:
                     rows.append(entry)
+                else:  # event time out of order: in its place (after rows of the same time)
+                    insort(rows, entry, key=_time)
+                    if rows[0] is entry:  # the new front: due earlier (the old entry is stale)
+                        self._push(state, side, jk, t)
         return out
 
     def fire(self, state: Any, watermark_ms: int, now_ms: int) -> Changes:
-        """Release the rows the clock (``watermark_ms``) has passed the last chance of; an outer
+        """Release the rows the clock (the watermark, or the wall clock) has passed the last chance of; an outer
         side's unmatched ones come out padded. Only the keys due are looked at."""
         out = Changes()
         due = self._due(state)
@@ -157,3 +179,8 @@ class ProcTimeIntervalJoin(Operator):
                 return at + 1
             heapq.heappop(due)
         return None
+
+
+def _time(entry: list[Any]) -> int:
+    t: int = entry[0]
+    return t

@@ -329,12 +329,14 @@ def translate_changelog_temporal_join(t: Translator, node: TemporalJoin) -> Rel:
     return Rel(result, tuple(n for n, _ in fields), kind=kind)
 
 
-def translate_proctime_interval_join(t: Translator, node: IntervalJoin) -> Rel:
-    """The interval join on processing time: each side's rows, with the time they were read, into
-    one operator with processing-time timers (``sqlengine.changelog.interval_join``)."""
+def translate_changelog_interval_join(t: Translator, node: IntervalJoin) -> Rel:
+    """The interval join as a changelog operator (``sqlengine.changelog.interval_join``): each
+    side's rows with their time, into one operator, on processing time (the time they were read,
+    processing-time timers) or after a MATCH_RECOGNIZE on event time (event-time timers: its
+    rows come as the watermark passes them, and the watermark releases what is held)."""
     from pyspark.sql import functions as F
 
-    from sqlengine.changelog.interval_join import ProcTimeIntervalJoin as Op
+    from sqlengine.changelog.interval_join import IntervalJoin as Op
 
     names, left, right, ldf, rdf = _sides(t, node)
     lnames, rnames = names[: len(node.left.fields)], names[len(node.left.fields) :]
@@ -353,7 +355,8 @@ def translate_proctime_interval_join(t: Translator, node: IntervalJoin) -> Rel:
     fields += [(n, rdf.schema[c].dataType) for n, c in zip(rnames, right.columns, strict=True)]
     out = _out_schema(t, t.fresh("kind"), fields)
     op = Op(node.join_kind.value, (lkeys, rkeys), (len(lnames), len(rnames)), node.lower_ms, node.upper_ms, _arrow_schema(t, out),
-            compile_expression(residual, names) if residual is not None else None)
-    op.timers = not all(s.bounded for s in t.sources)  # a bounded job has none (see the operator)
+            compile_expression(residual, names) if residual is not None else None, event_time=not node.on_proctime)
+    # on processing time a bounded job has no timers (see the operator)
+    op.timers = node.on_proctime and not all(s.bounded for s in t.sources)
     result = _run(t, node, _packed(lpay, 0).unionByName(_packed(rpay, 1)), op, out)
     return Rel(result.select(*[F.col(quote(n)) for n in names]), tuple(names))

@@ -26,11 +26,11 @@ from sqlengine.translate.aggregates import translate_deduplicate, translate_grou
 from sqlengine.translate.batch_only import translate_over, translate_rank_batch, translate_sort
 from sqlengine.translate.changelog import (
     translate_changelog_dedup,
+    translate_changelog_interval_join,
     translate_changelog_join,
     translate_changelog_normalize,
     translate_changelog_rank,
     translate_changelog_temporal_join,
-    translate_proctime_interval_join,
 )
 from sqlengine.translate.changelog_aggregates import (
     has_user_aggregate,
@@ -91,7 +91,7 @@ CHANGELOG_HANDLERS: dict[type[Node], Handler] = {
     ChangelogNormalize: translate_changelog_normalize,
     OverAggregate: translate_changelog_over,
     TemporalJoin: translate_changelog_temporal_join,
-    IntervalJoin: translate_proctime_interval_join,  # on processing time
+    IntervalJoin: translate_changelog_interval_join,  # on processing time, or on event time after a match
     # on processing time, with a Python aggregate function, sessions on a zone's wall clock, after a MATCH_RECOGNIZE
     WindowAggregate: translate_changelog_window_aggregate,
     MatchRecognize: translate_changelog_match,

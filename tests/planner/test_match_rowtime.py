@@ -1,6 +1,6 @@
 """MATCH_ROWTIME() is a time attribute, as in Flink: a MATCH_RECOGNIZE ordered by event time
-gives it as a rowtime, and a window on it runs on sqlengine's window operator after the match
-(conformance k08 compares the rows with Flink's). Ordered by processing time it is a plain
+gives it as a rowtime, and a window, a window Top-N or an interval join on it runs on sqlengine's
+operators after the match (conformance k08-k13 compare the rows with Flink's). Ordered by processing time it is a plain
 TIMESTAMP(3), as Flink types it, and no window can take it."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from planner.analysis.check import Code
 from planner.analysis.physical import Why
 from planner.errors import SqlError
 from planner.logical.fields import TimeKind
+from planner.logical.joins import IntervalJoin
 from planner.logical.operators import MatchRecognize, TopN, WindowAggregate
 from planner.statements.script import parse_script
 from planner.statements.session import Outcome, PlannerSession
@@ -53,16 +54,33 @@ def test_an_over_window_ordered_by_match_rowtime_runs_after_the_match() -> None:
     assert plan(_match("ts") + over).analysis.problems == ()
 
 
-def test_a_window_top_n_on_match_rowtime_runs_after_the_match_and_an_interval_join_is_refused() -> None:
+def test_a_window_top_n_on_match_rowtime_runs_after_the_match() -> None:
     top = ("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY p DESC) AS rn "
            "FROM TABLE(TUMBLE(TABLE m, DESCRIPTOR(rt), INTERVAL '10' SECOND))) WHERE rn <= 2;")
     analysis = plan(_match("ts") + top).analysis
     assert analysis.problems == ()
     (rank,) = [n for n in analysis.plans[0].walk() if isinstance(n, TopN)]
     assert analysis.physical[rank.node_id].changelog
-    join = "SELECT m.p FROM m, bids b WHERE m.auction = b.auction AND b.ts BETWEEN m.rt - INTERVAL '5' SECOND AND m.rt;"
-    (problem,) = plan(_match("ts") + join).analysis.problems
-    assert problem.code == Code.AFTER_CHANGELOG
+
+
+@pytest.mark.parametrize("kind", ["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+def test_an_interval_join_on_match_rowtime_runs_after_the_match_on_event_time(kind: str) -> None:
+    join = f"SELECT m.p FROM m {kind} bids b ON m.auction = b.auction AND b.ts BETWEEN m.rt - INTERVAL '5' SECOND AND m.rt;"
+    analysis = plan(_match("ts") + join).analysis
+    assert analysis.problems == ()
+    (node,) = [n for n in analysis.plans[0].walk() if isinstance(n, IntervalJoin)]
+    assert not node.on_proctime
+    physical = analysis.physical[node.node_id]
+    assert physical.changelog and physical.why == Why.AFTER_CHANGELOG
+
+
+def test_an_interval_join_after_another_changelog_operator_is_still_refused() -> None:
+    """An OVER aggregation's rows carry no watermark: no interval join on their time."""
+    over = ("CREATE TEMPORARY VIEW o AS SELECT ts, auction, SUM(price) OVER (PARTITION BY auction ORDER BY ts "
+            "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM bids;")
+    join = "SELECT o.s FROM o, bids b WHERE o.auction = b.auction AND b.ts BETWEEN o.ts - INTERVAL '5' SECOND AND o.ts;"
+    (problem,) = plan(over + join).analysis.problems
+    assert problem.code == Code.AFTER_CHANGELOG and "OverAggregate" in problem.message
 
 
 def test_match_rowtime_on_processing_time_is_no_time_attribute() -> None:

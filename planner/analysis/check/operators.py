@@ -407,7 +407,9 @@ def check_interval_join(node: IntervalJoin, ctx: Context) -> list[Problem]:
         return []
     if ctx.updating_input(node):
         return [problem(Code.INTERVAL_JOIN_UPDATING_INPUT, node)]
-    if node.on_proctime:  # a changelog operator (sqlengine.changelog.interval_join), of every kind
+    # a changelog operator (sqlengine.changelog.interval_join), of every kind: on processing time,
+    # or on event time after a MATCH_RECOGNIZE (planner.analysis.physical.decide)
+    if ctx.changelog(node):
         residual = interval_residual(node)
         bad = unsupported(residual, node.fields) if residual is not None else None
         return [problem(Code.JOIN_CONDITION, node, expression=bad, join=node.join_kind.value)] if bad is not None else []
