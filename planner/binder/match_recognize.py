@@ -4,7 +4,10 @@ DEFINE conditions and MEASURES as expressions over the values they read from the
 A reference to a pattern variable's column (``A.price``), FIRST/LAST/PREV, an aggregate over a
 variable's rows and MATCH_ROWTIME() each become one ``Nav`` and a column ``__navI``
 in the expression, which is then bound as any expression over those columns (so its type and
-its functions are checked as everywhere else). The meaning follows Flink's: in DEFINE a column
+its functions are checked as everywhere else). A part the operator cannot evaluate itself
+(``planner.logical.evaluate``: beyond comparisons, arithmetic and boolean logic) that reads one row
+only (``A.name LIKE 'a%'``, ``UPPER(PREV(name))``) becomes a value of that row computed by Spark
+before the match (``MatchSpec.derived``), read as one more column of it. The meaning follows Flink's: in DEFINE a column
 of the variable being defined, or an unqualified one, is the row being tried; elsewhere a
 variable's column is its last row so far; an aggregate runs over the rows mapped so far (with
 the row being tried, in its own variable's DEFINE). What Flink's planner refuses is refused here
@@ -21,6 +24,7 @@ from planner.binder.expressions import ExprBinder
 from planner.binder.intervals import interval_ms
 from planner.binder.scope import Relation, Scope
 from planner.binder.types import type_of
+from planner.logical import evaluate  # (a module: evaluate imports the binder's joins)
 from planner.logical import typing as T
 from planner.logical.fields import Field, TimeKind
 from planner.logical.match import MatchExpr, MatchSpec, Nav, NavKind, PatternError, PatternTerm, Skip, parse_pattern
@@ -83,7 +87,7 @@ def bind_match_recognize(source: Relation, input_node: Node, node: exp.MatchReco
     rows = node.args.get("rows")
     spec = MatchSpec(
         terms, tuple(defines), tuple(measures), skip, skip_var,
-        within_ms=interval_ms(within) if within is not None else None,
+        within_ms=interval_ms(within) if within is not None else None, derived=tuple(reader.derived),
     )
     mr = MatchRecognize(
         tuple(fields),
@@ -171,6 +175,8 @@ class _Reader:
     def __init__(self, scope: Scope, variables: set[str], rowtime_type: exp.DataType) -> None:
         self.scope, self.variables, self.rowtime_type = scope, variables, rowtime_type
         self.position = {name: i for i, name in enumerate(scope.by_internal)}
+        self.names = list(scope.by_internal)
+        self.derived: list[exp.Expr] = []  # MatchSpec.derived: at positions len(names) + i
 
     def read(self, expr: exp.Expr, define: str | None) -> MatchExpr:
         navs: list[Nav] = []
@@ -200,7 +206,68 @@ class _Reader:
         local = Scope()
         local.add(Relation(None, slots, [f.name for f in slots]))
         bound = ExprBinder(local).bind(tree)
-        return MatchExpr(bound, tuple(navs), type_of(bound, {f.name: f for f in slots}))
+        typed = {f.name: f for f in slots}
+
+        def lift(node: exp.Expr) -> exp.Expr:
+            """The parts the operator cannot evaluate that read one row: that row's derived value."""
+            if evaluate.unsupported(node, slots) is None:
+                return node
+            row = self._one_row(node, navs)
+            if row is not None:
+                kind, var, offset = row
+                derived = node.copy()
+                for c in list(derived.find_all(exp.Column)):
+                    c.replace(exp.column(self.names[navs[int(c.name[len("__nav"):])].column or 0], quoted=True))
+                sql = derived.sql()
+                at = next((i for i, d in enumerate(self.derived) if d.sql() == sql), None)
+                if at is None:
+                    at = len(self.derived)
+                    self.derived.append(derived)
+                return slot(Nav(kind, var, len(self.names) + at, offset), type_of(node, typed))
+            for key, value in list(node.args.items()):
+                if isinstance(value, exp.Expr):
+                    node.set(key, lift(value))
+                elif isinstance(value, list):
+                    node.set(key, [lift(v) if isinstance(v, exp.Expr) else v for v in value])
+            return node
+
+        bound = lift(bound)
+        # the reads a lifted part made unused are dropped (each read costs every evaluation)
+        used = sorted({int(c.name[len("__nav"):]) for c in bound.find_all(exp.Column)})
+        bound = bound.transform(
+            lambda n: exp.column(MatchExpr.slot(used.index(int(n.name[len("__nav"):])))) if isinstance(n, exp.Column) else n)
+        slots = [Field(MatchExpr.slot(j), types[i]) for j, i in enumerate(used)]
+        return MatchExpr(bound, tuple(navs[i] for i in used), type_of(bound, {f.name: f for f in slots}))
+
+    def _aggregate_of_expression(self, func: str, arg: exp.Expr, define: str | None) -> tuple[Nav, exp.DataType]:
+        """SUM(A.price * A.qty): as in Flink, an aggregate of an expression of one variable's
+        columns, each row's value computed before the match (a derived column)."""
+        cols = list(arg.find_all(exp.Column))
+        variables = {self._column(c, define)[0] for c in cols}
+        if len(variables) != 1 or any(isinstance(n, (exp.First, exp.Last, exp.AggFunc)) or _is_call(n, "PREV") for n in arg.walk()):
+            raise BindError(f"{func} in MATCH_RECOGNIZE must be applied to a single pattern variable: an expression of one variable's columns "
+                            "(SUM(A.price * A.qty), as in Flink)", arg)
+        plain = arg.copy().transform(lambda n: exp.column(n.name, quoted=True) if isinstance(n, exp.Column) else n)
+        bound = ExprBinder(self.scope).bind(plain)
+        sql = bound.sql()
+        at = next((i for i, d in enumerate(self.derived) if d.sql() == sql), None)
+        if at is None:
+            at = len(self.derived)
+            self.derived.append(bound)
+        typ = type_of(bound, {f.name: f for f in self.scope.by_internal.values()})
+        return Nav(NavKind.AGG, variables.pop(), len(self.names) + at, func=func), T.agg_type(func, typ)
+
+    @staticmethod
+    def _one_row(node: exp.Expr, navs: list[Nav]) -> tuple[NavKind, str | None, int] | None:
+        """(kind, variable, offset) of the one row whose columns are all ``node`` reads, or None
+        (it reads none, several rows, an aggregate or MATCH_ROWTIME(), or is a read itself)."""
+        if isinstance(node, exp.Column):
+            return None
+        reads = {navs[int(c.name[len("__nav"):])] for c in node.find_all(exp.Column)}
+        rows = {(n.kind, n.var, n.offset) for n in reads}
+        if len(rows) != 1 or any(n.kind not in (NavKind.LAST, NavKind.FIRST) or n.column is None for n in reads):
+            return None
+        return next(iter(rows))
 
     def _column(self, col: exp.Column, define: str | None) -> tuple[str | None, int, Field]:
         """(variable or None, input position, field) of a column reference in a pattern expression."""
@@ -263,7 +330,7 @@ class _Reader:
                     raise BindError(f"`{var}` is not a variable of the PATTERN", arg)
                 return Nav(NavKind.AGG, var, None, func="COUNT"), T.BIGINT
             if not isinstance(arg, exp.Column):
-                raise BindError(f"{func} in MATCH_RECOGNIZE reads a column (A.col) here", node)
+                return self._aggregate_of_expression(func, arg, define)
             var, pos, field = self._column(arg, define)
             return Nav(NavKind.AGG, var, pos, func=func), T.agg_type(func, field.type)
         return None

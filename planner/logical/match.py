@@ -178,6 +178,10 @@ class MatchSpec:
     skip: Skip
     skip_var: str | None = None  # TO FIRST / TO LAST
     within_ms: int | None = None
+    # values of one input row the operator cannot compute itself (any function of one row's
+    # columns: A.name LIKE 'a%', UPPER(A.name)), computed by Spark before the match and read as
+    # the row's columns after its fields, in this order (a Nav's ``column`` past the fields)
+    derived: tuple[exp.Expr, ...] = ()
 
     def pattern_sql(self) -> str:
         return " ".join(str(t) for t in self.terms)

@@ -33,15 +33,20 @@ def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, Struc
     in_names = list(rel.columns)
     cols = [F.unix_millis(F.col(quote(node.order_field))).alias("c0")]
     cols += [F.col(quote(c)).alias(f"c{1 + i}") for i, c in enumerate(in_names)]
+    # what the operator cannot compute of a row (A.name LIKE 'a%'): Spark computes it, as the
+    # row's columns after its fields (planner.binder.match_recognize)
+    exprs = t.exprs(node)
+    cols += [F.expr(exprs.sql(d)).alias(f"c{1 + len(in_names) + i}") for i, d in enumerate(node.spec.derived)]
     payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.partition_keys]), rel.kind_column(), *cols)
     fields = [(k, df.schema[k].dataType) for k in node.partition_keys]
     fields += [(name, spark_type(m.type)) for name, m in node.spec.measures]
     out = _out_schema(t, t.fresh("kind"), fields)
-    types = [_arrow(t, df.schema[c].dataType) for c in in_names]
+    width = len(in_names) + len(node.spec.derived)
+    types = [_arrow(t, payload.schema[f"c{1 + i}"].dataType) for i in range(width)]
     order = node.input.field(node.order_field)
     processing = order is not None and order.time == TimeKind.PROCTIME
     op = Op(
-        [in_names.index(k) for k in node.partition_keys], len(in_names), in_names.index(node.order_field), node.spec,
+        [in_names.index(k) for k in node.partition_keys], width, in_names.index(node.order_field), node.spec,
         _arrow_schema(t, out), [(in_names.index(n), d) for n, d in node.then_by], types, processing,
     )
     # processing time: timers time WITHIN out on the clock; a bounded job has none (Spark would

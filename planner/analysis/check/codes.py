@@ -219,8 +219,9 @@ HINTS: dict[Code, str] = {
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
     Code.MATCH_RECOGNIZE: (
-        "DEFINE and MEASURES run comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column "
-        "references, FIRST/LAST/PREV, COUNT/SUM/AVG/MIN/MAX and MATCH_ROWTIME(); compute other "
-        "functions in a subquery below MATCH_RECOGNIZE"
+        "DEFINE and MEASURES run any function of one row's values (UPPER(A.name), A.name LIKE 'a%'), and across "
+        "rows comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column references, "
+        "FIRST/LAST/PREV, COUNT/SUM/AVG/MIN/MAX and MATCH_ROWTIME(); compute a function of several rows in a "
+        "query over the MATCH_RECOGNIZE's measures"
     ),
 }
