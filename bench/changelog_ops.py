@@ -78,6 +78,35 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
         "auction BIGINT, window_start TIMESTAMP(3), a BIGINT",
         "a Python aggregate function per auction and 10 s window (changelog, event time) vs built-ins (native)",
     ),
+    "temporal_join": (
+        "SELECT B.auction, B.price, A.seller FROM bid B JOIN latest_auction FOR SYSTEM_TIME AS OF B.`dateTime` AS A "
+        "ON B.auction = A.id",
+        "auction BIGINT, price BIGINT, seller BIGINT",
+        "SELECT B.auction, B.price, A.seller FROM bid B JOIN auction A ON B.auction = A.id "
+        "AND B.`dateTime` BETWEEN A.`dateTime` AND A.`dateTime` + INTERVAL '10' SECOND",
+        "auction BIGINT, price BIGINT, seller BIGINT",
+        "each bid with its auction's version at its time (changelog temporal join on a versioned view, waits for the "
+        "watermark) vs each bid with its auction opened in the 10 s before (native interval join)",
+    ),
+    "match": (
+        "SELECT auction, rise FROM rises",
+        "auction BIGINT, rise BIGINT",
+        "SELECT auction, MAX(price) - MIN(price) AS rise FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), "
+        "INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end",
+        "auction BIGINT, rise BIGINT",
+        "a rise after a bid per auction (changelog MATCH_RECOGNIZE, waits for the watermark) vs the spread of prices "
+        "per auction and 10 s window (native)",
+    ),
+    "match_interval_join": (
+        "SELECT R.auction, R.rise, B.price FROM rises R JOIN bid B ON R.auction = B.auction "
+        "AND B.`dateTime` BETWEEN R.rt AND R.rt + INTERVAL '2' SECOND",
+        "auction BIGINT, rise BIGINT, price BIGINT",
+        "SELECT A.auction, A.price, B.price FROM bid A JOIN bid B ON A.auction = B.auction "
+        "AND B.`dateTime` BETWEEN A.`dateTime` AND A.`dateTime` + INTERVAL '2' SECOND",
+        "auction BIGINT, price BIGINT, price2 BIGINT",
+        "the bids of the 2 s after each rise (MATCH_RECOGNIZE, then the changelog interval join on MATCH_ROWTIME()) vs "
+        "the bids of the 2 s after each bid (native interval join)",
+    ),
     "left_join": (
         "SELECT B.auction, B.price, A.seller FROM bid B LEFT JOIN auction A ON B.auction = A.id",
         "auction BIGINT, price BIGINT, seller BIGINT",
@@ -91,10 +120,19 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
 # the Python aggregate function of the udaf pairs (examples/udf/nexmark_udfs.py)
 FUNCTIONS = (f"SET 'python.files' = '{ROOT / 'examples' / 'udf' / 'nexmark_udfs.py'}';\n"
              "CREATE TEMPORARY FUNCTION wavg AS 'nexmark_udfs.WeightedAvg' LANGUAGE PYTHON;\n")
+# the views of the temporal join and MATCH_RECOGNIZE pairs: each auction's latest version (Flink's
+# versioned view), and each rise in price right after a bid per auction with its MATCH_ROWTIME()
+VIEWS = (
+    "CREATE TEMPORARY VIEW latest_auction AS SELECT id, seller, `dateTime` FROM (SELECT *, ROW_NUMBER() OVER "
+    "(PARTITION BY id ORDER BY `dateTime` DESC) AS rn FROM auction) WHERE rn = 1;\n"
+    "CREATE TEMPORARY VIEW rises AS SELECT * FROM bid MATCH_RECOGNIZE (PARTITION BY auction ORDER BY `dateTime` "
+    "MEASURES UP.price - START_ROW.price AS rise, MATCH_ROWTIME() AS rt ONE ROW PER MATCH "
+    "AFTER MATCH SKIP PAST LAST ROW PATTERN (START_ROW UP) DEFINE UP AS UP.price > START_ROW.price);\n"
+)
 
 
 def runner(spark, query: str, columns: str, events: int, work: Path, tag: str):
-    script = f"{FUNCTIONS}{SINK.format(columns=columns)};\nINSERT INTO discard {query};"
+    script = f"{FUNCTIONS}{VIEWS}{SINK.format(columns=columns)};\nINSERT INTO discard {query};"
     return statements_runner(spark, script, events, 10_000, work / tag)
 
 

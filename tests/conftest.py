@@ -14,7 +14,11 @@ import pytest
 # C2's compiler threads spend more CPU than they save on runs of seconds, on 2 cores (measured on
 # 30 conformance queries: JVM CPU 192 -> 149 s, wall 174 -> 154 s; `sqlengine run` of a small
 # file: 13.0 -> 9.5 s). Only tests: users' JVMs keep HotSpot's tiered compilation.
-TEST_JVM_FLAGS = "-XX:TieredStopAtLevel=1"
+# C1 alone gets a code cache of 48 MB (tiered: 240 MB), which the session's JVM, compiling
+# Spark's generated code for thousands of queries, fills within minutes: the JVM then fails a
+# query ("Out of space in CodeCache for adapters") or stops compiling and runs interpreted for the
+# rest of the suite. 256 MB holds the whole suite.
+TEST_JVM_FLAGS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m"
 
 
 _class_cache: str | None = None  # the test session's own class cache (sqlengine.class_cache)

@@ -5,10 +5,12 @@ A reference to a pattern variable's column (``A.price``), FIRST/LAST/PREV, an ag
 variable's rows and MATCH_ROWTIME() each become one ``Nav`` and a column ``__navI``
 in the expression, which is then bound as any expression over those columns (so its type and
 its functions are checked as everywhere else). A part the operator cannot evaluate itself
-(``planner.logical.evaluate``: beyond comparisons, arithmetic and boolean logic) that reads one row
-only (``A.name LIKE 'a%'``, ``UPPER(PREV(name))``) becomes a value of that row computed by Spark
-before the match (``MatchSpec.derived``), read as one more column of it. The meaning follows Flink's: in DEFINE a column
-of the variable being defined, or an unqualified one, is the row being tried; elsewhere a
+(``planner.logical.evaluate``: beyond comparisons, arithmetic and boolean logic) that reads one
+row only (``A.name LIKE 'a%'``, ``UPPER(PREV(name))``), and the argument of an aggregate that is an
+expression of one variable's columns (``SUM(A.price * 2)``), become a value of each row computed
+by Spark before the match (``MatchSpec.derived``), read as one more column of it.
+
+The meaning follows Flink's: in DEFINE a column of the variable being defined, or an unqualified one, is the row being tried; elsewhere a
 variable's column is its last row so far; an aggregate runs over the rows mapped so far (with
 the row being tried, in its own variable's DEFINE). What Flink's planner refuses is refused here
 in its words.
@@ -215,15 +217,9 @@ class _Reader:
             row = self._one_row(node, navs)
             if row is not None:
                 kind, var, offset = row
-                derived = node.copy()
-                for c in list(derived.find_all(exp.Column)):
-                    c.replace(exp.column(self.names[navs[int(c.name[len("__nav"):])].column or 0], quoted=True))
-                sql = derived.sql()
-                at = next((i for i, d in enumerate(self.derived) if d.sql() == sql), None)
-                if at is None:
-                    at = len(self.derived)
-                    self.derived.append(derived)
-                return slot(Nav(kind, var, len(self.names) + at, offset), type_of(node, typed))
+                derived = node.transform(lambda n: self._input_column(navs[MatchExpr.slot_index(n.name)])
+                                         if isinstance(n, exp.Column) else n)
+                return slot(Nav(kind, var, self._derived_at(derived), offset), type_of(node, typed))
             for key, value in list(node.args.items()):
                 if isinstance(value, exp.Expr):
                     node.set(key, lift(value))
@@ -233,9 +229,9 @@ class _Reader:
 
         bound = lift(bound)
         # the reads a lifted part made unused are dropped (each read costs every evaluation)
-        used = sorted({int(c.name[len("__nav"):]) for c in bound.find_all(exp.Column)})
+        used = sorted({MatchExpr.slot_index(c.name) for c in bound.find_all(exp.Column)})
         bound = bound.transform(
-            lambda n: exp.column(MatchExpr.slot(used.index(int(n.name[len("__nav"):])))) if isinstance(n, exp.Column) else n)
+            lambda n: exp.column(MatchExpr.slot(used.index(MatchExpr.slot_index(n.name)))) if isinstance(n, exp.Column) else n)
         slots = [Field(MatchExpr.slot(j), types[i]) for j, i in enumerate(used)]
         return MatchExpr(bound, tuple(navs[i] for i in used), type_of(bound, {f.name: f for f in slots}))
 
@@ -249,13 +245,21 @@ class _Reader:
                             "(SUM(A.price * A.qty), as in Flink)", arg)
         plain = arg.copy().transform(lambda n: exp.column(n.name, quoted=True) if isinstance(n, exp.Column) else n)
         bound = ExprBinder(self.scope).bind(plain)
-        sql = bound.sql()
+        typ = type_of(bound, {f.name: f for f in self.scope.by_internal.values()})
+        return Nav(NavKind.AGG, variables.pop(), self._derived_at(bound), func=func), T.agg_type(func, typ)
+
+    def _input_column(self, nav: Nav) -> exp.Column:
+        assert nav.column is not None, "a read of one row's column"
+        return exp.column(self.names[nav.column], quoted=True)
+
+    def _derived_at(self, expr: exp.Expr) -> int:
+        """The input row's position of a derived value (each expression computed once)."""
+        sql = expr.sql()
         at = next((i for i, d in enumerate(self.derived) if d.sql() == sql), None)
         if at is None:
             at = len(self.derived)
-            self.derived.append(bound)
-        typ = type_of(bound, {f.name: f for f in self.scope.by_internal.values()})
-        return Nav(NavKind.AGG, variables.pop(), len(self.names) + at, func=func), T.agg_type(func, typ)
+            self.derived.append(expr)
+        return len(self.names) + at
 
     @staticmethod
     def _one_row(node: exp.Expr, navs: list[Nav]) -> tuple[NavKind, str | None, int] | None:
@@ -263,7 +267,7 @@ class _Reader:
         (it reads none, several rows, an aggregate or MATCH_ROWTIME(), or is a read itself)."""
         if isinstance(node, exp.Column):
             return None
-        reads = {navs[int(c.name[len("__nav"):])] for c in node.find_all(exp.Column)}
+        reads = {navs[MatchExpr.slot_index(c.name)] for c in node.find_all(exp.Column)}
         rows = {(n.kind, n.var, n.offset) for n in reads}
         if len(rows) != 1 or any(n.kind not in (NavKind.LAST, NavKind.FIRST) or n.column is None for n in reads):
             return None

@@ -162,6 +162,11 @@ class MatchExpr:
     def slot(i: int) -> str:
         return f"__nav{i}"
 
+    @staticmethod
+    def slot_index(name: str) -> int:
+        """The ``I`` of a column ``__navI``."""
+        return int(name[len("__nav"):])
+
 
 class Skip(enum.Enum):
     PAST_LAST_ROW = "PAST LAST ROW"
