@@ -8,7 +8,9 @@ its functions are checked as everywhere else). A part the operator cannot evalua
 (``planner.logical.evaluate``: beyond comparisons, arithmetic and boolean logic) that reads one
 row only (``A.name LIKE 'a%'``, ``UPPER(PREV(name))``), and the argument of an aggregate that is an
 expression of one variable's columns (``SUM(A.price * 2)``), become a value of each row computed
-by Spark before the match (``MatchSpec.derived``), read as one more column of it.
+by Spark before the match (``MatchSpec.derived``), read as one more column of it. A measure that
+is another function of several rows' values comes out of the match as the values it reads, one
+measure each, and Spark computes it from them after the match (``MatchSpec.after``).
 
 The meaning follows Flink's: in DEFINE a column of the variable being defined, or an unqualified one, is the row being tried; elsewhere a
 variable's column is its last row so far; an aggregate runs over the rows mapped so far (with
@@ -72,6 +74,7 @@ def bind_match_recognize(source: Relation, input_node: Node, node: exp.MatchReco
         defines.append((var, cond))
     fields = [scope.by_internal[p] for p in partition]
     measures: list[tuple[str, MatchExpr]] = []
+    after: list[tuple[str, exp.Expr]] = []
     for measure in node.args.get("measures") or []:
         expr = measure.this
         if not isinstance(expr, exp.Alias) or not expr.alias:
@@ -79,7 +82,12 @@ def bind_match_recognize(source: Relation, input_node: Node, node: exp.MatchReco
         if any(f.name == expr.alias for f in fields):
             raise BindError(f"`{expr.alias}` is named twice in the output of MATCH_RECOGNIZE", expr)
         value = reader.read(expr.this, define=None)
-        measures.append((expr.alias, value))
+        if evaluate.unsupported(value.tree, [Field(MatchExpr.slot(i), t) for i, t in enumerate(value.nav_types)]) is None:
+            measures.append((expr.alias, value))
+        else:  # a function of several rows' values: each read comes out of the match, Spark computes the rest
+            reads, computed = _split(expr.alias, value)
+            measures += reads
+            after.append((expr.alias, computed))
         # MATCH_ROWTIME() of a match on event time is a time attribute, as in Flink: a window or an
         # OVER can follow it (the watermark is the input's)
         rowtime = order_field.time == TimeKind.ROWTIME and _is_call(expr.this, "MATCH_ROWTIME")
@@ -89,7 +97,7 @@ def bind_match_recognize(source: Relation, input_node: Node, node: exp.MatchReco
     rows = node.args.get("rows")
     spec = MatchSpec(
         terms, tuple(defines), tuple(measures), skip, skip_var,
-        within_ms=interval_ms(within) if within is not None else None, derived=tuple(reader.derived),
+        within_ms=interval_ms(within) if within is not None else None, derived=tuple(reader.derived), after=tuple(after),
     )
     mr = MatchRecognize(
         tuple(fields),
@@ -233,7 +241,8 @@ class _Reader:
         bound = bound.transform(
             lambda n: exp.column(MatchExpr.slot(used.index(MatchExpr.slot_index(n.name)))) if isinstance(n, exp.Column) else n)
         slots = [Field(MatchExpr.slot(j), types[i]) for j, i in enumerate(used)]
-        return MatchExpr(bound, tuple(navs[i] for i in used), type_of(bound, {f.name: f for f in slots}))
+        return MatchExpr(bound, tuple(navs[i] for i in used), type_of(bound, {f.name: f for f in slots}),
+                         tuple(types[i] for i in used))
 
     def _aggregate_of_expression(self, func: str, arg: exp.Expr, define: str | None) -> tuple[Nav, exp.DataType]:
         """SUM(A.price * A.qty): as in Flink, an aggregate of an expression of one variable's
@@ -338,6 +347,17 @@ class _Reader:
             var, pos, field = self._column(arg, define)
             return Nav(NavKind.AGG, var, pos, func=func), T.agg_type(func, field.type)
         return None
+
+
+def _split(name: str, value: MatchExpr) -> tuple[list[tuple[str, MatchExpr]], exp.Expr]:
+    """A measure the operator cannot evaluate: a measure of its own for each value it reads, and
+    the expression over those measures' names that Spark computes after the match."""
+    names = [f"__{name}${i}" for i in range(len(value.navs))]
+    reads = [(n, MatchExpr(exp.column(MatchExpr.slot(0)), (nav,), typ, (typ,)))
+             for n, nav, typ in zip(names, value.navs, value.nav_types, strict=True)]
+    computed = value.tree.transform(
+        lambda n: exp.column(names[MatchExpr.slot_index(n.name)], quoted=True) if isinstance(n, exp.Column) else n)
+    return reads, computed
 
 
 def _offset(node: exp.Expr | None, default: int) -> int:

@@ -157,6 +157,7 @@ class MatchExpr:
     tree: exp.Expr
     navs: tuple[Nav, ...]
     type: exp.DataType
+    nav_types: tuple[exp.DataType, ...] = ()  # the type of each read
 
     @staticmethod
     def slot(i: int) -> str:
@@ -187,6 +188,10 @@ class MatchSpec:
     # columns: A.name LIKE 'a%', UPPER(A.name)), computed by Spark before the match and read as
     # the row's columns after its fields, in this order (a Nav's ``column`` past the fields)
     derived: tuple[exp.Expr, ...] = ()
+    # measures the operator cannot evaluate (a function of several rows' values: CONCAT(A.x, B.x)):
+    # the operator emits each read as a measure of its own (``measures``), and Spark computes
+    # each of these (name, expression over those measures' names) from them after the match
+    after: tuple[tuple[str, exp.Expr], ...] = ()
 
     def pattern_sql(self) -> str:
         return " ".join(str(t) for t in self.terms)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from planner.logical.fields import TimeKind
+from planner.logical.fields import Field, TimeKind
 from planner.logical.operators import MatchRecognize
 from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, operator_rows
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.event_time import WATERMARK_KEY
-from sqlengine.translate.expressions import quote
+from sqlengine.translate.expressions import SparkExpressions, quote
 from sqlengine.types import spark_type
 
 if TYPE_CHECKING:
@@ -67,9 +67,16 @@ def translate_changelog_match(t: Translator, node: MatchRecognize) -> Rel:
     # MATCH_ROWTIME() is a time attribute: its column gets the watermark mark of the order's time
     # (a match comes out when the watermark passes its last row), so that an event-time operator
     # after the match (a window on it, run by sqlengine's window operator) has Spark's watermark
-    measured = {name for name, _ in node.spec.measures} if node.spec is not None else set()
+    assert node.spec is not None
+    measured = {name for name, _ in node.spec.measures}
     rowtimes = {f.name for f in node.fields if f.time == TimeKind.ROWTIME and f.name in measured} if t.streaming and WATERMARK_KEY in mark else set()
-    return Rel(result.select(*[F.col(quote(n)).alias(n, metadata=mark) if n in rowtimes else F.col(quote(n)) for n in names]), names)
+    # a measure of several rows' values the operator cannot evaluate: from its reads, which came out
+    # of the match as measures of their own (planner.binder.match_recognize)
+    after = dict(node.spec.after)
+    exprs = SparkExpressions({name: Field(name, m.type) for name, m in node.spec.measures}, t.time_zone)
+    return Rel(result.select(*[
+        F.expr(exprs.sql(after[n])).alias(n) if n in after
+        else F.col(quote(n)).alias(n, metadata=mark) if n in rowtimes else F.col(quote(n)) for n in names]), names)
 
 
 translate_match_batch = translate_changelog_match

@@ -1,8 +1,9 @@
 """Functions in MATCH_RECOGNIZE's DEFINE and MEASURES: a part the operator cannot evaluate that
 reads one row (``A.name LIKE 'a%'``, ``UPPER(PREV(name))``) becomes a value Spark computes per
 input row before the match (``MatchSpec.derived``), read as that row's column past its fields; a
-function of several rows' values stays refused, positioned. An aggregate of an expression of one
-variable's columns (``SUM(A.price * 2)``) aggregates such a value. Conformance k14 and k15 compare
+measure of several rows' values comes out of the match as the values it reads, and Spark computes
+it after (``MatchSpec.after``); in DEFINE such a function stays refused, positioned. An aggregate of an expression of one
+variable's columns (``SUM(A.price * 2)``) aggregates such a value. Conformance k14, k15 and k16 compare
 the rows with Flink's."""
 
 from __future__ import annotations
@@ -63,8 +64,21 @@ def test_the_same_function_of_several_rows_is_computed_once() -> None:
     assert (b_len.kind, b_len.var, b_len.column) == (NavKind.FIRST, "B", 4)
 
 
-def test_a_function_of_several_rows_is_refused_with_the_reason() -> None:
-    (problem,) = plan("CONCAT(A.channel, B.channel) AS both_channels", "B AS B.price > A.price").analysis.problems
+def test_a_measure_of_several_rows_comes_out_as_its_reads_and_spark_computes_it_after_the_match() -> None:
+    outcome = plan("CONCAT(A.channel, B.channel) AS path, A.price + B.price AS total", "B AS B.price > A.price")
+    node = match(outcome)
+    spec = node.spec
+    assert spec is not None and outcome.analysis.problems == ()
+    # the operator evaluates the sum; the CONCAT's two reads are measures of their own
+    assert [n for n, _ in spec.measures] == ["__path$0", "__path$1", "total"]
+    assert [(m.navs[0].var, m.navs[0].column) for _, m in spec.measures[:2]] == [("A", 3), ("B", 3)]
+    ((name, expr),) = spec.after
+    assert name == "path" and expr.sql() == 'CONCAT("__path$0", "__path$1")'
+    assert [f.name for f in node.fields] == ["auction", "path", "total"]
+
+
+def test_a_function_of_several_rows_in_define_is_refused_with_the_reason() -> None:
+    (problem,) = plan("A.price AS p", "B AS CONCAT(A.channel, B.channel) = 'webapp'").analysis.problems
     assert problem.code == Code.MATCH_RECOGNIZE and "CONCAT" in problem.message and "several rows" in (problem.hint or "")
 
 

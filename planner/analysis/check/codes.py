@@ -219,9 +219,9 @@ HINTS: dict[Code, str] = {
     Code.WATERMARK_NOT_CONSTANT: "write the watermark as WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
     Code.MATCH_RECOGNIZE: (
-        "DEFINE and MEASURES run any function of one row's values (UPPER(A.name), A.name LIKE 'a%'), and across "
-        "rows comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column references, "
-        "FIRST/LAST/PREV, COUNT/SUM/AVG/MIN/MAX and MATCH_ROWTIME(); compute a function of several rows in a "
-        "query over the MATCH_RECOGNIZE's measures"
+        "DEFINE runs any function of one row's values (UPPER(A.name), A.name LIKE 'a%'), and across several rows "
+        "comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column references, FIRST/LAST/PREV and "
+        "COUNT/SUM/AVG/MIN/MAX; MEASURES run any function. Compare a function of one row's values with another "
+        "row's (UPPER(A.name) = UPPER(B.name)) instead"
     ),
 }
