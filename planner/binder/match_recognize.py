@@ -274,8 +274,8 @@ class _Reader:
     def _one_row(node: exp.Expr, navs: list[Nav]) -> tuple[NavKind, str | None, int] | None:
         """(kind, variable, offset) of the one row whose columns are all ``node`` reads, or None
         (it reads none, several rows, an aggregate or MATCH_ROWTIME(), or is a read itself)."""
-        if isinstance(node, exp.Column):
-            return None
+        if isinstance(node, exp.Column) or (isinstance(node, exp.If) and isinstance(node.parent, exp.Case)):
+            return None  # a read itself, or a CASE's branch (no value of its own)
         reads = {navs[MatchExpr.slot_index(c.name)] for c in node.find_all(exp.Column)}
         rows = {(n.kind, n.var, n.offset) for n in reads}
         if len(rows) != 1 or any(n.kind not in (NavKind.LAST, NavKind.FIRST) or n.column is None for n in reads):

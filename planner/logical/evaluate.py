@@ -3,8 +3,9 @@ changelog join's condition that is not an equality of keys (an outer, semi or an
 per pair of rows whether they match, so the condition runs inside the operator).
 
 A small, closed set of expressions: column references, literals (numbers, strings, booleans,
-NULL, intervals), comparisons, arithmetic, AND/OR/NOT, IS [NOT] NULL, BETWEEN and IN lists. The
-checker asks ``unsupported`` before anything runs; ``compile_expression`` makes the function.
+NULL, intervals), comparisons, arithmetic, AND/OR/NOT, IS [NOT] NULL, BETWEEN, IN lists, ABS,
+COALESCE, CASE and IF. The checker asks ``unsupported`` before anything runs;
+``compile_expression`` makes the function.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ _UNITS_MS = {
 }
 SUPPORTED: tuple[type[exp.Expr], ...] = (
     exp.Column, exp.Literal, exp.Boolean, exp.Null, exp.Paren, exp.And, exp.Or, exp.Not, exp.Is,
-    exp.Between, exp.In, exp.Neg, exp.Interval, exp.Var, *_COMPARISONS, *_ARITHMETIC,
+    exp.Between, exp.In, exp.Neg, exp.Interval, exp.Var, exp.Abs, exp.Coalesce, exp.Case, exp.If,
+    *_COMPARISONS, *_ARITHMETIC,
 )
 
 
@@ -171,6 +173,30 @@ def _compare(op: Callable[[Any, Any], bool], a: Any, b: Any) -> bool | None:
     return op(a, b)
 
 
+def _conditional(node: exp.Case | exp.If, build: Callable[[exp.Expr], Fn]) -> Fn:
+    """CASE [operand] WHEN ... THEN ... [ELSE ...] END, and IF(condition, then, else): the first
+    branch whose condition is TRUE (or whose value equals the operand), else the default (NULL)."""
+    if isinstance(node, exp.If):
+        branches, default, operand = [(node.this, node.args["true"])], node.args.get("false"), None
+    else:
+        branches = [(b.this, b.args["true"]) for b in node.args.get("ifs") or []]
+        default, operand = node.args.get("default"), node.this
+    ops = [(build(w), build(t)) for w, t in branches]
+    otherwise = build(default) if default is not None else (lambda row: None)
+    subject = build(operand) if operand is not None else None
+    eq = _COMPARISONS[exp.EQ]
+
+    def evaluate(row: Row) -> Any:
+        value = subject(row) if subject is not None else None
+        for when, then in ops:
+            hit = _compare(eq, value, when(row)) if subject is not None else when(row)
+            if hit is True:
+                return then(row)
+        return otherwise(row)
+
+    return evaluate
+
+
 def compile_expression(e: exp.Expr, names: Sequence[str]) -> Fn:
     """A function of a row (values in the order of ``names``) giving the value of ``e``, NULL as
     None. Raises ValueError on what ``unsupported`` names."""
@@ -227,6 +253,14 @@ def compile_expression(e: exp.Expr, names: Sequence[str]) -> Fn:
                 return None if a is None or b is None else True
 
             return between
+        if isinstance(node, exp.Abs):
+            inner = build(node.this)
+            return lambda row: None if (v := inner(row)) is None else abs(v)
+        if isinstance(node, exp.Coalesce):
+            parts = [build(node.this), *(build(x) for x in node.expressions)]
+            return lambda row: next((v for p in parts if (v := p(row)) is not None), None)
+        if isinstance(node, (exp.Case, exp.If)):
+            return _conditional(node, build)
         if isinstance(node, exp.In) and node.args.get("query") is None:
             value = build(node.this)
             options = [build(o) for o in node.expressions]

@@ -115,7 +115,7 @@ MESSAGES: dict[Code, str] = {
     ),
     Code.JOIN_CONDITION: (
         "the condition `{expression}` of a {join} join cannot be evaluated by sqlengine's changelog join yet "
-        "(comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN can)"
+        "(comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN, IN, ABS, COALESCE, CASE and IF can)"
     ),
     Code.DEDUP_PROCTIME_CHANGES: (
         "deduplication on processing time over an updating input has no meaning: a retraction has no arrival "
@@ -220,7 +220,8 @@ HINTS: dict[Code, str] = {
     Code.LITERAL_SEPARATOR: "give the separator as a string literal",
     Code.MATCH_RECOGNIZE: (
         "DEFINE runs any function of one row's values (UPPER(A.name), A.name LIKE 'a%'), and across several rows "
-        "comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN and IN over column references, FIRST/LAST/PREV and "
+        "comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN, IN, ABS, COALESCE, CASE and IF over column references, "
+        "FIRST/LAST/PREV and "
         "COUNT/SUM/AVG/MIN/MAX; MEASURES run any function. Compare a function of one row's values with another "
         "row's (UPPER(A.name) = UPPER(B.name)) instead"
     ),
