@@ -33,6 +33,7 @@ from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import history
 from planner.logical import typing as T
 from planner.logical.changelog import Mode
+from planner.logical.fields import TimeKind
 from planner.logical.joins import IntervalJoin, Join, JoinKind, LookupJoin, TemporalJoin
 from planner.logical.operators import (
     Calc,
@@ -144,7 +145,7 @@ def has_changelog_implementation(node: Node, time_zone: str) -> bool:
         return node.window is None or window_on_proctime(node, node.window)
     if isinstance(node, Sort):
         return node.limit is not None and bool(node.order)
-    if isinstance(node, IntervalJoin):  # on processing time (on event time Spark's own runs it, but after a match)
+    if isinstance(node, IntervalJoin):  # on processing time (on event time Spark's own runs it; after a match: decide)
         return node.on_proctime
     if isinstance(node, WindowAggregate):
         # on processing time (Spark's own windows close on a watermark), calling a Python
@@ -373,13 +374,13 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         elif emits and late_below(node):
             why = Why.LATE_INPUT
         # after a changelog operator, an event-time window aggregation, window ranking or interval
-        # join runs on sqlengine's operator when the operator is a MATCH_RECOGNIZE (its
-        # MATCH_ROWTIME() carries Spark's watermark mark on); after any other its rows have no
-        # watermark: the checker refuses it
+        # join runs on sqlengine's operator when the operator emits each row as the watermark
+        # passes it (a MATCH_RECOGNIZE, an OVER on event time: after_release); after any other
+        # its rows have no watermark: the checker refuses it
         windowed = why == Why.AFTER_CHANGELOG and (
             (isinstance(node, (WindowAggregate, IntervalJoin)) and not node.on_proctime)
             or (isinstance(node, (TopN, Deduplicate)) and node.window is not None and not window_on_proctime(node, node.window)))
-        if windowed and not after_match(node, out):
+        if windowed and not after_release(node, out):
             why = None
         if why is None or not (has_changelog_implementation(node, time_zone) or windowed):
             out[node.node_id] = NATIVE  # the checker refuses what cannot run either way
@@ -416,12 +417,24 @@ def carries_kinds(node: Node, physical: dict[int, Physical]) -> bool:
     return False
 
 
-def after_match(node: Node, physical: dict[int, Physical]) -> bool:
-    """The changelog operators whose rows reach ``node`` are MATCH_RECOGNIZEs: their
-    MATCH_ROWTIME() leaves transformWithState with Spark's watermark mark, so an event-time
-    operator can follow (sqlengine.translate.match_recognize)."""
+def after_release(node: Node, physical: dict[int, Physical]) -> bool:
+    """The changelog operators whose rows reach ``node`` emit each row once the watermark passes
+    its time, and their time attribute leaves transformWithState with Spark's watermark mark, so
+    an event-time operator can follow, taking every row they emit: a MATCH_RECOGNIZE (its
+    MATCH_ROWTIME(); sqlengine.translate.match_recognize) and an OVER on event time over appends
+    whose input has no other time attribute (its order's time; translate.changelog_aggregates)."""
     feeders = [n for c in node.inputs for n in changelog_feeders(c, physical)]
-    return bool(feeders) and all(isinstance(n, MatchRecognize) for n in feeders)
+    return bool(feeders) and all(_releases_on_watermark(n, physical) for n in feeders)
+
+
+def _releases_on_watermark(node: Node, physical: dict[int, Physical]) -> bool:
+    if isinstance(node, MatchRecognize):
+        return True
+    if isinstance(node, OverAggregate):
+        p = physical.get(node.node_id)
+        rowtimes = [f.name for f in node.input.fields if f.time == TimeKind.ROWTIME]
+        return node.waits_on_watermark() and p is not None and not p.over_changes and rowtimes == [node.order_field]
+    return False
 
 
 def changelog_feeders(node: Node, physical: dict[int, Physical]) -> list[Node]:

@@ -4,13 +4,14 @@ DEFINE conditions and MEASURES as expressions over the values they read from the
 A reference to a pattern variable's column (``A.price``), FIRST/LAST/PREV, an aggregate over a
 variable's rows and MATCH_ROWTIME() each become one ``Nav`` and a column ``__navI``
 in the expression, which is then bound as any expression over those columns (so its type and
-its functions are checked as everywhere else). A part the operator cannot evaluate itself
-(``planner.logical.evaluate``: beyond comparisons, arithmetic and boolean logic) that reads one
-row only (``A.name LIKE 'a%'``, ``UPPER(PREV(name))``), and the argument of an aggregate that is an
-expression of one variable's columns (``SUM(A.price * 2)``), become a value of each row computed
-by Spark before the match (``MatchSpec.derived``), read as one more column of it. A measure that
-is another function of several rows' values comes out of the match as the values it reads, one
-measure each, and Spark computes it from them after the match (``MatchSpec.after``).
+its functions are checked as everywhere else). A part of a DEFINE the operator cannot evaluate
+itself (``planner.logical.evaluate``: beyond comparisons, arithmetic, boolean logic, ABS,
+COALESCE, CASE, IF) that reads the row tried only (``A.name LIKE 'a%'`` in A's DEFINE), and the
+argument of an aggregate that is an expression of one variable's columns (``SUM(A.price * 2)``),
+become a value of each row computed by Spark before the match (``MatchSpec.derived``), read as
+one more column of it. A measure the operator cannot evaluate comes out of the match as the
+values it reads, one measure each, and Spark computes it from them after the match
+(``MatchSpec.after``).
 
 The meaning follows Flink's: in DEFINE a column of the variable being defined, or an unqualified one, is the row being tried; elsewhere a
 variable's column is its last row so far; an aggregate runs over the rows mapped so far (with
@@ -84,8 +85,9 @@ def bind_match_recognize(source: Relation, input_node: Node, node: exp.MatchReco
         value = reader.read(expr.this, define=None)
         if evaluate.unsupported(value.tree, [Field(MatchExpr.slot(i), t) for i, t in enumerate(value.nav_types)]) is None:
             measures.append((expr.alias, value))
-        else:  # a function of several rows' values: each read comes out of the match, Spark computes the rest
-            reads, computed = _split(expr.alias, value)
+        else:  # a function the operator cannot evaluate: each read comes out of the match, Spark computes the rest
+            taken = {f.name for f in fields} | {n for n, _ in measures} | {m.this.alias for m in node.args.get("measures") or []}
+            reads, computed = _split(expr.alias, value, taken)
             measures += reads
             after.append((expr.alias, computed))
         # MATCH_ROWTIME() of a match on event time is a time attribute, as in Flink: a window or an
@@ -219,15 +221,13 @@ class _Reader:
         typed = {f.name: f for f in slots}
 
         def lift(node: exp.Expr) -> exp.Expr:
-            """The parts the operator cannot evaluate that read one row: that row's derived value."""
+            """The parts the operator cannot evaluate that read the row tried only: its derived value."""
             if evaluate.unsupported(node, slots) is None:
                 return node
-            row = self._one_row(node, navs)
-            if row is not None:
-                kind, var, offset = row
+            if self._of_row_tried(node, navs):
                 derived = node.transform(lambda n: self._input_column(navs[MatchExpr.slot_index(n.name)])
                                          if isinstance(n, exp.Column) else n)
-                return slot(Nav(kind, var, self._derived_at(derived), offset), type_of(node, typed))
+                return slot(Nav(NavKind.LAST, None, self._derived_at(derived)), type_of(node, typed))
             for key, value in list(node.args.items()):
                 if isinstance(value, exp.Expr):
                     node.set(key, lift(value))
@@ -235,7 +235,11 @@ class _Reader:
                     node.set(key, [lift(v) if isinstance(v, exp.Expr) else v for v in value])
             return node
 
-        bound = lift(bound)
+        # in DEFINE only: the row tried always exists, where another row read may not, and a function
+        # such as COALESCE gives a value for a missing row's NULLs, not NULL as a missing derived
+        # value would (MEASURES are computed after the match instead: bind_match_recognize)
+        if define is not None:
+            bound = lift(bound)
         # the reads a lifted part made unused are dropped (each read costs every evaluation)
         used = sorted({MatchExpr.slot_index(c.name) for c in bound.find_all(exp.Column)})
         bound = bound.transform(
@@ -271,16 +275,13 @@ class _Reader:
         return len(self.names) + at
 
     @staticmethod
-    def _one_row(node: exp.Expr, navs: list[Nav]) -> tuple[NavKind, str | None, int] | None:
-        """(kind, variable, offset) of the one row whose columns are all ``node`` reads, or None
-        (it reads none, several rows, an aggregate or MATCH_ROWTIME(), or is a read itself)."""
+    def _of_row_tried(node: exp.Expr, navs: list[Nav]) -> bool:
+        """Whether ``node`` reads the columns of the row a DEFINE tries and nothing else (not a read
+        itself, nor a CASE's branch, which has no value of its own)."""
         if isinstance(node, exp.Column) or (isinstance(node, exp.If) and isinstance(node.parent, exp.Case)):
-            return None  # a read itself, or a CASE's branch (no value of its own)
+            return False
         reads = {navs[MatchExpr.slot_index(c.name)] for c in node.find_all(exp.Column)}
-        rows = {(n.kind, n.var, n.offset) for n in reads}
-        if len(rows) != 1 or any(n.kind not in (NavKind.LAST, NavKind.FIRST) or n.column is None for n in reads):
-            return None
-        return next(iter(rows))
+        return bool(reads) and all(n.kind == NavKind.LAST and n.var is None and n.offset == 0 and n.column is not None for n in reads)
 
     def _column(self, col: exp.Column, define: str | None) -> tuple[str | None, int, Field]:
         """(variable or None, input position, field) of a column reference in a pattern expression."""
@@ -349,10 +350,14 @@ class _Reader:
         return None
 
 
-def _split(name: str, value: MatchExpr) -> tuple[list[tuple[str, MatchExpr]], exp.Expr]:
-    """A measure the operator cannot evaluate: a measure of its own for each value it reads, and
-    the expression over those measures' names that Spark computes after the match."""
-    names = [f"__{name}${i}" for i in range(len(value.navs))]
+def _split(name: str, value: MatchExpr, taken: set[str]) -> tuple[list[tuple[str, MatchExpr]], exp.Expr]:
+    """A measure the operator cannot evaluate: a measure of its own for each value it reads (named
+    apart from ``taken``), and the expression over them that Spark computes after the match (on a
+    missing row's NULLs, as Flink computes it)."""
+    stem = f"__{name}"
+    while any(t.startswith(stem) for t in taken):
+        stem += "_"
+    names = [f"{stem}${i}" for i in range(len(value.navs))]
     reads = [(n, MatchExpr(exp.column(MatchExpr.slot(0)), (nav,), typ, (typ,)))
              for n, nav, typ in zip(names, value.navs, value.nav_types, strict=True)]
     computed = value.tree.transform(

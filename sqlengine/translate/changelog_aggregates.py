@@ -15,7 +15,7 @@ fires it at the end of time: the continuous query and batch mode share one imple
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from planner.analysis.physical import Why
 from planner.logical.fields import TimeKind, WindowRole
@@ -25,7 +25,7 @@ from planner.udf import load
 from sqlengine.translate import collection_aggregates
 from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, _ttl, operator_rows
 from sqlengine.translate.core import Rel, Translator
-from sqlengine.translate.event_time import watermarked, without_event_time
+from sqlengine.translate.event_time import WATERMARK_KEY, watermarked, without_event_time
 from sqlengine.translate.expressions import SparkExpressions, agg_sql, quote
 from sqlengine.translate.udfs import spark_name
 from sqlengine.translate.wall_windows import bounds_zone, wall_millis
@@ -228,6 +228,7 @@ class OverPayload:
     arg_types: list[pa.DataType | None]
     kind: str  # the output's row kind column
     out: StructType  # the kind, then the input row and the aggregates
+    order_mark: dict[str, Any]  # the metadata of the order's column: Spark's watermark mark, if it has one
 
 
 def over_payload(t: Translator, node: OverAggregate, first: Column) -> OverPayload:
@@ -252,7 +253,8 @@ def over_payload(t: Translator, node: OverAggregate, first: Column) -> OverPaylo
     kind = t.fresh("kind")
     fields = [(c, df.schema[c].dataType) for c in in_names] + [(a.name, types[a.name]) for a in node.aggs]
     in_types = [_arrow(t, df.schema[c].dataType) for c in in_names]
-    return OverPayload(payload, in_names, in_types, specs, arg_types, kind, _out_schema(t, kind, fields))
+    mark = dict(df.schema[node.order_field].metadata) if node.order_field in df.columns else {}
+    return OverPayload(payload, in_names, in_types, specs, arg_types, kind, _out_schema(t, kind, fields), mark)
 
 
 def over_result(t: Translator, node: OverAggregate, p: OverPayload, op: Operator) -> Rel:
@@ -262,7 +264,11 @@ def over_result(t: Translator, node: OverAggregate, p: OverPayload, op: Operator
     names = tuple(node.field_names())
     if not t.streaming:
         return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
-    return Rel(result.select(*[F.col(quote(n)) for n in names], F.col(p.kind)), names, kind=p.kind)
+    # on event time the order's time keeps Spark's watermark mark: each row comes out once the
+    # watermark passes it, so an event-time operator can follow (planner.analysis.physical.after_release)
+    marked = node.order_field if WATERMARK_KEY in p.order_mark and node.waits_on_watermark() else None
+    cols = [F.col(quote(n)).alias(n, metadata=p.order_mark) if n == marked else F.col(quote(n)) for n in names]
+    return Rel(result.select(*cols, F.col(p.kind)), names, kind=p.kind)
 
 
 def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:

@@ -59,3 +59,9 @@ MATCH_RECOGNIZE (
     PATTERN (START_ROW UP)
     DEFINE UP AS UP.price > START_ROW.price
 );
+
+-- each bid with the sum of its auction's last three prices (an OVER on event time; ts stays a time attribute)
+CREATE VIEW over_sums AS
+SELECT ts, auction, SUM(price) OVER (PARTITION BY auction ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s
+FROM bids;
+

@@ -1,10 +1,10 @@
-"""Functions in MATCH_RECOGNIZE's DEFINE and MEASURES: a part the operator cannot evaluate that
-reads one row (``A.name LIKE 'a%'``, ``UPPER(PREV(name))``) becomes a value Spark computes per
-input row before the match (``MatchSpec.derived``), read as that row's column past its fields; a
-measure of several rows' values comes out of the match as the values it reads, and Spark computes
-it after (``MatchSpec.after``); in DEFINE such a function stays refused, positioned. An aggregate of an expression of one
-variable's columns (``SUM(A.price * 2)``) aggregates such a value. Conformance k14, k15 and k16 compare
-the rows with Flink's."""
+"""Functions in MATCH_RECOGNIZE's DEFINE and MEASURES: a part of a DEFINE the operator cannot
+evaluate that reads the row tried (``A.name LIKE 'a%'`` in A's) becomes a value Spark computes per
+input row before the match (``MatchSpec.derived``), read as that row's column past its fields; of
+another row (which may be missing) it stays refused, positioned. A measure the operator cannot
+evaluate comes out of the match as the values it reads, and Spark computes it after
+(``MatchSpec.after``). An aggregate of an expression of one variable's columns (``SUM(A.price *
+2)``) aggregates such a value. Conformance k14 to k18 compare the rows with Flink's."""
 
 from __future__ import annotations
 
@@ -39,47 +39,46 @@ def match(outcome: Outcome) -> MatchRecognize:
 
 
 def test_a_function_of_the_row_tried_is_computed_before_the_match_and_read_as_its_column() -> None:
-    outcome = plan("A.price AS p", "A AS A.channel LIKE 'w%' AND A.price > PREV(price), B AS UPPER(PREV(channel)) = 'WEB'")
+    outcome = plan("A.price AS p", "A AS A.channel LIKE 'w%' AND A.price > PREV(price), B AS CHAR_LENGTH(channel) > A.price")
     assert outcome.analysis.problems == ()
     spec = match(outcome).spec
     assert spec is not None
-    # the LIKE of the row tried, and all of B's condition (one row's: the row before), over the input's columns
-    assert [d.sql() for d in spec.derived] == ['"channel" LIKE \'w%\'', 'UPPER("channel") = \'WEB\'']
+    # the LIKE of A's row tried and the length of B's, over the input's columns, each once
+    assert [d.sql() for d in spec.derived] == ['"channel" LIKE \'w%\'', 'LENGTH("channel")']
     a, b = dict(spec.defines)["A"], dict(spec.defines)["B"]
     assert isinstance(a.tree, exp.And) and isinstance(a.tree.this, exp.Column)  # the LIKE: a read; the comparison stays
     width = 4  # ts, auction, price, channel
     assert {(n.kind, n.var, n.column, n.offset) for n in a.navs} == {(NavKind.LAST, None, width, 0), (NavKind.LAST, None, 2, 0), (NavKind.LAST, None, 2, 1)}
-    assert [(n.kind, n.var, n.column, n.offset) for n in b.navs] == [(NavKind.LAST, None, width + 1, 1)]
+    assert {(n.var, n.column) for n in b.navs} == {(None, width + 1), ("A", 2)}
 
 
-def test_the_same_function_of_several_rows_is_computed_once() -> None:
-    outcome = plan("CHAR_LENGTH(A.channel) AS a_len, CHAR_LENGTH(FIRST(B.channel)) AS b_len",
-                   "B AS CHAR_LENGTH(B.channel) > A.price")
+@pytest.mark.parametrize("define", ["UPPER(PREV(channel)) = 'WEB'", "CHAR_LENGTH(A.channel) > 2", "CONCAT(A.channel, B.channel) = 'webapp'"])
+def test_a_function_of_another_row_in_define_is_refused_as_that_row_may_be_missing(define: str) -> None:
+    """A missing row reads NULL, and a function such as COALESCE gives a value for NULL: computed
+    before the match it would be NULL instead, so only the row tried (which exists) is lifted."""
+    (problem,) = plan("A.price AS p", f"B AS {define}").analysis.problems
+    assert problem.code == Code.MATCH_RECOGNIZE
+
+
+def test_a_measure_the_operator_cannot_evaluate_is_computed_after_the_match_from_its_reads() -> None:
+    """Each read comes out of the match (NULL for a missing row), and Spark computes the function
+    on them, as Flink does: COALESCE(B.channel, 'none') of a match without B is 'none'."""
+    outcome = plan("CHAR_LENGTH(A.channel) AS a_len, COALESCE(UPPER(FIRST(B.channel)), 'none') AS b_up, A.price AS p",
+                   "B AS B.price > A.price")
+    spec = match(outcome).spec
+    assert spec is not None and outcome.analysis.problems == () and spec.derived == ()
+    assert [n for n, _ in spec.measures] == ["__a_len$0", "__b_up$0", "p"]
+    assert [(m.navs[0].kind, m.navs[0].var) for _, m in spec.measures[:2]] == [(NavKind.LAST, "A"), (NavKind.FIRST, "B")]
+    assert [(n, e.sql()) for n, e in spec.after] == [("a_len", 'LENGTH("__a_len$0")'),
+                                                      ("b_up", 'COALESCE(UPPER("__b_up$0"), \'none\')')]
+
+
+def test_the_reads_of_a_measure_are_named_apart_from_every_measure() -> None:
+    outcome = plan("CONCAT(A.channel, B.channel) AS c, A.price AS `__c$0`", "B AS B.price > A.price")
     spec = match(outcome).spec
     assert spec is not None and outcome.analysis.problems == ()
-    assert [d.sql() for d in spec.derived] == ['LENGTH("channel")']
-    (a_len,) = dict(spec.measures)["a_len"].navs  # (the read of the channel itself is dropped)
-    (b_len,) = dict(spec.measures)["b_len"].navs
-    assert (a_len.kind, a_len.var, a_len.column) == (NavKind.LAST, "A", 4)
-    assert (b_len.kind, b_len.var, b_len.column) == (NavKind.FIRST, "B", 4)
-
-
-def test_a_measure_of_several_rows_comes_out_as_its_reads_and_spark_computes_it_after_the_match() -> None:
-    outcome = plan("CONCAT(A.channel, B.channel) AS path, A.price + B.price AS total", "B AS B.price > A.price")
-    node = match(outcome)
-    spec = node.spec
-    assert spec is not None and outcome.analysis.problems == ()
-    # the operator evaluates the sum; the CONCAT's two reads are measures of their own
-    assert [n for n, _ in spec.measures] == ["__path$0", "__path$1", "total"]
-    assert [(m.navs[0].var, m.navs[0].column) for _, m in spec.measures[:2]] == [("A", 3), ("B", 3)]
-    ((name, expr),) = spec.after
-    assert name == "path" and expr.sql() == 'CONCAT("__path$0", "__path$1")'
-    assert [f.name for f in node.fields] == ["auction", "path", "total"]
-
-
-def test_a_function_of_several_rows_in_define_is_refused_with_the_reason() -> None:
-    (problem,) = plan("A.price AS p", "B AS CONCAT(A.channel, B.channel) = 'webapp'").analysis.problems
-    assert problem.code == Code.MATCH_RECOGNIZE and "CONCAT" in problem.message and "several rows" in (problem.hint or "")
+    names = [n for n, _ in spec.measures]
+    assert len(set(names)) == len(names) and "__c$0" in names and "__c_$0" in names
 
 
 def test_an_aggregate_of_an_expression_of_one_variable_aggregates_its_rows_values() -> None:

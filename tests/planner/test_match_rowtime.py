@@ -1,6 +1,7 @@
 """MATCH_ROWTIME() is a time attribute, as in Flink: a MATCH_RECOGNIZE ordered by event time
 gives it as a rowtime, and a window, a window Top-N or an interval join on it runs on sqlengine's
-operators after the match (conformance k08-k13 compare the rows with Flink's). Ordered by processing time it is a plain
+operators after the match (conformance k08-k13 compare the rows with Flink's); so does one on the time of an
+OVER on event time (i09), whose rows come out as the watermark passes them too.
 TIMESTAMP(3), as Flink types it, and no window can take it."""
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from planner.statements.session import Outcome, PlannerSession
 DDL = """
 CREATE TABLE bids (ts TIMESTAMP(3), auction BIGINT, price BIGINT, pt AS PROCTIME(),
   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');
+CREATE TABLE fees (ts TIMESTAMP(3), auction BIGINT, fee INT, PRIMARY KEY (auction) NOT ENFORCED,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');
 """
+# an OVER on event time: its rows come out as the watermark passes them, ts still a time attribute
+OVER = ("CREATE TEMPORARY VIEW o AS SELECT ts, auction, SUM(price) OVER (PARTITION BY auction ORDER BY ts "
+        "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM bids;")
+# an event-time temporal join: its rows leave transformWithState without Spark's watermark mark
+TEMPORAL = ("CREATE TEMPORARY VIEW o AS SELECT b.ts, b.auction, f.fee AS s FROM bids b "
+            "JOIN fees FOR SYSTEM_TIME AS OF b.ts AS f ON b.auction = f.auction;")
 
 
 def _match(order: str) -> str:
@@ -74,13 +83,23 @@ def test_an_interval_join_on_match_rowtime_runs_after_the_match_on_event_time(ki
     assert physical.changelog and physical.why == Why.AFTER_CHANGELOG
 
 
-def test_an_interval_join_after_another_changelog_operator_is_still_refused() -> None:
-    """An OVER aggregation's rows carry no watermark: no interval join on their time."""
-    over = ("CREATE TEMPORARY VIEW o AS SELECT ts, auction, SUM(price) OVER (PARTITION BY auction ORDER BY ts "
-            "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM bids;")
-    join = "SELECT o.s FROM o, bids b WHERE o.auction = b.auction AND b.ts BETWEEN o.ts - INTERVAL '5' SECOND AND o.ts;"
-    (problem,) = plan(over + join).analysis.problems
-    assert problem.code == Code.AFTER_CHANGELOG and "OverAggregate" in problem.message
+JOIN_O = "SELECT o.s FROM o, bids b WHERE o.auction = b.auction AND b.ts BETWEEN o.ts - INTERVAL '5' SECOND AND o.ts;"
+WINDOW_O = "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;"
+
+
+@pytest.mark.parametrize("query", [JOIN_O, WINDOW_O], ids=["interval-join", "window"])
+def test_an_event_time_operator_runs_after_an_over_on_event_time(query: str) -> None:
+    """Like a match, an OVER on event time emits each row once the watermark passes it (conformance i09)."""
+    analysis = plan(OVER + query).analysis
+    assert analysis.problems == ()
+    (node,) = [n for n in analysis.plans[0].walk() if isinstance(n, (IntervalJoin, WindowAggregate))]
+    assert analysis.physical[node.node_id].why == Why.AFTER_CHANGELOG
+
+
+@pytest.mark.parametrize("query", [JOIN_O, WINDOW_O], ids=["interval-join", "window"])
+def test_an_event_time_operator_after_a_temporal_join_is_still_refused(query: str) -> None:
+    (problem,) = plan(TEMPORAL + query).analysis.problems
+    assert problem.code == Code.AFTER_CHANGELOG and "TemporalJoin" in problem.message
 
 
 def test_match_rowtime_on_processing_time_is_no_time_attribute() -> None:
@@ -88,11 +107,3 @@ def test_match_rowtime_on_processing_time_is_no_time_attribute() -> None:
         plan(_match("pt") + WINDOW)
 
 
-def test_a_window_after_another_changelog_operator_is_still_refused() -> None:
-    """An OVER aggregation's rows leave transformWithState without Spark's watermark mark: a
-    window on their time stays refused, with the reason."""
-    over = ("CREATE TEMPORARY VIEW o AS SELECT ts, auction, SUM(price) OVER (PARTITION BY auction ORDER BY ts "
-            "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM bids;")
-    window = "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE o, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;"
-    (problem,) = plan(over + window).analysis.problems
-    assert problem.code == Code.AFTER_CHANGELOG and "OverAggregate" in problem.message

@@ -15,7 +15,7 @@ from catalog.connectors import spec_of
 from planner.analysis.check.codes import Code
 from planner.analysis.check.problem import Problem, problem
 from planner.analysis.lineage import Lineage
-from planner.analysis.physical import Physical, Why, after_match, carries_kinds, user_aggregate, window_operator
+from planner.analysis.physical import Physical, Why, after_release, carries_kinds, user_aggregate, window_operator
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import versioned
 from planner.logical import typing as T
@@ -184,9 +184,10 @@ def check_over(node: OverAggregate, ctx: Context) -> list[Problem]:
             return [problem(Code.OVER_NOT_ROWTIME, node)]
         distinct = next((a for a in node.aggs if a.distinct), None)
         return [problem(Code.DISTINCT_AGGREGATE, node, function=distinct.func.value)] if distinct else []
-    # after a MATCH_RECOGNIZE, ordered by its MATCH_ROWTIME(), which carries the watermark on
-    # (the only time attribute out of a match); after any other changelog operator there is none
-    if ctx.after_changelog(node) is not None and not after_match(node, ctx.physical):
+    # after a MATCH_RECOGNIZE (ordered by its MATCH_ROWTIME(), the only time attribute out of a
+    # match) or an OVER on event time, whose time carries the watermark on; after any other
+    # changelog operator there is none
+    if ctx.after_changelog(node) is not None and not after_release(node, ctx.physical):
         return [problem(Code.OVER_UPDATING_INPUT, node)]
     return []
 

@@ -1,6 +1,7 @@
 -- Changelog operators: MATCH_RECOGNIZE with functions of one row in DEFINE and MEASURES (LIKE, CHAR_LENGTH, UPPER,
--- CASE, COALESCE): Spark computes them per input row before the match, and the operator reads them
--- as that row's values (PREV and FIRST of them too).
+-- CASE, COALESCE): in DEFINE, Spark computes a function of the row tried before the match, and the
+-- operator reads it as that row's value; a measure it cannot evaluate, Spark computes after the
+-- match from the values it reads.
 SELECT * FROM bids
 MATCH_RECOGNIZE (
     PARTITION BY auction
@@ -16,5 +17,5 @@ MATCH_RECOGNIZE (
     PATTERN (A+ B)
     DEFINE
         A AS A.channel LIKE '%a%' OR A.channel IS NULL,
-        B AS B.price > A.price AND CHAR_LENGTH(COALESCE(B.channel, '')) <> CHAR_LENGTH(COALESCE(PREV(channel), ''))
+        B AS B.price > A.price AND CHAR_LENGTH(COALESCE(B.channel, '')) >= 3
 )
