@@ -22,6 +22,7 @@ in its words.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -206,12 +207,7 @@ class _Reader:
             if got is not None:
                 nav, typ = got
                 return slot(nav, typ)
-            for key, value in list(node.args.items()):
-                if isinstance(value, exp.Expr):
-                    node.set(key, walk(value))
-                elif isinstance(value, list):
-                    node.set(key, [walk(v) if isinstance(v, exp.Expr) else v for v in value])
-            return node
+            return _map_children(node, walk)
 
         tree = walk(expr.copy())
         slots = [Field(MatchExpr.slot(i), t) for i, t in enumerate(types)]
@@ -228,12 +224,7 @@ class _Reader:
                 derived = node.transform(lambda n: self._input_column(navs[MatchExpr.slot_index(n.name)])
                                          if isinstance(n, exp.Column) else n)
                 return slot(Nav(NavKind.LAST, None, self._derived_at(derived)), type_of(node, typed))
-            for key, value in list(node.args.items()):
-                if isinstance(value, exp.Expr):
-                    node.set(key, lift(value))
-                elif isinstance(value, list):
-                    node.set(key, [lift(v) if isinstance(v, exp.Expr) else v for v in value])
-            return node
+            return _map_children(node, lift)
 
         # in DEFINE only: the row tried always exists, where another row read may not, and a function
         # such as COALESCE gives a value for a missing row's NULLs, not NULL as a missing derived
@@ -348,6 +339,16 @@ class _Reader:
             var, pos, field = self._column(arg, define)
             return Nav(NavKind.AGG, var, pos, func=func), T.agg_type(func, field.type)
         return None
+
+
+def _map_children(node: exp.Expr, fn: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
+    """``node``, each of its child expressions replaced by ``fn`` of it (in place)."""
+    for key, value in list(node.args.items()):
+        if isinstance(value, exp.Expr):
+            node.set(key, fn(value))
+        elif isinstance(value, list):
+            node.set(key, [fn(v) if isinstance(v, exp.Expr) else v for v in value])
+    return node
 
 
 def _split(name: str, value: MatchExpr, taken: set[str]) -> tuple[list[tuple[str, MatchExpr]], exp.Expr]:
