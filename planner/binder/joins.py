@@ -86,7 +86,8 @@ def interval_bounds(
     parts: list[exp.Expr], left: set[str], right: set[str], times: dict[str, Field]
 ) -> tuple[str, str, int, int] | None:
     """(left time, right time, lower ms, upper ms) with lower <= l - r <= upper, if the
-    conjuncts bound two time attributes of the same kind on both ends."""
+    conjuncts bound two time attributes of the same kind on both ends (a strict bound in whole
+    milliseconds: ``l > r`` is ``l - r >= 1``)."""
     lower: dict[tuple[str, str], int] = {}
     upper: dict[tuple[str, str], int] = {}
     for c in parts:
@@ -107,10 +108,13 @@ def interval_bounds(
             bound = (ob - oa) * sign
             op_eff = op if sign == 1 else {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "="}[op]
             key = (lf, rf)
+            # in whole milliseconds (the times' precision): a strict bound is the next one in
             if op_eff in (">", ">=", "="):
-                lower[key] = max(lower.get(key, bound), bound)
+                low = bound + 1 if op_eff == ">" else bound
+                lower[key] = max(lower.get(key, low), low)
             if op_eff in ("<", "<=", "="):
-                upper[key] = min(upper.get(key, bound), bound)
+                high = bound - 1 if op_eff == "<" else bound
+                upper[key] = min(upper.get(key, high), high)
     for key, low in lower.items():
         if key in upper and low <= upper[key]:
             return key[0], key[1], low, upper[key]

@@ -1,7 +1,8 @@
 """An interval join as a changelog operator (Flink's ProcTimeIntervalJoin and RowTimeIntervalJoin):
 ``l.t BETWEEN r.t + lower AND r.t + upper``, where both times are when the rows were read
 (processing time) or both are event times that reach it after a MATCH_RECOGNIZE (its
-MATCH_ROWTIME(); on plain streams Spark's own stream-stream join runs an event-time one).
+MATCH_ROWTIME()) or an OVER on event time (on plain streams Spark's own stream-stream join runs
+an event-time one).
 
 A row can be matched by a row of the other side that comes later only while that row's time can
 still fall in its bound: a left row at t by right rows until t - lower, a right row at t by left
@@ -11,8 +12,8 @@ key), and a new row joins the held rows of the other side its bound admits (and 
 condition, ``residual``). Rows of one micro-batch are taken left ones first, then the right ones,
 so a pair that comes together is joined once.
 
-On event time a micro-batch's watermark is applied after its rows: a MATCH_RECOGNIZE emits a
-match once the watermark passes its time, and the rows it emits in the batch whose watermark
+On event time a micro-batch's watermark is applied after its rows: a MATCH_RECOGNIZE (or an
+OVER) emits a row once the watermark passes its time, and the rows it emits in the batch whose watermark
 passed them must still meet the other side's (as in Flink, where the match is emitted before the
 watermark moves on). A row behind the watermark is joined with the held rows and released in the
 same step (Flink joins a late row with its cache and keeps it not). Event times come in any order

@@ -103,7 +103,7 @@ class WindowAggregate(Operator):
         times and bounds are the zone's wall times (a window on a TIMESTAMP_LTZ in
         'table.local-time-zone'), and a window closes at the instant of its end there; ``chained``:
         the rows come from an event-time operator that emits each one as the watermark passes it
-        (a MATCH_RECOGNIZE's, windowed by MATCH_ROWTIME()), before Flink would pass the watermark
+        (a MATCH_RECOGNIZE's, windowed by MATCH_ROWTIME(), or an OVER's), before Flink would pass the watermark
         on: none is late."""
         super().__init__(out_schema, None)
         self.event_time = event_time

@@ -3,7 +3,7 @@ WindowDeduplicate after a processing-time window table function), as a changelog
 window's rows per partition key are ranked, and its first N come out once, when the wall clock
 reaches the window's end (Spark ranks a window's rows only when a watermark closes it, and a
 watermark moves only with data; the event-time forms run on Spark's own operators). Also on
-event time after a MATCH_RECOGNIZE, windowed by its MATCH_ROWTIME() (Spark's operators cannot read
+event time after a MATCH_RECOGNIZE, windowed by its MATCH_ROWTIME(), or an OVER (Spark's operators cannot read
 a changelog operator's rows): each window comes out when the watermark passes its end.
 
 Input: the row kind (always +I: a window TVF's rows), the row's window start and end in epoch
@@ -54,7 +54,7 @@ class WindowRank(Operator):
         (a deduplication keeping the last row); ``rank_at``: where the row number goes in the
         output row (None: not selected); ``zone``: the window bounds are the zone's wall times
         (a window on a TIMESTAMP_LTZ in 'table.local-time-zone'); ``event_time``: windows close
-        on the watermark (a window on a MATCH_RECOGNIZE's MATCH_ROWTIME(), whose rows come as the
+        on the watermark (a window on a MATCH_RECOGNIZE's MATCH_ROWTIME() or an OVER's time, whose rows come as the
         watermark passes them: none is late), else on the wall clock."""
         super().__init__(out_schema, None)
         self.zone = zone

@@ -332,7 +332,7 @@ def translate_changelog_temporal_join(t: Translator, node: TemporalJoin) -> Rel:
 def translate_changelog_interval_join(t: Translator, node: IntervalJoin) -> Rel:
     """The interval join as a changelog operator (``sqlengine.changelog.interval_join``): each
     side's rows with their time, into one operator, on processing time (the time they were read,
-    processing-time timers) or after a MATCH_RECOGNIZE on event time (event-time timers: its
+    processing-time timers) or after a MATCH_RECOGNIZE or an OVER on event time (event-time timers: their
     rows come as the watermark passes them, and the watermark releases what is held)."""
     from pyspark.sql import functions as F
 

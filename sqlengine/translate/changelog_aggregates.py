@@ -163,7 +163,8 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     windows of its processing time and emits each window when the wall clock passes its end), or
     on event time (emitted when the watermark passes the end; sessions merge): with a Python
     aggregate function, sessions on the wall clock of a zone with daylight saving time, a window
-    on a MATCH_RECOGNIZE's MATCH_ROWTIME() (``chained``: its rows come as the watermark passes)."""
+    on a MATCH_RECOGNIZE's MATCH_ROWTIME() or an OVER's time (``chained``: their rows come as the
+    watermark passes them)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import TimestampType
 
@@ -198,7 +199,7 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     out = _out_schema(t, kind, out_fields)
     slide = {WindowKind.HOP: w.slide_ms, WindowKind.CUMULATE: w.step_ms, WindowKind.SESSION: w.gap_ms}.get(w.kind, w.size_ms)
     op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, calls.arg_types(t, payload, len(window_cols)),
-            _arrow_schema(t, out), given, event_time, zone, chained=event_time and _after_match(t, node))
+            _arrow_schema(t, out), given, event_time, zone, chained=event_time and _after_release(t, node))
     # processing-time timers close windows on an idle source; a bounded job has none (see the operator)
     op.timers = not event_time and not all(s.bounded for s in t.sources)
     result = operator_rows(t, node, payload, op, out)
@@ -206,9 +207,10 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
 
 
-def _after_match(t: Translator, node: Node) -> bool:
+def _after_release(t: Translator, node: Node) -> bool:
     """An event-time window the planner put after a changelog operator: after a MATCH_RECOGNIZE
-    (planner.analysis.physical.decide runs no other), whose rows come as the watermark passes."""
+    or an OVER on event time (planner.analysis.physical.after_release), whose rows come as the
+    watermark passes them."""
     p = t.physical.get(node.node_id)
     return p is not None and p.why == Why.AFTER_CHANGELOG
 

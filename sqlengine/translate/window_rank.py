@@ -1,7 +1,7 @@
 """Window Top-N and window deduplication on processing time: each window's rows (its bounds made
 by the window table function below) go, hashed by their partition key, to the changelog operator
 ``sqlengine.changelog.window_rank``, which emits each window's first N rows when the wall clock
-passes its end; after a MATCH_RECOGNIZE, on its MATCH_ROWTIME(), when the watermark passes it.
+passes its end; after a MATCH_RECOGNIZE or an OVER on event time, when the watermark passes it.
 The other event-time forms run on Spark's own operators (``windows.translate_window_rank``)."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def translate_proctime_window_rank(t: Translator, node: TopN | Deduplicate) -> R
     if spec is None:
         raise unreachable(node, "a window ranking without its window")
     rel = t.translate(node.input)
-    # on event time (after a MATCH_RECOGNIZE) the watermark stays on the input: Spark's timers need it
+    # on event time (after a MATCH_RECOGNIZE or an OVER) the watermark stays on the input: Spark's timers need it
     event_time = not window_on_proctime(node, spec)
     df = rel.df if event_time else without_event_time(rel.df)
     mark = watermarked(df) if event_time and t.streaming else []

@@ -107,3 +107,16 @@ def test_match_rowtime_on_processing_time_is_no_time_attribute() -> None:
         plan(_match("pt") + WINDOW)
 
 
+
+
+@pytest.mark.parametrize(("condition", "bound"), [
+    ("b.ts > o.ts AND b.ts <= o.ts + INTERVAL '3' SECOND", (-3000, -1)),
+    ("b.ts >= o.ts AND b.ts < o.ts + INTERVAL '3' SECOND", (-2999, 0)),
+    ("b.ts BETWEEN o.ts - INTERVAL '1' SECOND AND o.ts", (0, 1000)),
+])
+def test_an_interval_bound_is_exact_in_milliseconds_strict_comparisons_included(condition: str, bound: tuple[int, int]) -> None:
+    """The changelog interval join decides on the bound alone (o.ts BETWEEN b.ts + lower AND
+    b.ts + upper): a strict comparison is the next millisecond in (conformance i11)."""
+    analysis = plan(OVER + f"SELECT o.s FROM o JOIN bids b ON o.auction = b.auction AND {condition};").analysis
+    (node,) = [n for n in analysis.plans[0].walk() if isinstance(n, IntervalJoin)]
+    assert (node.lower_ms, node.upper_ms) == bound

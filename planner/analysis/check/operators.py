@@ -409,7 +409,7 @@ def check_interval_join(node: IntervalJoin, ctx: Context) -> list[Problem]:
     if ctx.updating_input(node):
         return [problem(Code.INTERVAL_JOIN_UPDATING_INPUT, node)]
     # a changelog operator (sqlengine.changelog.interval_join), of every kind: on processing time,
-    # or on event time after a MATCH_RECOGNIZE (planner.analysis.physical.decide)
+    # or on event time after a MATCH_RECOGNIZE or an OVER (planner.analysis.physical.after_release)
     if ctx.changelog(node):
         residual = interval_residual(node)
         bad = unsupported(residual, node.fields) if residual is not None else None
