@@ -13,8 +13,8 @@ one more column of it. A measure the operator cannot evaluate comes out of the m
 values it reads, one measure each, and Spark computes it from them after the match
 (``MatchSpec.after``).
 
-The meaning follows Flink's: in DEFINE a column of the variable being defined, or an unqualified one, is the row being tried; elsewhere a
-variable's column is its last row so far; an aggregate runs over the rows mapped so far (with
+The meaning follows Flink's: in DEFINE a column of the variable being defined, or an unqualified
+one, is the row being tried; elsewhere a variable's column is its last row so far; an aggregate runs over the rows mapped so far (with
 the row being tried, in its own variable's DEFINE). What Flink's planner refuses is refused here
 in its words.
 """

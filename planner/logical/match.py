@@ -184,13 +184,14 @@ class MatchSpec:
     skip: Skip
     skip_var: str | None = None  # TO FIRST / TO LAST
     within_ms: int | None = None
-    # values of one input row the operator cannot compute itself (any function of one row's
-    # columns: A.name LIKE 'a%', UPPER(A.name)), computed by Spark before the match and read as
-    # the row's columns after its fields, in this order (a Nav's ``column`` past the fields)
+    # values of one input row the operator cannot compute itself (a function of the row a DEFINE
+    # tries: A.name LIKE 'a%' in A's; an aggregate's argument: the A.price * 2 of SUM(A.price * 2)),
+    # computed by Spark before the match and read as the row's columns after its fields, in this
+    # order (a Nav's ``column`` past the fields)
     derived: tuple[exp.Expr, ...] = ()
-    # measures the operator cannot evaluate (a function of several rows' values: CONCAT(A.x, B.x)):
-    # the operator emits each read as a measure of its own (``measures``), and Spark computes
-    # each of these (name, expression over those measures' names) from them after the match
+    # measures the operator cannot evaluate (CONCAT(A.x, B.x), UPPER(B.x)): the operator emits each
+    # read as a measure of its own (``measures``), and Spark computes each of these (name,
+    # expression over those measures' names) from them after the match
     after: tuple[tuple[str, exp.Expr], ...] = ()
 
     def pattern_sql(self) -> str:

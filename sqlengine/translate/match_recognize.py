@@ -33,8 +33,8 @@ def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, Struc
     in_names = list(rel.columns)
     cols = [F.unix_millis(F.col(quote(node.order_field))).alias("c0")]
     cols += [F.col(quote(c)).alias(f"c{1 + i}") for i, c in enumerate(in_names)]
-    # what the operator cannot compute of a row (A.name LIKE 'a%'): Spark computes it, as the
-    # row's columns after its fields (planner.binder.match_recognize)
+    # what the operator cannot compute of a row (A.name LIKE 'a%' in A's DEFINE, an aggregate's
+    # argument): Spark computes it, as the row's columns after its fields (planner.binder.match_recognize)
     exprs = t.exprs(node)
     cols += [F.expr(exprs.sql(d)).alias(f"c{1 + len(in_names) + i}") for i, d in enumerate(node.spec.derived)]
     payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.partition_keys]), rel.kind_column(), *cols)
@@ -70,8 +70,8 @@ def translate_changelog_match(t: Translator, node: MatchRecognize) -> Rel:
     assert node.spec is not None
     measured = {name for name, _ in node.spec.measures}
     rowtimes = {f.name for f in node.fields if f.time == TimeKind.ROWTIME and f.name in measured} if t.streaming and WATERMARK_KEY in mark else set()
-    # a measure of several rows' values the operator cannot evaluate: from its reads, which came out
-    # of the match as measures of their own (planner.binder.match_recognize)
+    # a measure the operator cannot evaluate: from its reads, which came out of the match as
+    # measures of their own (planner.binder.match_recognize)
     after = dict(node.spec.after)
     exprs = SparkExpressions({name: Field(name, m.type) for name, m in node.spec.measures}, t.time_zone)
     return Rel(result.select(*[
