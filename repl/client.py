@@ -194,7 +194,7 @@ def show_state(engine: Engine, ref: str) -> str:
     except ClientError as err:
         from sqlengine import checkpoint_root
 
-        root = checkpoint_root.root(engine.planner.settings, engine.home)
+        root = checkpoint_root.root(engine.planner.settings, engine.home, remote=engine.remote is not None)
         checkpoint, what = root / ref.strip(), f"Checkpoint '{ref.strip()}'"
         if not ref.strip() or not checkpoint.is_dir():
             kept = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []

@@ -1,18 +1,20 @@
 """Where jobs keep their checkpoints: ``<home>/checkpoints`` by default, or the directory of
 Flink's ``'execution.checkpointing.dir'`` (``state.checkpoints.dir`` before Flink 2; the command
 line's ``--checkpoint-root``); and their savepoints: ``<home>/savepoints``, or
-``'execution.checkpointing.savepoint-dir'`` (``state.savepoints.dir``). On a cluster the executors write the state there, so it must be a
-directory every machine mounts (NFS, a shared disk). sqlengine itself reads the checkpoints too
+``'execution.checkpointing.savepoint-dir'`` (``state.savepoints.dir``). On a cluster the executors
+write the state there, so it must be a directory every machine reaches: a shared mount (NFS) or a
+Hadoop URI (``hdfs://namenode:8020/checkpoints``). sqlengine itself reads the checkpoints too
 (savepoints, SHOW STATE, the state backend a checkpoint was written with, the end of a bounded
-input), through the local file system: a Hadoop URI other than ``file:`` is refused before a job
-starts, never half-used.
+input): a Hadoop URI through the JVM's Hadoop file system (``sqlengine.storage``), which over
+Spark Connect is not in this process, so there such a URI is refused before a job starts.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from sqlengine.connectors.file_sink_owner import local_path
+from sqlengine.storage import Location, is_uri, location
 
 KEY = "execution.checkpointing.dir"
 KEYS = (KEY, "state.checkpoints.dir")
@@ -20,19 +22,23 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 class NotLocal(ValueError):
-    pass
+    """A checkpoint or savepoint directory sqlengine cannot read and write from here."""
 
 
-def directory(text: str, key: str = KEY) -> Path:
-    """The directory a setting names: a path, or a ``file:`` URI (as Flink writes them)."""
-    if "://" in text and not text.startswith("file:"):
-        scheme = text.split("://", 1)[0]
-        raise NotLocal(
-            f"'{key}' = '{text}': checkpoints and savepoints must be on a file system mounted here and on every "
-            f"machine of the cluster (a path or a file: URI, e.g. an NFS mount); sqlengine reads them itself "
-            f"(savepoints, SHOW STATE), which it cannot do on {scheme}://"
-        )
-    return local_path(text)
+def directory(text: str, key: str = KEY, *, remote: bool = False) -> Location:
+    """The directory a setting names: a path, a ``file:`` URI (as Flink writes them) or a Hadoop
+    URI; ``remote``: the session is a Spark Connect client, which has no JVM to read one with."""
+    if is_uri(text):
+        scheme, rest = text.split("://", 1)
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme) or not rest.strip("/"):
+            raise NotLocal(f"'{key}' = '{text}' is not a directory: write a path or a URI such as hdfs://namenode:8020/checkpoints")
+        if remote:
+            raise NotLocal(
+                f"'{key}' = '{text}': over Spark Connect (--remote) checkpoints and savepoints must be on a directory "
+                f"mounted here and on the server (a path or a file: URI); sqlengine reads them itself (savepoints, "
+                f"SHOW STATE), and reads {scheme}:// through a JVM this process does not have"
+            )
+    return location(text)
 
 
 def setting(text: str | None) -> dict[str, str]:
@@ -44,10 +50,10 @@ def setting(text: str | None) -> dict[str, str]:
     return {KEY: text}
 
 
-def root(settings: dict[str, str], home: Path) -> Path:
+def root(settings: dict[str, str], home: Path, *, remote: bool = False) -> Location:
     """The directory the checkpoints of jobs planned with ``settings`` go under."""
-    text = next((settings[k] for k in KEYS if settings.get(k)), None)
-    return directory(text) if text else Path(home) / "checkpoints"
+    key = next((k for k in KEYS if settings.get(k)), None)
+    return directory(settings[key], key, remote=remote) if key else Path(home) / "checkpoints"
 
 
 def is_set(settings: dict[str, str]) -> bool:
@@ -70,8 +76,8 @@ SAVEPOINT_KEY = "execution.checkpointing.savepoint-dir"
 SAVEPOINT_KEYS = (SAVEPOINT_KEY, "state.savepoints.dir")
 
 
-def savepoint_root(settings: dict[str, str], home: Path) -> Path:
+def savepoint_root(settings: dict[str, str], home: Path, *, remote: bool = False) -> Location:
     """The directory STOP JOB ... WITH SAVEPOINT writes savepoints under (raises NotLocal for
-    another file system, before the job is stopped)."""
+    one it cannot reach, before the job is stopped)."""
     key = next((k for k in SAVEPOINT_KEYS if settings.get(k)), None)
-    return directory(settings[key], key) if key else Path(home) / "savepoints"
+    return directory(settings[key], key, remote=remote) if key else Path(home) / "savepoints"

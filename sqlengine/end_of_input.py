@@ -22,8 +22,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
+from sqlengine import storage
+from sqlengine.storage import Location
 from sqlengine.translate.core import SourceInfo
 
 EOS_TIME = "9999-12-31T23:59:59.000Z"
@@ -40,12 +41,12 @@ NO_PUSHDOWN = ",".join(
 class Marker:
     """The end-of-input marker of one source: a JSON file with one row in its private directory."""
 
-    directory: Path
+    directory: Location
     time_column: str
     flag_column: str
 
     @property
-    def path(self) -> Path:
+    def path(self) -> Location:
         return self.directory / "end-of-input.json"
 
     @property
@@ -59,7 +60,7 @@ class Marker:
             return False
         tmp = self.directory / ".end-of-input.json.tmp"
         tmp.write_text(json.dumps({self.time_column: EOS_TIME, self.flag_column: True}) + "\n")
-        tmp.rename(self.path)
+        storage.replace(tmp, self.path)
         return True
 
 

@@ -30,13 +30,13 @@ from planner.problems import PlanningError, located
 from planner.source import Span
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome, PlannerSession
-from sqlengine import checkpoint_root, errors, savepoints, state_backend
+from sqlengine import checkpoint_root, errors, savepoints, state_backend, storage
 from sqlengine.connectors import file_sink_owner as owner
 from sqlengine.connectors.errors import ConnectorError
-from sqlengine.connectors.file_sink_owner import local_path
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status, Trigger
 from sqlengine.session import session_overrides
+from sqlengine.storage import Location
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -103,7 +103,7 @@ class Engine:
         self._spark_error: BaseException | None = None
         self._spark_thread: threading.Thread | None = None
         self._jobs: JobManager | None = None
-        self._transient: list[Path] = []  # the SELECTs' checkpoints, removed by cleanup_tmp
+        self._transient: list[Location] = []  # the SELECTs' checkpoints, removed by cleanup_tmp
 
     # -- Spark ---------------------------------------------------------------------------------
 
@@ -177,7 +177,7 @@ class Engine:
         streaming = analysis.streaming
         job_id = JobManager.new_id()
         try:
-            root = checkpoint_root.root(outcome.settings, self.home)
+            root = checkpoint_root.root(outcome.settings, self.home, remote=self.remote is not None)
         except checkpoint_root.NotLocal as err:
             raise located(PlanningError(str(err)), stmt.source, stmt.span) from None
         if outcome.kind == Kind.QUERY:
@@ -255,7 +255,7 @@ class Engine:
         )
         return self.jobs.submit(job)
 
-    def _resume(self, outcome: Outcome, pipelines: list[Pipeline], checkpoint: Path, spark: SparkSession, buckets: int,
+    def _resume(self, outcome: Outcome, pipelines: list[Pipeline], checkpoint: Location, spark: SparkSession, buckets: int,
                 backend: str) -> list[str]:
         """Check that the job's stateful operators can take over the state it starts from (its
         checkpoint, or the savepoint of 'execution.savepoint.path'), lay that state out, and keep
@@ -283,13 +283,13 @@ class Engine:
             raise located(PlanningError(str(err)), stmt.source, stmt.span) from None
         return resume.notes
 
-    def savepoint_root(self) -> Path:
+    def savepoint_root(self) -> Location:
         """Where the next savepoint goes: the session's 'execution.checkpointing.savepoint-dir'
         (``state.savepoints.dir``), or ``<home>/savepoints``; raises NotLocal (a ValueError)
         for a file system sqlengine cannot read."""
-        return checkpoint_root.savepoint_root(self.planner.settings, self.home)
+        return checkpoint_root.savepoint_root(self.planner.settings, self.home, remote=self.remote is not None)
 
-    def take_savepoint(self, job: Job) -> Path:
+    def take_savepoint(self, job: Job) -> Location:
         """A savepoint of a job ``STOP JOB ... WITH SAVEPOINT`` has stopped (``savepoints.check_can_take``
         and ``savepoint_root`` are asked before it is stopped)."""
         return savepoints.take(job, self.savepoint_root())
@@ -300,7 +300,7 @@ class Engine:
         digest = hashlib.sha1(f"{canonical}|{streaming}".encode()).hexdigest()[:12]
         return f"{sinks or 'job'}-{digest}"
 
-    def _sink_pipeline(self, plan: Sink, translated: Translated, name: str, streaming: bool, job_dir: Path) -> Pipeline:
+    def _sink_pipeline(self, plan: Sink, translated: Translated, name: str, streaming: bool, job_dir: Location) -> Pipeline:
         from pyspark.sql import functions as F
 
         from sqlengine.connectors import get_connector
@@ -333,7 +333,7 @@ class Engine:
             kind_column=kind,
         )
 
-        def start(trigger: Trigger, ck: Path) -> StreamingQuery | None:
+        def start(trigger: Trigger, ck: Location) -> StreamingQuery | None:
             writer = connector.sink(df, request)
             if writer is None:  # batch: written already
                 return None
@@ -353,15 +353,15 @@ class Engine:
         directory (other sessions' are theirs to remove)."""
         shutil.rmtree(self.home / "tmp", ignore_errors=True)
         for path in self._transient:
-            shutil.rmtree(path, ignore_errors=True)
+            storage.rmtree(path)
         self._transient.clear()
 
 
-def _recorded_backend(settings: dict[str, str], checkpoint: Path, queries: int) -> str | None:
+def _recorded_backend(settings: dict[str, str], checkpoint: Location, queries: int) -> str | None:
     """The state store the job's state was written with: its savepoint's, or its checkpoint's
     (None: a new job)."""
     path = settings.get(savepoints.SAVEPOINT_PATH)
-    source = local_path(path) if path else checkpoint
+    source = storage.location(path) if path else checkpoint
     return next((p for i in range(queries) if (p := state_backend.in_checkpoint(source / f"q{i}"))), None)
 
 
@@ -388,7 +388,7 @@ def _local_file_sinks(plans: Sequence[Node]) -> list[tuple[int, Sink, Path]]:
     ]
 
 
-def _file_sinks_ahead(plans: Sequence[Node], savepoint: Path) -> list[str]:
+def _file_sinks_ahead(plans: Sequence[Node], savepoint: Location) -> list[str]:
     """Warnings for the file sinks that have gone past the savepoint (``savepoints.file_sink_ahead``)."""
     notes = (savepoints.file_sink_ahead(savepoint / f"q{i}", d) for i, _, d in _local_file_sinks(plans))
     return [n for n in notes if n]
@@ -405,7 +405,7 @@ def _spark_refused(err: BaseException, stmt: Statement) -> SqlError:
     return SqlError(f"Spark cannot run this statement: {why}", stmt.source, span, code="E003")
 
 
-def _claim_file_sinks(plans: Sequence[Node], checkpoint: Path, streaming: bool, from_savepoint: bool) -> None:
+def _claim_file_sinks(plans: Sequence[Node], checkpoint: Location, streaming: bool, from_savepoint: bool) -> None:
     """Refuse a filesystem sink whose directory would lose rows to Spark's commit log, and record
     a streaming query as its directory's writer (``connectors.file_sink_owner``)."""
     sinks = _local_file_sinks(plans)
@@ -468,7 +468,7 @@ def _result_pipeline(translated: Translated, result: ResultTable, name: str, str
             batch_df = _cast_columns(batch_df, times)
         result.apply(batch_id, [tuple(r) for r in batch_df.collect()])
 
-    def start(trigger: Trigger, ck: Path) -> StreamingQuery | None:
+    def start(trigger: Trigger, ck: Location) -> StreamingQuery | None:
         if not streaming:
             result.apply(0, [tuple(r) for r in df.collect()])
             return None
@@ -512,7 +512,7 @@ def _once(start: Start) -> Start:
     """A batch pipeline runs once, synchronously, inside the job's thread."""
     ran = False
 
-    def run(trigger: Trigger, ck: Path) -> StreamingQuery | None:
+    def run(trigger: Trigger, ck: Location) -> StreamingQuery | None:
         nonlocal ran
         if not ran:
             start(trigger, ck)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from sqlengine.connectors.file_sink_owner import batch_ids
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.progress import ChangelogKeys, Snapshot, from_progress
+from sqlengine.storage import Location
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -65,7 +66,7 @@ class Trigger:
 
 
 # start(trigger, checkpoint) -> the started query (None: a batch run, done already)
-Start = Callable[[Trigger, Path], "StreamingQuery | None"]
+Start = Callable[[Trigger, Location], "StreamingQuery | None"]
 
 
 @dataclass
@@ -85,7 +86,7 @@ class Job:
     name: str
     sql: str
     kind: JobKind
-    checkpoint: Path
+    checkpoint: Location
     pipelines: list[Pipeline]
     bounded: bool  # a streaming job over bounded sources (availableNow; ends by itself)
     result: ResultTable | None = None
@@ -297,11 +298,11 @@ class JobManager:
             job.ended_at = time.time()
 
 
-def interrupted_batches(checkpoint: Path) -> dict[str, int]:
+def interrupted_batches(checkpoint: Location) -> dict[str, int]:
     """Per query of a job's checkpoint (``q0``, ``q0-side0``, ...): the micro-batch it has planned
     (its offsets) and not committed, if any."""
     out: dict[str, int] = {}
-    for query in sorted(checkpoint.glob("q*")):
+    for query in sorted(checkpoint.glob("q*"), key=str):
         last = max(batch_ids(query / "offsets"), default=-1)
         if last > max(batch_ids(query / "commits"), default=-1):
             out[query.name] = last

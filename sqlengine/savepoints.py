@@ -13,15 +13,16 @@ and an incompatible change is refused with its reason (``Refused``) instead of f
 from __future__ import annotations
 
 import json
-import shutil
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.resume import JobPrint, Verdict, compare
-from sqlengine.connectors.file_sink_owner import LOG, batch_ids, local_path
+from sqlengine import storage
+from sqlengine.connectors.file_sink_owner import LOG, batch_ids
 from sqlengine.jobs import Job, JobKind, Status, interrupted_batches
+from sqlengine.storage import Location
 
 PLAN_FILE = "sqlengine-plan.json"
 SAVEPOINT_FILE = "savepoint.json"  # in a savepoint: which job it was taken of, and when
@@ -51,7 +52,7 @@ class Resume:
     """What starting a job does with the state it finds: the savepoint it copies in first (None:
     the checkpoint as it is), the queries whose old state is left behind, and what to tell."""
 
-    savepoint: Path | None = None
+    savepoint: Location | None = None
     unclaimed: tuple[int, ...] = ()
     fresh: tuple[int, ...] = ()  # queries new to the job: whatever is in their directory goes
     notes: list[str] = field(default_factory=list)
@@ -60,7 +61,7 @@ class Resume:
 # -- reading and writing -------------------------------------------------------------------------
 
 
-def read_print(directory: Path) -> JobPrint | None:
+def read_print(directory: Location) -> JobPrint | None:
     """The fingerprint stored in a checkpoint or savepoint (None: there is none)."""
     path = directory / PLAN_FILE
     if not path.is_file():
@@ -71,17 +72,17 @@ def read_print(directory: Path) -> JobPrint | None:
         raise SavepointError(f"{path} cannot be read as sqlengine's plan fingerprint: {err}") from None
 
 
-def write_print(checkpoint: Path, fingerprint: JobPrint) -> None:
+def write_print(checkpoint: Location, fingerprint: JobPrint) -> None:
     try:
         checkpoint.mkdir(parents=True, exist_ok=True)
         tmp = checkpoint / f".{PLAN_FILE}.tmp"
         tmp.write_text(fingerprint.to_json())
-        tmp.replace(checkpoint / PLAN_FILE)  # never half a file, whatever stops us
+        storage.replace(tmp, checkpoint / PLAN_FILE)  # never half a file, whatever stops us
     except OSError as err:
         raise SavepointError(f"cannot write {checkpoint / PLAN_FILE}: {err.strerror or err}") from None
 
 
-def has_progress(checkpoint: Path) -> bool:
+def has_progress(checkpoint: Location) -> bool:
     """Whether a query of the job has written an offset: Spark then resumes from it (a
     checkpoint without one starts from scratch, whatever plan it was made for)."""
     return any(any(q.glob("offsets/[0-9]*")) for q in checkpoint.glob("q*") if q.is_dir())
@@ -103,7 +104,7 @@ def check_can_take(job: Job) -> None:
         )
 
 
-def take(job: Job, root: Path) -> Path:
+def take(job: Job, root: Location) -> Location:
     """Copy a stopped job's checkpoint, all of it (its fingerprint too), into a new savepoint
     under ``root`` (``checkpoint_root.savepoint_root``)."""
     if job.status == Status.FAILED:
@@ -120,10 +121,10 @@ def take(job: Job, root: Path) -> Path:
     about = {"job": job.id, "name": job.name, "statement": job.sql, "checkpoint": str(job.checkpoint), "taken": time.strftime("%Y-%m-%dT%H:%M:%S")}
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(job.checkpoint, target)
+        storage.copytree(job.checkpoint, target)
         (target / SAVEPOINT_FILE).write_text(json.dumps(about, indent=1))
     except OSError as err:
-        shutil.rmtree(target, ignore_errors=True)  # half a savepoint is none
+        storage.rmtree(target)  # half a savepoint is none
         raise SavepointError(f"cannot copy the checkpoint {job.checkpoint} into {target}: {err.strerror or err}") from None
     return target
 
@@ -131,7 +132,7 @@ def take(job: Job, root: Path) -> Path:
 # -- resuming ------------------------------------------------------------------------------------
 
 
-def plan_resume(settings: dict[str, str], fingerprint: JobPrint, checkpoint: Path, name: str | None) -> Resume:
+def plan_resume(settings: dict[str, str], fingerprint: JobPrint, checkpoint: Location, name: str | None) -> Resume:
     """What to start the job from, with the new plan's ``fingerprint``: the savepoint of
     'execution.savepoint.path', or the job's own checkpoint. Raises ``Refused`` when the new
     plan's stateful operators cannot take over the state, ``SavepointError`` for a path that is
@@ -139,7 +140,7 @@ def plan_resume(settings: dict[str, str], fingerprint: JobPrint, checkpoint: Pat
     ignore = settings.get(IGNORE_UNCLAIMED, "false").lower() == "true"
     path_text = settings.get(SAVEPOINT_PATH)
     if path_text:
-        savepoint = local_path(path_text)
+        savepoint = storage.location(path_text)
         if not savepoint.is_dir():
             raise SavepointError(f"'{SAVEPOINT_PATH}' = '{path_text}': no such directory")
         old = read_print(savepoint)
@@ -147,7 +148,7 @@ def plan_resume(settings: dict[str, str], fingerprint: JobPrint, checkpoint: Pat
             raise SavepointError(f"'{SAVEPOINT_PATH}' = '{path_text}' is not a savepoint or checkpoint of sqlengine (it has no {PLAN_FILE})")
         verdict = compare(old, fingerprint, ignore_unclaimed=ignore)
         _refuse(verdict, f"Cannot resume from savepoint {savepoint}", f"to start without it, RESET '{SAVEPOINT_PATH}'")
-        same = savepoint == checkpoint.resolve()
+        same = storage.same(savepoint, checkpoint)
         resume = _resume(verdict, old, fingerprint, None if same else savepoint)
         if not same:
             resume.notes.insert(0, f"Resuming from savepoint {savepoint}")
@@ -168,12 +169,12 @@ def _refuse(verdict: Verdict, what: str, hint: str) -> None:
         raise Refused(f"{what}: {verdict}", verdict.changes[0].node, hint)
 
 
-def _resume(verdict: Verdict, old: JobPrint, new: JobPrint, savepoint: Path | None) -> Resume:
+def _resume(verdict: Verdict, old: JobPrint, new: JobPrint, savepoint: Location | None) -> Resume:
     fresh = tuple(range(len(old.pipelines), len(new.pipelines)))
     return Resume(savepoint, verdict.unclaimed, fresh, list(verdict.notes))
 
 
-def apply(resume: Resume, checkpoint: Path, pipelines: int) -> None:
+def apply(resume: Resume, checkpoint: Location, pipelines: int) -> None:
     """Lay the job's checkpoint out as ``resume`` says, before the job starts: the savepoint
     copied in (with new query ids, so that it may run beside the job it was taken of), the state
     left unclaimed removed."""
@@ -183,24 +184,24 @@ def apply(resume: Resume, checkpoint: Path, pipelines: int) -> None:
         raise SavepointError(f"cannot lay out the checkpoint {checkpoint}: {err.strerror or err}") from None
 
 
-def _apply(resume: Resume, checkpoint: Path, pipelines: int) -> None:
+def _apply(resume: Resume, checkpoint: Location, pipelines: int) -> None:
     if resume.savepoint is not None:
         if checkpoint.exists():
-            shutil.rmtree(checkpoint)
-        shutil.copytree(resume.savepoint, checkpoint, ignore=shutil.ignore_patterns(SAVEPOINT_FILE))
+            storage.rmtree(checkpoint, ignore_errors=False)
+        storage.copytree(resume.savepoint, checkpoint, leave_out=SAVEPOINT_FILE)
         for metadata in checkpoint.glob("q*/metadata"):
             metadata.write_text(json.dumps({"id": str(uuid.uuid4())}) + "\n")
     for i in resume.unclaimed:
         # a query still in the job keeps its offsets and loses its state; one no longer in it goes
         if i < pipelines:
-            shutil.rmtree(checkpoint / f"q{i}" / "state", ignore_errors=True)
+            storage.rmtree(checkpoint / f"q{i}" / "state")
         else:
             _remove_query(checkpoint, i)
     for i in resume.fresh:  # a new INSERT of a statement set starts from nothing
         _remove_query(checkpoint, i)
 
 
-def file_sink_ahead(query: Path, sink_dir: Path) -> str | None:
+def file_sink_ahead(query: Location, sink_dir: Path) -> str | None:
     """What to tell when a file sink has committed batches that a query restored from a
     savepoint will run again: Spark's file sink skips a batch whose id its log (``_spark_metadata``)
     already has, so those rows would not be written there."""
@@ -218,6 +219,6 @@ def file_sink_ahead(query: Path, sink_dir: Path) -> str | None:
     )
 
 
-def _remove_query(checkpoint: Path, i: int) -> None:
+def _remove_query(checkpoint: Location, i: int) -> None:
     for path in [checkpoint / f"q{i}", *checkpoint.glob(f"q{i}-side*")]:
-        shutil.rmtree(path, ignore_errors=True)
+        storage.rmtree(path)

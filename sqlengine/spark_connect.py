@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from sqlengine.storage import Location
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.streaming.readwriter import DataStreamWriter
@@ -158,7 +160,7 @@ class ResultBatches:
         self._next = 0
         self._lock = threading.Lock()
 
-    def start(self, df: DataFrame, mode: str, checkpoint: Path) -> DataStreamWriter:
+    def start(self, df: DataFrame, mode: str, checkpoint: Location) -> DataStreamWriter:
         """The query's writer, its rows to ``checkpoint``/results on the server."""
         self.directory = str(checkpoint / "results")
         from pyspark.sql.types import LongType, StructField, StructType

@@ -11,8 +11,9 @@ reads it back, so that a changed setting is reported instead of silently ignored
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from sqlengine.storage import Location
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -52,7 +53,7 @@ def in_force(spark: SparkSession) -> str:
     return spark.conf.get(PROVIDER_KEY) or HDFS
 
 
-def in_checkpoint(query_checkpoint: Path) -> str | None:
+def in_checkpoint(query_checkpoint: Location) -> str | None:
     """The provider a streaming query's checkpoint was created with (from its latest offset log
     entry), or None when it has none yet (a new query, or one that never ran a batch)."""
     offsets = query_checkpoint / "offsets"

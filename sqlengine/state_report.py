@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.analysis.estimate import human_bytes
-from sqlengine import state_backend
+from sqlengine import state_backend, storage
+from sqlengine.storage import Location
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -48,7 +48,7 @@ class OperatorState:
 
 @dataclass(frozen=True)
 class StateReport:
-    checkpoint: Path
+    checkpoint: Location
     backend: str  # Flink's name of the provider the checkpoint was created with
     operators: tuple[OperatorState, ...]
 
@@ -59,7 +59,7 @@ class StateReport:
         return "\n".join(lines)
 
 
-def read_state(spark: SparkSession, checkpoint: Path) -> StateReport:
+def read_state(spark: SparkSession, checkpoint: Location) -> StateReport:
     """The state of every streaming query of a job's checkpoint."""
     operators: list[OperatorState] = []
     backend = None
@@ -73,7 +73,7 @@ def read_state(spark: SparkSession, checkpoint: Path) -> StateReport:
     return StateReport(checkpoint, state_backend.name_of(backend), tuple(operators))
 
 
-def _query_state(spark: SparkSession, q: Path) -> list[OperatorState]:
+def _query_state(spark: SparkSession, q: Location) -> list[OperatorState]:
     out = []
     meta = spark.read.format("state-metadata").load(str(q)).collect()
     seen: set[int] = set()
@@ -90,7 +90,7 @@ def _query_state(spark: SparkSession, q: Path) -> list[OperatorState]:
             stores = [(str(v), {"stateVarName": str(v)}) for v in variables if v]
         else:
             stores = [(str(m["stateStoreName"]), {"storeName": str(m["stateStoreName"])})]
-        size: int | None = _bytes(q / "state" / str(op_id))
+        size: int | None = storage.tree_bytes(q / "state" / str(op_id))
         for label, options in stores:
             out.append(OperatorState(
                 q.name, op_id, name, label, int(m["numPartitions"]), int(m["maxBatchId"]),
@@ -100,7 +100,7 @@ def _query_state(spark: SparkSession, q: Path) -> list[OperatorState]:
     return out
 
 
-def _entries(spark: SparkSession, q: Path, op_id: int, options: dict[str, str]) -> int | None:
+def _entries(spark: SparkSession, q: Location, op_id: int, options: dict[str, str]) -> int | None:
     try:
         return int(spark.read.format("statestore").option("operatorId", str(op_id)).options(**options).load(str(q)).count())
     except Exception:  # a store the reader cannot open: say so, the rest of the report stands
@@ -108,5 +108,4 @@ def _entries(spark: SparkSession, q: Path, op_id: int, options: dict[str, str]) 
         return None
 
 
-def _bytes(root: Path) -> int:
-    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.is_dir() else 0
+

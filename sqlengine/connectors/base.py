@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from catalog import TableDef
+from sqlengine.storage import Location
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -30,7 +30,7 @@ class SourceRequest:
     # True: a streaming DataFrame (readStream); False: batch (execution.runtime-mode = batch)
     streaming: bool
     # a directory private to this job (dead letters default there, connector scratch files)
-    job_dir: Path
+    job_dir: Location
     # conjuncts of the query's filter right on this table (sqlglot expressions over its columns):
     # a source may use them to produce fewer rows, as Flink's SupportsFilterPushDown; the filter
     # still runs on what the source returns
@@ -66,7 +66,7 @@ class SinkRequest:
     # "append" (insert-only input) or "update" (upsert input with key ``upsert_key``)
     output_mode: str
     upsert_key: tuple[str, ...]
-    job_dir: Path
+    job_dir: Location
     # INSERT OVERWRITE (batch mode only): replace the table's data, or the partitions written
     overwrite: bool = False
     # a changelog (output mode "append"): each row's kind (0 +I, 1 -U, 2 +U, 3 -D) in this column,

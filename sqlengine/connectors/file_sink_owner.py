@@ -16,6 +16,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlengine.storage import Location, is_uri, local_path
+
 LOG = "_spark_metadata"
 OWNER = "_sqlengine_writer"
 
@@ -29,14 +31,14 @@ class SinkDir:
     """One filesystem sink of a job: its directory and the checkpoint of the query writing it."""
 
     directory: Path
-    checkpoint: Path
+    checkpoint: Location
 
 
 def claim_for_streaming(sink: SinkDir, *, from_savepoint: bool) -> None:
     """Check that a streaming query may write ``sink.directory`` and record it as its writer.
     A job resumed from a savepoint may find the sink ahead of it: that is told as a note
     (``savepoints.file_sink_ahead``), not refused."""
-    directory, me = sink.directory, str(sink.checkpoint.resolve())
+    directory, me = sink.directory, str(sink.checkpoint.resolve() if isinstance(sink.checkpoint, Path) else sink.checkpoint)
     written = batch_ids(directory / LOG)
     owner = _owner(directory)
     if written:
@@ -97,20 +99,9 @@ def same_directory(sinks: list[tuple[str, Path]]) -> str | None:
     return None
 
 
-def local_path(text: str) -> Path:
-    """The directory a path option names (Flink writes them as file: URIs too)."""
-    for prefix in ("file://", "file:"):
-        if text.startswith(prefix):
-            text = text[len(prefix) :]
-            break
-    return Path(text).expanduser().resolve()
-
-
 def local_directory(path: str) -> Path | None:
     """The local directory a sink's path names; None for another file system (not checked)."""
-    if "://" in path and not path.startswith("file:"):
-        return None
-    return local_path(path)
+    return None if is_uri(path) else local_path(path)
 
 
 def _owner(directory: Path) -> str | None:
@@ -122,7 +113,7 @@ def _owner(directory: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def batch_ids(log: Path) -> list[int]:
+def batch_ids(log: Location) -> list[int]:
     """The batch ids of a Spark log directory (``3``, ``9.compact``)."""
     if not log.is_dir():
         return []

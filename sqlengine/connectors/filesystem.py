@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from catalog.connectors import CONNECTORS
+from sqlengine import storage
 from sqlengine.connectors.base import Connector, SinkRequest, SourceRequest, SourceResult
 from sqlengine.connectors.malformed import (
     CORRUPT_COLUMN,
@@ -146,10 +147,8 @@ class Filesystem(Connector):
         if mode in ("skip", "dead-letter") and fmt in ("json", "csv"):
             data_columns = [c.name for c in physical]
             if mode == "dead-letter":
-                target = Path(
-                    opts.string("errors.dead-letter.path")
-                    or request.job_dir / "dead-letter" / table.name
-                )
+                named = opts.string("errors.dead-letter.path")
+                target = storage.location(named) if named else request.job_dir / "dead-letter" / table.name
                 if request.streaming:
                     side = (
                         DeadLetterQuery(

@@ -14,10 +14,10 @@ import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlengine.connectors.options import TableOptions
+from sqlengine.storage import Location
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -81,19 +81,19 @@ class DeadLetterQuery:
     """A side query (see SourceResult.side_queries): writes the bad records of a streaming read."""
 
     table: str
-    path: Path
+    path: Location
     read: Callable[[SparkSession], DataFrame]  # the same streaming read as the main query's
     data_columns: tuple[str, ...]
     bounded: bool
     interval_seconds: float | None
 
-    def __call__(self, spark: SparkSession, checkpoint_root: str | Path) -> StreamingQuery:
+    def __call__(self, spark: SparkSession, checkpoint_root: Location) -> StreamingQuery:
         writer = (
             bad_records(self.read(spark), list(self.data_columns))
             .writeStream.format("json")
             .queryName(f"{self.table} dead letters")
             .option("path", str(self.path))
-            .option("checkpointLocation", str(Path(checkpoint_root) / f"dead-letter-{self.table}"))
+            .option("checkpointLocation", str(checkpoint_root / f"dead-letter-{self.table}"))
         )
         if self.bounded:
             writer = writer.trigger(availableNow=True)

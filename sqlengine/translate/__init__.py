@@ -5,13 +5,13 @@ the operator and why; the handlers themselves decide nothing of the sort."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.analysis.physical import DEFAULT_BUCKETS
 from planner.analysis.properties import Mode
 from planner.logical.operators import Node, Sink
 from planner.source import SourceText
+from sqlengine.storage import Location
 from sqlengine.translate.core import SourceInfo, TranslationBug, Translator
 from sqlengine.translate.dispatch import handler_for
 from sqlengine.translate.errors import TranslationError
@@ -52,7 +52,7 @@ class Translated:
 
 
 def translate(
-    plan: Node, analysis: Analysis, spark: SparkSession, *, job_dir: Path, end_markers: bool = True, buckets: int = DEFAULT_BUCKETS,
+    plan: Node, analysis: Analysis, spark: SparkSession, *, job_dir: Location, end_markers: bool = True, buckets: int = DEFAULT_BUCKETS,
     source: SourceText | None = None,
 ) -> Translated:
     """The DataFrame of one plan of ``analysis`` (streaming or batch, as the analysis was made).

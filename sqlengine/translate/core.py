@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.analysis.check import Windows, carried_windows
@@ -24,6 +23,7 @@ from planner.analysis.physical import Physical
 from planner.analysis.properties import NodeProps
 from planner.logical.fields import Field
 from planner.logical.operators import Node, Scan
+from sqlengine.storage import Location
 from sqlengine.translate.expressions import SparkExpressions, quote
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ class SourceInfo:
     metric_names: tuple[str, ...] = ()
     # the end-of-input marker of a bounded, watermarked source: where it is written, and the
     # columns of its one row (the watermarked column, and the flag that tells it from data)
-    marker_dir: Path | None = None
+    marker_dir: Location | None = None
     time_column: str | None = None
     marker_column: str | None = None
     # the whole input arrives in the first micro-batch (catalog.connectors: ConnectorSpec.one_batch)
@@ -100,7 +100,7 @@ class Translator:
     spark: SparkSession
     props: dict[int, NodeProps]
     streaming: bool
-    job_dir: Path
+    job_dir: Location
     # which handler translates a node (sqlengine.translate.dispatch.handler_for, given by whoever
     # builds the translator, so that this module never imports the handlers that import it)
     handler_for: HandlerLookup

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+import tempfile
 import warnings
 import zipfile
 from collections.abc import Callable, Sequence
@@ -36,6 +37,7 @@ from planner.source import SourceText, Span
 from planner.udf import UserFunction, load
 from sqlengine.errors import USER_FAILURE_MARKER, USER_FUNCTIONS
 from sqlengine.spark_connect import add_py_file
+from sqlengine.storage import Location
 from sqlengine.types import spark_type
 
 if TYPE_CHECKING:
@@ -72,7 +74,7 @@ def user_calls(plans: Sequence[Node]) -> dict[str, tuple[UserFunction, exp.Expr]
     return out
 
 
-def register(spark: SparkSession, plans: Sequence[Node], source: SourceText | None, job_dir: Path) -> None:
+def register(spark: SparkSession, plans: Sequence[Node], source: SourceText | None, job_dir: Location) -> None:
     """Register every user function the plans call in ``spark`` (the job's own session)."""
     for name, (udf, call) in user_calls(plans).items():
         sig = udf.signature
@@ -131,7 +133,7 @@ def _by_value(fn: Callable[..., Any]) -> None:
             cloudpickle.register_pickle_by_value(m)  # type: ignore[no-untyped-call]  # pyspark.cloudpickle is untyped
 
 
-def _ship(spark: SparkSession, module_file: str | None, target: str, job_dir: Path) -> None:
+def _ship(spark: SparkSession, module_file: str | None, target: str, job_dir: Location) -> None:
     """The function's module (its top-level package, zipped, for a module in a package) to the
     Python workers, as ``spark.submit.pyFiles`` would on a cluster: what the function imports from
     beside it. Spark takes a file of a given name once per application; the function itself
@@ -147,7 +149,9 @@ def _ship(spark: SparkSession, module_file: str | None, target: str, job_dir: Pa
     top = path.parent
     for _ in range(depth - (1 if path.name != "__init__.py" else 0)):
         top = top.parent
-    archive = job_dir / "udf" / f"{top.name}.zip"
+    # zipped on this machine: Spark ships a file of the driver's to the workers
+    local = job_dir if isinstance(job_dir, Path) else Path(tempfile.mkdtemp(prefix="sqlengine-job-"))
+    archive = local / "udf" / f"{top.name}.zip"
     archive.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(archive, "w") as z:
         for f in top.rglob("*.py"):

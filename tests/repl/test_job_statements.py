@@ -15,21 +15,23 @@ from repl.client import ClientError
 from repl.job_statements import answer
 from sqlengine.checkpoint_root import savepoint_root
 from sqlengine.jobs import Job, JobKind, Status
+from sqlengine.storage import Location
 
 
 class Engine:
     """What the job statements ask of the engine: its jobs, and a savepoint of a stopped one."""
 
-    def __init__(self, *jobs: Job, settings: dict[str, str] | None = None) -> None:
+    def __init__(self, *jobs: Job, settings: dict[str, str] | None = None, remote: bool = False) -> None:
         self.jobs = list(jobs)
         self.savepoints: list[str] = []
         self.settings = settings or {}
+        self.remote = remote  # a Spark Connect client: no JVM to reach a Hadoop URI with
 
     def job_list(self) -> list[Job]:
         return self.jobs
 
-    def savepoint_root(self) -> Path:
-        return savepoint_root(self.settings, Path("/home/me/.sqlengine"))
+    def savepoint_root(self) -> Location:
+        return savepoint_root(self.settings, Path("/home/me/.sqlengine"), remote=self.remote)
 
     def take_savepoint(self, job: Job) -> Path:
         self.savepoints.append(job.id)
@@ -99,8 +101,8 @@ def test_a_plain_stop_is_as_it_was():
 
 def test_a_savepoint_directory_sqlengine_cannot_write_is_said_before_the_job_is_stopped():
     running = job()
-    engine = Engine(running, settings={"execution.checkpointing.savepoint-dir": "s3://bucket/sp"})
+    engine = Engine(running, settings={"execution.checkpointing.savepoint-dir": "s3://bucket/sp"}, remote=True)
     stop, stopped = stopper()
-    with pytest.raises(ClientError, match=re.escape("'execution.checkpointing.savepoint-dir' = 's3://bucket/sp': checkpoints and savepoints")):
+    with pytest.raises(ClientError, match=re.escape("'execution.checkpointing.savepoint-dir' = 's3://bucket/sp': over Spark Connect")):
         answer(engine, stop_statement(f"STOP JOB '{running.id}' WITH SAVEPOINT;"), stop)
     assert stopped == [] and running.status == Status.RUNNING and engine.savepoints == []

@@ -1,7 +1,8 @@
 """Where jobs keep their checkpoints (sqlengine/checkpoint_root.py): under the home, or under
 Flink's 'execution.checkpointing.dir' (--checkpoint-root), a directory a cluster's machines share.
-Another file system's URI is refused before a job starts; a cluster's job whose checkpoint is on
-this machine only says so. The jobs themselves: tests/sqlengine/test_state_backend.py."""
+or any Hadoop URI (read and written through the JVM: tests/hdfs/, tests/repl/test_shell_hdfs.py),
+but not over Spark Connect, whose client has no JVM; a cluster's job whose checkpoint is on this
+machine only says so. The jobs themselves: tests/sqlengine/test_state_backend.py."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sqlengine import checkpoint_root
+from sqlengine.storage import HadoopPath
 
 
 def test_a_path_or_a_file_uri_names_the_directory(tmp_path: Path) -> None:
@@ -20,10 +22,24 @@ def test_a_path_or_a_file_uri_names_the_directory(tmp_path: Path) -> None:
     assert checkpoint_root.setting(str(tmp_path)) == {"execution.checkpointing.dir": str(tmp_path)}
 
 
-def test_another_file_system_is_refused_with_what_to_do() -> None:
-    with pytest.raises(checkpoint_root.NotLocal, match=r"'execution.checkpointing.dir' = 'hdfs://nn:8020/ck': checkpoints and savepoints "
-                       r"must be on a file system mounted here .* cannot do on hdfs://"):
-        checkpoint_root.setting("hdfs://nn:8020/ck")
+def test_a_hadoop_uri_names_a_directory_there(tmp_path: Path) -> None:
+    assert checkpoint_root.setting("hdfs://nn:8020/ck/") == {"execution.checkpointing.dir": "hdfs://nn:8020/ck/"}
+    root = checkpoint_root.root({"execution.checkpointing.dir": "hdfs://nn:8020/ck/"}, tmp_path)
+    assert root == HadoopPath("hdfs://nn:8020/ck") and str(root / "job-1" / "q0") == "hdfs://nn:8020/ck/job-1/q0"
+    assert (root / "job-1").name == "job-1" and (root / "job-1").parent == root
+    assert str(checkpoint_root.savepoint_root({"state.savepoints.dir": "s3a://bucket/sp"}, tmp_path)) == "s3a://bucket/sp"
+
+
+def test_a_hadoop_uri_is_refused_over_spark_connect_and_a_uri_of_no_directory_everywhere(tmp_path: Path) -> None:
+    with pytest.raises(checkpoint_root.NotLocal, match=r"'execution.checkpointing.dir' = 'hdfs://nn:8020/ck': over Spark Connect "
+                       r"\(--remote\) checkpoints and savepoints must be on a directory mounted here and on the server .* "
+                       r"reads hdfs:// through a JVM this process does not have"):
+        checkpoint_root.root({"execution.checkpointing.dir": "hdfs://nn:8020/ck"}, tmp_path, remote=True)
+    assert checkpoint_root.root({"execution.checkpointing.dir": str(tmp_path)}, tmp_path, remote=True) == tmp_path
+    with pytest.raises(checkpoint_root.NotLocal, match=r"'execution.checkpointing.dir' = 'hdfs://' is not a directory"):
+        checkpoint_root.setting("hdfs://")
+    with pytest.raises(checkpoint_root.NotLocal, match=r"'state.savepoints.dir' = '1x://a/b' is not a directory"):
+        checkpoint_root.savepoint_root({"state.savepoints.dir": "1x://a/b"}, tmp_path)
 
 
 def test_a_cluster_elsewhere_with_checkpoints_on_this_machine_is_told(tmp_path: Path) -> None:

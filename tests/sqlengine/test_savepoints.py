@@ -66,8 +66,8 @@ def test_the_savepoint_directory_is_flinks_setting_when_it_is_set(tmp_path, key)
     checkpoint_of(stopped.checkpoint, fingerprint(TOTALS))
     path = savepoints.take(stopped, savepoint_root({key: str(shared)}, tmp_path / "home"))
     assert path.parent == shared and savepoints.read_print(path) == fingerprint(TOTALS)
-    with pytest.raises(NotLocal, match=f"'{key}' = 's3://b/sp': checkpoints and savepoints must be on a file system mounted here"):
-        savepoint_root({key: "s3://b/sp"}, tmp_path / "home")
+    with pytest.raises(NotLocal, match=f"'{key}' = 's3://b/sp': over Spark Connect"):
+        savepoint_root({key: "s3://b/sp"}, tmp_path / "home", remote=True)
 
 
 def test_no_savepoint_is_taken_of_a_checkpoint_whose_last_batch_has_no_commit(tmp_path):
