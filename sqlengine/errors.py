@@ -86,6 +86,16 @@ def java_causes(err: BaseException, links: int = 8) -> list[str]:
     return out
 
 
+_INTERRUPTIONS = ("java.lang.InterruptedException", "java.io.InterruptedIOException", "java.nio.channels.ClosedByInterruptException")
+
+
+def interrupted(err: BaseException) -> bool:
+    """Whether a query failed because its thread was interrupted: stopping a query interrupts
+    its batch, and Spark takes most such failures for the stop they are, but not one from deeper
+    in a file system's client (HDFS's "Failed to shutdown streamer", caused by the interrupt)."""
+    return any(c.startswith(_INTERRUPTIONS) for c in java_causes(err))
+
+
 def describe(err: BaseException) -> str:
     """One line: what went wrong, in Spark's words and ours."""
     cause = err

@@ -21,6 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlengine import errors
 from sqlengine.connectors.file_sink_owner import batch_ids
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.progress import ChangelogKeys, Snapshot, from_progress
@@ -225,7 +226,9 @@ class JobManager:
                 for q in job._queries:
                     self._record(job, q)  # the batches since the last look
                     exc = q.exception()
-                    if exc is not None:
+                    if exc is not None and job._stop.is_set() and errors.interrupted(exc):
+                        log.info("job %s: a query's stop interrupted its batch: %s", job.id, errors.first_line(str(exc)))
+                    elif exc is not None:
                         raise exc
                 return
             if stoppable and job._stop.is_set():

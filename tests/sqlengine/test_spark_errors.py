@@ -75,3 +75,22 @@ def test_a_failure_raised_in_flinks_words_is_those_words_alone(spark):
     with pytest.raises(Exception) as info:
         spark.sql("SELECT raise_error('Key ''a'' is already present.') FROM range(1)").collect()
     assert describe(info.value) == "Key 'a' is already present."
+
+
+def test_a_failure_caused_by_the_stops_interrupt_is_told_from_another(spark):
+    """HDFS's client fails a write its thread's interrupt cut short with an IOException whose cause
+    is the interrupt: a query stopped while writing its checkpoint there ends that way, and the job
+    takes it for the stop it is (sqlengine.jobs: JobManager._monitor)."""
+    from sqlengine.errors import interrupted
+
+    jvm = spark.sparkContext._jvm
+
+    class Failed(Exception):  # the shape of py4j's Py4JJavaError: the Java throwable beside it
+        def __init__(self, java):
+            self.java_exception = java
+
+    streamer = jvm.java.io.IOException("Failed to shutdown streamer", jvm.java.lang.InterruptedException("sleep interrupted"))
+    assert interrupted(Failed(jvm.java.lang.RuntimeException("wrapped", streamer)))
+    assert interrupted(Failed(jvm.java.nio.channels.ClosedByInterruptException()))
+    assert not interrupted(Failed(jvm.java.io.IOException("Failed to shutdown streamer", jvm.java.io.IOException("disk full"))))
+    assert not interrupted(ValueError("not from the JVM"))
