@@ -162,13 +162,7 @@ class Cluster:
         self.master = _Daemon("master", self.workdir, [
             cls, "org.apache.spark.deploy.master.Master", "--host", LOOPBACK, "--port", str(self.port),
             "--webui-port", str(self.ui_port)], _env(self.workdir))
-        for i in range(self.workers):
-            d = self.worker_dir(i)
-            d.mkdir(parents=True, exist_ok=True)
-            self.worker_daemons.append(_Daemon(f"worker-{i}", self.workdir, [
-                cls, "org.apache.spark.deploy.worker.Worker", "--host", LOOPBACK, "--cores", str(self.cores),
-                "--memory", self.memory, "--work-dir", str(d), "--webui-port", str(free_port()), self.master_url,
-            ], _env(self.workdir, SPARK_WORKER_DIR=str(d))))
+        self.worker_daemons = [self._worker(i) for i in range(self.workers)]
         try:
             _wait(lambda: self.alive_workers() == self.workers, [self.master, *self.worker_daemons], timeout,
                   f"the cluster did not have {self.workers} workers within {timeout:.0f} s; see {self.workdir}")
@@ -176,6 +170,24 @@ class Cluster:
             self.stop()
             raise
         return self
+
+    def _worker(self, i: int) -> _Daemon:
+        d = self.worker_dir(i)
+        d.mkdir(parents=True, exist_ok=True)
+        return _Daemon(f"worker-{i}", self.workdir, [
+            str(spark_home() / "bin" / "spark-class"), "org.apache.spark.deploy.worker.Worker", "--host", LOOPBACK,
+            "--cores", str(self.cores), "--memory", self.memory, "--work-dir", str(d), "--webui-port", str(free_port()),
+            self.master_url,
+        ], _env(self.workdir, SPARK_WORKER_DIR=str(d)))
+
+    def revive(self, timeout: float = 90) -> None:
+        """Start again every worker that was killed, and wait until the master has them all."""
+        for i, daemon in enumerate(self.worker_daemons):
+            if not daemon.alive():
+                self.worker_daemons[i] = self._worker(i)
+        assert self.master is not None
+        _wait(lambda: self.alive_workers() == self.workers, [self.master, *self.worker_daemons], timeout,
+              f"the cluster did not have {self.workers} workers again within {timeout:.0f} s; see {self.workdir}")
 
     def kill_worker(self, i: int) -> None:
         """Kill worker i and its executors at once (SIGKILL), as a lost machine."""

@@ -60,6 +60,21 @@ def spark(tmp_path_factory):
     stop_session()
 
 
+@pytest.fixture(scope="session")
+def hdfs(tmp_path_factory):
+    """Hadoop's mini HDFS on loopback (scripts/hdfs_cluster.py), one for the run, started on
+    first use: its URI, ``hdfs://127.0.0.1:PORT``."""
+    from tests.scripts import load_script
+
+    mod = load_script("hdfs_cluster")
+    try:
+        cluster = mod.Hdfs(workdir=tmp_path_factory.mktemp("hdfs")).start()
+    except mod.HdfsError as err:
+        pytest.fail(f"the test HDFS did not start: {err}", pytrace=False)
+    yield cluster.uri
+    cluster.stop()
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """In CI a skipped test fails the run: a skip would otherwise pass unseen (-ra lists them)."""
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")

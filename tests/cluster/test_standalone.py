@@ -4,17 +4,21 @@ a changelog Top-2 give the rows Flink gives (worked out in tests/cluster/workloa
 tests/cluster/test_connect.py runs the same file in local mode), with tasks on both workers,
 although one worker is killed (SIGKILL to it and its executor) once the first micro-batch is done:
 Spark runs the lost tasks on the other worker, their state read back from the checkpoint, which lies
-under --checkpoint-root (as on a shared mount)."""
+under --checkpoint-root: a directory of its own (as on a shared mount), or HDFS (Hadoop's mini
+cluster on loopback, scripts/hdfs_cluster.py), where the executors write the state and sqlengine
+reads and removes the checkpoints through Spark's JVM."""
 
 from __future__ import annotations
 
 import subprocess
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from sqlengine.storage import HadoopPath, Location
 from tests.cluster import workload as w
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -25,7 +29,7 @@ class Run:
     proc: subprocess.CompletedProcess
     tasks: list[int]  # tasks each worker's executors ran before the kill
     killed_after: int  # micro-batches done when worker 1 was killed (0: the run had ended)
-    checkpoints_while_running: list[Path]  # the SELECTs' checkpoints under it, after the first micro-batch
+    checkpoints_while_running: list[Location]  # the SELECTs' checkpoints under it, after the first micro-batch
     home_tmp_while_running: bool  # whether the home's own tmp held any checkpoint then
 
 
@@ -34,14 +38,20 @@ def _batches_done(home: Path) -> int:
     return sum(len(p.read_text().splitlines()) for p in logs)
 
 
-@pytest.fixture(scope="module")
-def run(standalone, tmp_path_factory) -> Run:
+@pytest.fixture(scope="module", params=["shared-directory", "hdfs"])
+def run(request, standalone, tmp_path_factory) -> Run:
     root = tmp_path_factory.mktemp("cluster-runs")
     sql = root / "orders.sql"
     sql.write_text(w.orders_script(w.write_orders(root / "orders")))
     home = root / "home"
+    standalone.revive()  # the run before killed a worker
     before = standalone.tasks_per_worker()
-    shared = root / "shared"  # the checkpoints on a directory of their own, as on a shared mount
+    # the checkpoints on a directory of their own, as on a shared mount, or on HDFS; this process
+    # reads HDFS through its Spark session's JVM
+    shared: Location = root / "shared"
+    if request.param == "hdfs":
+        request.getfixturevalue("spark")
+        shared = HadoopPath(f"{request.getfixturevalue('hdfs')}/cluster-{uuid.uuid4().hex[:8]}")
     # the master as an init file sets it (SET 'spark.master'), not --master: the run must still
     # reach the cluster (test_both_workers_ran_tasks)
     init = root / "init.sql"
@@ -53,7 +63,7 @@ def run(standalone, tmp_path_factory) -> Run:
     while _batches_done(home) < 1 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     done = _batches_done(home) if proc.poll() is None else 0
-    checkpoints = sorted(p.parent.parent.parent for p in shared.glob("tmp/select-*/q*/offsets/0"))
+    checkpoints = sorted((p.parent.parent.parent for p in shared.glob("tmp/select-*/q*/offsets/0")), key=str)
     home_tmp = any((home / "tmp").glob("select-*"))
     tasks = [now - then for now, then in zip(standalone.tasks_per_worker(), before, strict=True)]
     standalone.kill_worker(1)
