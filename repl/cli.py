@@ -314,7 +314,7 @@ def spark_options(sp: argparse.ArgumentParser, level: str = "") -> None:
 
 def checkpoint_option(sp: argparse.ArgumentParser, level: str = "") -> None:
     sp.add_argument("--checkpoint-root", metavar="DIR", dest=f"{level}checkpoint_root",
-                    help="where jobs keep their checkpoints (default <home>/checkpoints; on a cluster, a directory every machine mounts); "
+                    help="where jobs keep their checkpoints (default <home>/checkpoints; on a cluster, hdfs://... or a directory every machine mounts); "
                          "as SET 'execution.checkpointing.dir'")
 
 

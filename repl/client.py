@@ -194,10 +194,14 @@ def show_state(engine: Engine, ref: str) -> str:
     except ClientError as err:
         from sqlengine import checkpoint_root
 
-        root = checkpoint_root.root(engine.planner.settings, engine.home, remote=engine.remote is not None)
-        checkpoint, what = root / ref.strip(), f"Checkpoint '{ref.strip()}'"
-        if not ref.strip() or not checkpoint.is_dir():
-            kept = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+        try:
+            root = checkpoint_root.root(engine.planner.settings, engine.home, remote=engine.remote is not None)
+            checkpoint, what = root / ref.strip(), f"Checkpoint '{ref.strip()}'"
+            found = bool(ref.strip()) and checkpoint.is_dir()
+            kept = [] if found or not root.is_dir() else sorted(p.name for p in root.iterdir() if p.is_dir())
+        except (OSError, ValueError) as unreachable:  # NotLocal, or a file system that did not answer
+            raise ClientError(f"{err}; {unreachable}") from None
+        if not found:
             shown = ", ".join(kept[:10]) + (", ..." if len(kept) > 10 else "") if kept else "none"
             raise ClientError(f"{err}; no checkpoint '{ref.strip()}' under {root} either (checkpoints: {shown})") from None
     try:

@@ -48,7 +48,9 @@ def answer(
     try:
         if with_savepoint:
             check_can_take(job)  # before it is stopped: a SELECT or a batch job has no savepoint
-            engine.savepoint_root()  # and a savepoint directory sqlengine cannot write is said first
+            # and a savepoint directory sqlengine cannot reach (a file system it has no jar for, a
+            # NameNode that is down) is said first
+            engine.savepoint_root().exists()
         if job.done:
             return [Line(f"Job {job.id} has already ended ({job.status.value}).", info=True)]
         if not stop(job, with_savepoint):
@@ -59,7 +61,7 @@ def answer(
         if not job.done:  # a checkpoint is copied only once nothing writes to it any more
             raise SavepointError(f"Job {job.id} is still stopping ({job.status.value}); no savepoint taken")
         path = engine.take_savepoint(job)
-    except (SavepointError, NotLocal) as err:
+    except (SavepointError, NotLocal, OSError) as err:
         raise ClientError(str(err)) from None
     # as Flink's SQL client answers it: a one-column table holding the savepoint's path
     return [Line(f"Job {job.id} stopped with a savepoint.", info=True), Line(render_table(("savepoint path",), [(str(path),)]))]

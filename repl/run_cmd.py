@@ -309,7 +309,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         from sqlengine import checkpoint_root
 
-        settings.update(checkpoint_root.setting(getattr(args, "checkpoint_root", None)))
+        remote = bool(getattr(args, "remote", None))
+        settings.update(checkpoint_root.setting(getattr(args, "checkpoint_root", None), remote=remote))
     except ValueError as err:
         error(str(err))
         return EXIT_SQL

@@ -468,7 +468,7 @@ def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark:
     try:
         variables = _defines(getattr(args, "define", None))
         conf = _defines(getattr(args, "conf", None), "--conf")
-        settings = checkpoint_root.setting(getattr(args, "checkpoint_root", None))
+        settings = checkpoint_root.setting(getattr(args, "checkpoint_root", None), remote=bool(getattr(args, "remote", None)))
     except ValueError as err:
         print(f"sqlengine: {err}", file=sys.stderr)
         return EXIT_SQL

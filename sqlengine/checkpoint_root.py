@@ -41,12 +41,13 @@ def directory(text: str, key: str = KEY, *, remote: bool = False) -> Location:
     return location(text)
 
 
-def setting(text: str | None) -> dict[str, str]:
+def setting(text: str | None, *, remote: bool = False) -> dict[str, str]:
     """``--checkpoint-root DIR`` as the setting it stands for, checked before anything starts
-    (raises NotLocal, a ValueError, for another file system)."""
+    (raises NotLocal, a ValueError, for what names no directory, or a Hadoop URI over Spark
+    Connect)."""
     if not text:
         return {}
-    directory(text)
+    directory(text, remote=remote)
     return {KEY: text}
 
 

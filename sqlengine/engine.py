@@ -211,6 +211,8 @@ class Engine:
                 raise located(err, stmt.source, stmt.span) from None
             except ConnectorError as err:  # a sink's options, shown at the statement
                 raise located(PlanningError(str(err), plan.origin), stmt.source, stmt.span) from None
+            except OSError as err:  # the job's directory could not be written (storage.StorageError)
+                raise located(PlanningError(str(err)), stmt.source, stmt.span) from None
             except Exception as err:
                 if not errors.from_spark(err):
                     raise

@@ -106,6 +106,3 @@ def _entries(spark: SparkSession, q: Location, op_id: int, options: dict[str, st
     except Exception:  # a store the reader cannot open: say so, the rest of the report stands
         log.warning("reading state store %s %s of %s failed", op_id, options, q, exc_info=True)
         return None
-
-
-

@@ -59,11 +59,14 @@ def local_path(text: str) -> Path:
 
 
 class HadoopPath:
-    """A file or directory on a Hadoop file system, by its URI. Compares and sorts by it."""
+    """A file or directory on a Hadoop file system, by its URI (``scheme://authority/path``, no
+    trailing slash but the root's). Compares and sorts by it; ``same`` says whether two spellings
+    name one directory."""
 
     def __init__(self, uri: str) -> None:
         scheme, rest = uri.split("://", 1)
-        self.uri = f"{scheme}://{rest.rstrip('/')}" if rest.strip("/") else f"{scheme}://{rest}"
+        authority, _, path = rest.partition("/")
+        self.uri = f"{scheme}://{authority}/{path.strip('/')}"
 
     def __str__(self) -> str:
         return self.uri
@@ -81,16 +84,15 @@ class HadoopPath:
         return self.uri < other.uri
 
     def __truediv__(self, key: str) -> HadoopPath:
-        return HadoopPath(f"{self.uri}/{key.strip('/')}")
+        return HadoopPath(f"{self.uri.rstrip('/')}/{key.strip('/')}" if self.name else f"{self.uri}{key.strip('/')}")
 
     @property
     def name(self) -> str:
-        return self.uri.rsplit("/", 1)[-1]
+        return self.uri.split("://", 1)[1].partition("/")[2].rsplit("/", 1)[-1]
 
     @property
     def parent(self) -> HadoopPath:
-        head = self.uri.rsplit("/", 1)[0]
-        return HadoopPath(head) if "://" in head and head.split("://", 1)[1] else self
+        return HadoopPath(self.uri.rsplit("/", 1)[0] + "/") if self.name else self
 
     def exists(self) -> bool:
         fs, path = _fs(self)
@@ -110,8 +112,10 @@ class HadoopPath:
         yield from sorted(self / str(s.getPath().getName()) for s in statuses)
 
     def glob(self, pattern: str) -> Iterator[HadoopPath]:
-        """Hadoop's glob (``*``, ``?``, ``[0-9]``, ``{a,b}``) of a pattern under this directory."""
-        fs, path = _fs(self / pattern)
+        """Hadoop's glob (``*``, ``?``, ``[0-9]``, ``{a,b}``) of a pattern under this directory
+        (whose own name is taken as it is written, not as a pattern)."""
+        escaped = HadoopPath("".join("\\" + c if c in _GLOB_CHARS else c for c in self.uri))
+        fs, path = _fs(escaped / pattern)
         statuses = _call(self, lambda: fs.globStatus(path)) or []
         base = _qualified(self)
         for s in sorted(str(s.getPath().toString()) for s in statuses):
@@ -168,21 +172,40 @@ def rmtree(where: Location, *, ignore_errors: bool = True) -> None:
 
 
 def replace(src: Location, dst: Location) -> None:
-    """Move a file over another, at once: a reader sees the old file or the new, never half."""
+    """Move a file over another: a reader sees the old file or the new, never half (on HDFS at
+    once; where Hadoop has no rename with overwrite, as for object stores, the old one is removed
+    first, as Spark's own checkpoint files are written there)."""
     if isinstance(src, Path) and isinstance(dst, Path):
         src.replace(dst)
         return
-    source = _fs(src)[1]
+    fs, source = _fs(src)
+    target = _fs(dst)[1]
     jvm = _jvm()
-    context = jvm.org.apache.hadoop.fs.FileContext.getFileContext(source.toUri(), _conf())
-    options = _gateway().new_array(jvm.org.apache.hadoop.fs.Options.Rename, 1)
-    options[0] = jvm.org.apache.hadoop.fs.Options.Rename.OVERWRITE
-    _call(src, lambda: context.rename(source, _fs(dst)[1], options))
+    rename = jvm.org.apache.hadoop.fs.Options.Rename
+
+    def overwrite() -> None:
+        options = _gateway().new_array(rename, 1)
+        options[0] = rename.OVERWRITE
+        jvm.org.apache.hadoop.fs.FileContext.getFileContext(source.toUri(), _conf()).rename(source, target, options)
+
+    def remove_then_rename() -> None:
+        fs.delete(target, False)
+        fs.rename(source, target)
+
+    try:
+        _call(src, overwrite)
+    except StorageError as err:
+        if "UnsupportedFileSystemException" not in str(err):
+            raise
+        _call(src, remove_then_rename)
 
 
 def copytree(src: Location, dst: Location, *, leave_out: str | None = None) -> None:
-    """Copy a directory, all of it (but files named ``leave_out``), to a new one; between two
-    file systems too (a checkpoint on HDFS, its savepoint on a local mount)."""
+    """Copy a directory, all of it (but the file named ``leave_out`` at its top), to a new one
+    (FileExistsError if ``dst`` exists); between two file systems too (a checkpoint on HDFS,
+    its savepoint on a local mount)."""
+    if dst.exists():
+        raise FileExistsError(f"{dst} exists")
     if isinstance(src, Path) and isinstance(dst, Path):
         ignore = shutil.ignore_patterns(leave_out) if leave_out else None
         shutil.copytree(src, dst, ignore=ignore)
@@ -206,11 +229,19 @@ def tree_bytes(where: Location) -> int:
     return int(_call(where, lambda: fs.getContentSummary(path).getLength()))
 
 
+def canonical(where: Location) -> str:
+    """One spelling of a location: a local path resolved, a URI as Hadoop qualifies it (its
+    default authority and port filled in, the host as written)."""
+    if isinstance(where, HadoopPath):
+        return _qualified(where)
+    return str(Path(str(where)).resolve())
+
+
 def same(a: Location, b: Location) -> bool:
-    """Whether two locations name one directory."""
-    if isinstance(a, Path) and isinstance(b, Path):
-        return a.resolve() == b.resolve()
-    return str(a) == str(b)
+    """Whether two locations name one directory (``hdfs:///ck`` and ``hdfs://nn:8020/ck`` may)."""
+    if isinstance(a, Path) != isinstance(b, Path):
+        return False
+    return canonical(a) == canonical(b)
 
 
 # The JVM side: Spark's own Hadoop configuration, through py4j. Paths that are local take part in
@@ -242,10 +273,14 @@ def _conf() -> Any:
     return sc._jsc.hadoopConfiguration()
 
 
+_GLOB_CHARS = frozenset("*?[]{}\\^")
+
+
 def _fs(where: Location) -> tuple[Any, Any]:
     """The Hadoop FileSystem of a location and its Hadoop Path."""
     text = where.uri if isinstance(where, HadoopPath) else Path(str(where)).resolve().as_uri()
-    path = _jvm().org.apache.hadoop.fs.Path(text)
+    jvm = _jvm()
+    path = _call(where, lambda: jvm.org.apache.hadoop.fs.Path(text))
     return _call(where, lambda: path.getFileSystem(_conf())), path
 
 

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlengine.storage import Location, is_uri, local_path
+from sqlengine.storage import Location, canonical, is_uri, local_path
 
 LOG = "_spark_metadata"
 OWNER = "_sqlengine_writer"
@@ -38,7 +38,7 @@ def claim_for_streaming(sink: SinkDir, *, from_savepoint: bool) -> None:
     """Check that a streaming query may write ``sink.directory`` and record it as its writer.
     A job resumed from a savepoint may find the sink ahead of it: that is told as a note
     (``savepoints.file_sink_ahead``), not refused."""
-    directory, me = sink.directory, str(sink.checkpoint.resolve() if isinstance(sink.checkpoint, Path) else sink.checkpoint)
+    directory, me = sink.directory, canonical(sink.checkpoint)
     written = batch_ids(directory / LOG)
     owner = _owner(directory)
     if written:

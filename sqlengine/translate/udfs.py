@@ -16,8 +16,11 @@ function and the row's argument values (``USER_FUNCTION_FAILED``, read by ``sqle
 
 from __future__ import annotations
 
+import atexit
+import functools
 import logging
 import re
+import shutil
 import sys
 import tempfile
 import warnings
@@ -150,13 +153,21 @@ def _ship(spark: SparkSession, module_file: str | None, target: str, job_dir: Lo
     for _ in range(depth - (1 if path.name != "__init__.py" else 0)):
         top = top.parent
     # zipped on this machine: Spark ships a file of the driver's to the workers
-    local = job_dir if isinstance(job_dir, Path) else Path(tempfile.mkdtemp(prefix="sqlengine-job-"))
-    archive = local / "udf" / f"{top.name}.zip"
+    archive = (job_dir if isinstance(job_dir, Path) else _scratch()) / "udf" / f"{top.name}.zip"
     archive.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(archive, "w") as z:
         for f in top.rglob("*.py"):
             z.write(f, str(f.relative_to(top.parent)))
     _add(spark, archive)
+
+
+@functools.cache
+def _scratch() -> Path:
+    """This process's local directory for what a job on another file system ships from the
+    driver (Spark serves a file added with addPyFile from where it lies), removed at exit."""
+    where = Path(tempfile.mkdtemp(prefix="sqlengine-ship-"))
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+    return where
 
 
 def _add(spark: SparkSession, path: Path) -> None:

@@ -71,6 +71,32 @@ def test_a_tree_is_copied_within_hdfs_and_to_and_from_a_local_directory(base: Ha
     assert storage.same(base / "copy", HadoopPath(f"{base}/copy/")) and not storage.same(base / "copy", base / "back")
 
 
+def test_a_directory_whose_name_has_glob_characters_is_listed_as_it_is(hdfs, spark) -> None:
+    odd = HadoopPath(f"{hdfs}/odd-{uuid.uuid4().hex[:6]}/[x]{{a,b}}*")
+    (odd / "q0" / "offsets").mkdir(parents=True)
+    (odd / "q0" / "offsets" / "0").write_text("v1\n")
+    assert [p.name for p in odd.glob("q*/offsets/[0-9]*")] == ["0"]
+    assert [p.name for p in odd.iterdir()] == ["q0"] and (odd / "q0").parent == odd
+
+
+def test_two_spellings_of_one_directory_are_the_same(base: HadoopPath, tmp_path: Path) -> None:
+    (base / "a" / "b").mkdir(parents=True)
+    assert storage.same(HadoopPath(f"{base}//a//b/"), base / "a" / "b")
+    assert not storage.same(base / "a", base / "a" / "b") and not storage.same(base / "a", tmp_path)
+    assert storage.canonical(HadoopPath(f"{base}/a//b")) == f"{base}/a/b"
+
+
+def test_a_file_moves_to_a_name_not_taken_and_a_tree_is_not_copied_over_another(base: HadoopPath) -> None:
+    (base / "t").mkdir(parents=True)
+    (base / "t" / ".x.tmp").write_text("x")
+    storage.replace(base / "t" / ".x.tmp", base / "t" / "x")
+    assert [p.name for p in (base / "t").iterdir()] == ["x"]
+    (base / "u").mkdir()
+    with pytest.raises(FileExistsError):
+        storage.copytree(base / "t", base / "u")
+    assert list((base / "u").iterdir()) == []
+
+
 def test_a_namenode_that_is_not_there_is_one_line(spark) -> None:
     gone = HadoopPath("hdfs://127.0.0.1:1/ck")
     conf = spark.sparkContext._jsc.hadoopConfiguration()
@@ -82,3 +108,23 @@ def test_a_namenode_that_is_not_there_is_one_line(spark) -> None:
         conf.unset("ipc.client.connect.max.retries")
     assert str(err.value).startswith("hdfs://127.0.0.1:1/ck: Call From ") and "\n" not in str(err.value)
     assert "Connection refused" in str(err.value)
+
+
+def test_a_job_whose_checkpoint_namenode_is_not_there_is_one_line_at_the_statement(tmp_path: Path) -> None:
+    """`sqlengine run` with its checkpoints on a NameNode nobody runs: one positioned line, exit 2,
+    no Java trace; Hadoop's client retries as its settings say (--conf spark.hadoop.*)."""
+    from tests.repl.test_cli_run import describe, run
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.json").write_text('{"k": "a"}\n')
+    sql = tmp_path / "q.sql"
+    sql.write_text(
+        f"CREATE TABLE src (k STRING) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'in'}', 'format' = 'json');\n"
+        "CREATE TABLE out_t (k STRING, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'print');\n"
+        "INSERT INTO out_t SELECT k, COUNT(*) FROM src GROUP BY k;\n"
+    )
+    proc = run(tmp_path / "home", "run", "--checkpoint-root", "hdfs://127.0.0.1:1/ck",
+               "--conf", "spark.hadoop.ipc.client.connect.max.retries=0", str(sql))
+    assert proc.returncode == 2, describe(proc)
+    assert f"{sql}:3:1: error: hdfs://127.0.0.1:1/ck/out_t-" in proc.stderr, describe(proc)
+    assert "Connection refused" in proc.stderr and "\tat " not in proc.stderr and "Traceback" not in proc.stderr

@@ -1,9 +1,9 @@
 """Checkpoints and savepoints on HDFS (Hadoop's mini cluster on loopback, scripts/hdfs_cluster.py),
-as on a cluster whose machines share no disk: 'execution.checkpointing.dir' and
-'execution.checkpointing.savepoint-dir' are hdfs:// URIs. Spark writes the state there; sqlengine
+as on a cluster whose machines share no disk: 'execution.checkpointing.dir' is an hdfs:// URI. Spark writes the state there; sqlengine
 reads and writes the rest there itself (the plan's fingerprint, SHOW STATE, the savepoint's copy,
 the resume from it), and the windows come out as in a run that never stopped (the same flow on
-local directories: tests/repl/test_shell_savepoints.py)."""
+local directories: tests/repl/test_shell_savepoints.py). The savepoint is on HDFS too, or, with no
+savepoint directory set, in the home: copied from HDFS to the local disk and back."""
 
 from __future__ import annotations
 
@@ -13,21 +13,24 @@ from collections import Counter
 
 import pytest
 
-from sqlengine.storage import HadoopPath
+from sqlengine.storage import HadoopPath, Location, location
 from tests.repl.test_shell_savepoints import COUNTS, SUMS, WIDER, windows, written
 from tests.repl.test_shell_spark import table_ddl, write_events
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
-def test_a_job_checkpoints_on_hdfs_and_resumes_from_a_savepoint_there(spark_engine, shell_of, hdfs, tmp_path):
+@pytest.mark.parametrize("savepoints", ["hdfs", "home"])
+def test_a_job_checkpoints_on_hdfs_and_resumes_from_a_savepoint(spark_engine, shell_of, hdfs, tmp_path, savepoints):
     root = f"{hdfs}/shell-{uuid.uuid4().hex[:8]}"
     events, out, wide = tmp_path / "events", tmp_path / "out", tmp_path / "wide"
     events.mkdir()
     write_events(events, "a.json", 0, 15)
     sh = shell_of(spark_engine)
     sh.run(f"SET 'execution.checkpointing.dir' = '{root}/checkpoints';")
-    sh.run(f"SET 'execution.checkpointing.savepoint-dir' = '{root}/savepoints';")
+    if savepoints == "hdfs":
+        sh.run(f"SET 'execution.checkpointing.savepoint-dir' = '{root}/savepoints';")
+    saved_under = f"{root}/savepoints" if savepoints == "hdfs" else str(spark_engine.home / "savepoints")
     sh.run(table_ddl("bids", events, unbounded=True))
     sh.run(f"CREATE TABLE counts (item STRING, window_start TIMESTAMP_LTZ(3), c BIGINT) WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'json');")
     sh.run(
@@ -43,10 +46,10 @@ def test_a_job_checkpoints_on_hdfs_and_resumes_from_a_savepoint_there(spark_engi
     assert not (spark_engine.home / "checkpoints").exists()
 
     out_text = sh.run(f"STOP JOB '{job.id}' WITH SAVEPOINT;", timeout=120)
-    found = re.search(r"\| (hdfs://\S+) +\|", out_text)
+    found = re.search(r"\| (\S+/savepoint-\S+) +\|", out_text)
     assert found, out_text
-    savepoint = HadoopPath(found.group(1))
-    assert str(savepoint).startswith(f"{root}/savepoints/savepoint-{job.id}-")
+    savepoint: Location = location(found.group(1))
+    assert str(savepoint).startswith(f"{saved_under}/savepoint-{job.id}-")
     assert (savepoint / "savepoint.json").is_file() and (savepoint / "q0" / "offsets" / "0").is_file()
     state = sh.run(f"SHOW STATE '{job.id}';", timeout=120)  # the open window [10, 20), read from HDFS
     assert f"checkpoint {job.checkpoint}, state backend 'hashmap'" in state, state

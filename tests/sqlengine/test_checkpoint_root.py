@@ -1,5 +1,5 @@
 """Where jobs keep their checkpoints (sqlengine/checkpoint_root.py): under the home, or under
-Flink's 'execution.checkpointing.dir' (--checkpoint-root), a directory a cluster's machines share.
+Flink's 'execution.checkpointing.dir' (--checkpoint-root), a directory a cluster's machines share
 or any Hadoop URI (read and written through the JVM: tests/hdfs/, tests/repl/test_shell_hdfs.py),
 but not over Spark Connect, whose client has no JVM; a cluster's job whose checkpoint is on this
 machine only says so. The jobs themselves: tests/sqlengine/test_state_backend.py."""
@@ -27,6 +27,10 @@ def test_a_hadoop_uri_names_a_directory_there(tmp_path: Path) -> None:
     root = checkpoint_root.root({"execution.checkpointing.dir": "hdfs://nn:8020/ck/"}, tmp_path)
     assert root == HadoopPath("hdfs://nn:8020/ck") and str(root / "job-1" / "q0") == "hdfs://nn:8020/ck/job-1/q0"
     assert (root / "job-1").name == "job-1" and (root / "job-1").parent == root
+    top = HadoopPath("hdfs://nn:8020/")  # a file system's root keeps its slash
+    assert str(top) == "hdfs://nn:8020/" and top.name == "" and top.parent == top
+    assert str(top / "ck") == "hdfs://nn:8020/ck" and (top / "ck").parent == top
+    assert str(HadoopPath("hdfs:///ck//")) == "hdfs:///ck" and str(HadoopPath("hdfs:///ck").parent) == "hdfs:///"
     assert str(checkpoint_root.savepoint_root({"state.savepoints.dir": "s3a://bucket/sp"}, tmp_path)) == "s3a://bucket/sp"
 
 
