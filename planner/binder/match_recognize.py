@@ -14,9 +14,9 @@ values it reads, one measure each, and Spark computes it from them after the mat
 (``MatchSpec.after``).
 
 The meaning follows Flink's: in DEFINE a column of the variable being defined, or an unqualified
-one, is the row being tried; elsewhere a variable's column is its last row so far; an aggregate runs over the rows mapped so far (with
-the row being tried, in its own variable's DEFINE). What Flink's planner refuses is refused here
-in its words.
+one, is the row being tried; elsewhere a variable's column is its last row so far; an aggregate
+runs over the rows mapped so far (with the row being tried, in its own variable's DEFINE). What
+Flink's planner refuses is refused here in its words.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def bind_match_recognize(source: Relation, input_node: Node, node: exp.MatchReco
         if any(f.name == expr.alias for f in fields):
             raise BindError(f"`{expr.alias}` is named twice in the output of MATCH_RECOGNIZE", expr)
         value = reader.read(expr.this, define=None)
-        if evaluate.unsupported(value.tree, [Field(MatchExpr.slot(i), t) for i, t in enumerate(value.nav_types)]) is None:
+        if evaluate.unsupported(value.tree, MatchExpr.slot_fields(value.nav_types)) is None:
             measures.append((expr.alias, value))
         else:  # a function the operator cannot evaluate: each read comes out of the match, Spark computes the rest
             taken = {f.name for f in fields} | {n for n, _ in measures} | {m.this.alias for m in node.args.get("measures") or []}
@@ -210,7 +210,7 @@ class _Reader:
             return _map_children(node, walk)
 
         tree = walk(expr.copy())
-        slots = [Field(MatchExpr.slot(i), t) for i, t in enumerate(types)]
+        slots = MatchExpr.slot_fields(types)
         local = Scope()
         local.add(Relation(None, slots, [f.name for f in slots]))
         bound = ExprBinder(local).bind(tree)
@@ -221,8 +221,7 @@ class _Reader:
             if evaluate.unsupported(node, slots) is None:
                 return node
             if self._of_row_tried(node, navs):
-                derived = node.transform(lambda n: self._input_column(navs[MatchExpr.slot_index(n.name)])
-                                         if isinstance(n, exp.Column) else n)
+                derived = MatchExpr.replace_slots(node, lambda i: self._input_column(navs[i]))
                 return slot(Nav(NavKind.LAST, None, self._derived_at(derived)), type_of(node, typed))
             return _map_children(node, lift)
 
@@ -233,11 +232,9 @@ class _Reader:
             bound = lift(bound)
         # the reads a lifted part made unused are dropped (each read costs every evaluation)
         used = sorted({MatchExpr.slot_index(c.name) for c in bound.find_all(exp.Column)})
-        bound = bound.transform(
-            lambda n: exp.column(MatchExpr.slot(used.index(MatchExpr.slot_index(n.name)))) if isinstance(n, exp.Column) else n)
-        slots = [Field(MatchExpr.slot(j), types[i]) for j, i in enumerate(used)]
-        return MatchExpr(bound, tuple(navs[i] for i in used), type_of(bound, {f.name: f for f in slots}),
-                         tuple(types[i] for i in used))
+        bound = MatchExpr.replace_slots(bound, lambda i: exp.column(MatchExpr.slot(used.index(i))))
+        kept = tuple(types[i] for i in used)
+        return MatchExpr(bound, tuple(navs[i] for i in used), type_of(bound, {f.name: f for f in MatchExpr.slot_fields(kept)}), kept)
 
     def _aggregate_of_expression(self, func: str, arg: exp.Expr, define: str | None) -> tuple[Nav, exp.DataType]:
         """SUM(A.price * A.qty): as in Flink, an aggregate of an expression of one variable's
@@ -361,8 +358,7 @@ def _split(name: str, value: MatchExpr, taken: set[str]) -> tuple[list[tuple[str
     names = [f"{stem}${i}" for i in range(len(value.navs))]
     reads = [(n, MatchExpr(exp.column(MatchExpr.slot(0)), (nav,), typ, (typ,)))
              for n, nav, typ in zip(names, value.navs, value.nav_types, strict=True)]
-    computed = value.tree.transform(
-        lambda n: exp.column(names[MatchExpr.slot_index(n.name)], quoted=True) if isinstance(n, exp.Column) else n)
+    computed = MatchExpr.replace_slots(value.tree, lambda i: exp.column(names[i], quoted=True))
     return reads, computed
 
 

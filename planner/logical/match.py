@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
+
+from planner.logical.fields import Field
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,17 @@ class MatchExpr:
     def slot_index(name: str) -> int:
         """The ``I`` of a column ``__navI``."""
         return int(name[len("__nav"):])
+
+    @staticmethod
+    def slot_fields(types: Sequence[exp.DataType]) -> list[Field]:
+        """The columns ``__nav0``, ``__nav1``... of the given types, as an expression over the
+        reads is bound and evaluated."""
+        return [Field(MatchExpr.slot(i), t) for i, t in enumerate(types)]
+
+    @staticmethod
+    def replace_slots(tree: exp.Expr, fn: Callable[[int], exp.Expr]) -> exp.Expr:
+        """``tree`` with each column ``__navI`` replaced by ``fn(I)``."""
+        return tree.transform(lambda n: fn(MatchExpr.slot_index(n.name)) if isinstance(n, exp.Column) else n)
 
 
 class Skip(enum.Enum):

@@ -20,7 +20,6 @@ from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import versioned
 from planner.logical import typing as T
 from planner.logical.evaluate import interval_residual, residual_condition, unsupported
-from planner.logical.fields import Field
 from planner.logical.joins import IntervalJoin, Join, JoinKind, LookupJoin, TemporalJoin, WindowJoin
 from planner.logical.match import MatchExpr
 from planner.logical.operators import (
@@ -259,8 +258,7 @@ def check_match(node: MatchRecognize, ctx: Context) -> list[Problem]:
     if ctx.streaming and ctx.updating_input(node):
         return [problem(Code.MATCH_RECOGNIZE, node, what="over an updating input (nor can Flink's)")]
     for name, expr in (*node.spec.defines, *node.spec.measures):
-        slots = [Field(MatchExpr.slot(i), T.UNKNOWN) for i in range(len(expr.navs))]
-        bad = unsupported(expr.tree, slots)
+        bad = unsupported(expr.tree, MatchExpr.slot_fields([T.UNKNOWN] * len(expr.navs)))
         if bad is not None:
             return [problem(Code.MATCH_RECOGNIZE, node, what=f"with `{_shown(bad, expr)}` in {name}")]
     return []
