@@ -18,22 +18,21 @@ library is used.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a file or loaded by the tests
+from local_service import LOOPBACK, Service, die_with_parent, free_port, maven_fetch
+
 HADOOP_VERSION = "3.5.0"
 POM = Path(__file__).resolve().parent / "hdfs" / "pom.xml"
 JVM_FLAGS = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx512m", "-Xss1m"]
-LOOPBACK = "127.0.0.1"
 MANAGER = "org.apache.hadoop.mapreduce.MiniHadoopClusterManager"
 
 
@@ -48,42 +47,10 @@ def jars_dir() -> Path:
 
 def fetch(quiet: bool = True) -> Path:
     """The directory of the mini cluster's jars, fetched with Maven the first time."""
-    target = jars_dir()
-    if (target / ".complete").exists():
-        return target
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise HdfsError("Maven (mvn) is needed to fetch Hadoop's mini HDFS: install it (e.g. apt-get install "
-                        "maven), or put the jars in $SQLENGINE_HDFS_JARS.")
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    cmd = [mvn, "-B", *(["-q"] if quiet else []), "-f", str(POM), "dependency:copy-dependencies",
-           "-DincludeScope=runtime", f"-DoutputDirectory={partial}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        last = (proc.stdout + proc.stderr).strip().splitlines()
-        raise HdfsError(f"mvn could not fetch Hadoop {HADOOP_VERSION}'s mini cluster from Maven Central: "
-                        f"{last[-1] if last else 'exit ' + str(proc.returncode)}")
-    shutil.rmtree(target, ignore_errors=True)
-    partial.rename(target)
-    (target / ".complete").write_text(HADOOP_VERSION)
-    return target
+    return maven_fetch(POM, jars_dir(), HADOOP_VERSION, f"Hadoop {HADOOP_VERSION}'s mini HDFS", HdfsError, quiet)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return int(s.getsockname()[1])
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: the kernel kills the cluster when its parent dies (even by
-    SIGKILL), so none outlives a test run."""
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-class Hdfs:
+class Hdfs(Service):
     """A NameNode and ``datanodes`` DataNodes on 127.0.0.1 with fresh storage."""
 
     def __init__(self, port: int | None = None, datanodes: int = 1, workdir: Path | None = None):
@@ -117,7 +84,7 @@ class Hdfs:
                "-D", f"dfs.datanode.http.address={LOOPBACK}:0",
                "-writeDetails", str(details)]
         out = open(self.log_file, "wb")  # noqa: SIM115 - the cluster's for its life
-        self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:  # the details are written once the DataNodes have registered
             if self.process.poll() is not None:
@@ -130,22 +97,6 @@ class Hdfs:
             time.sleep(0.2)
         self.stop()
         raise HdfsError(f"HDFS did not start at {self.uri} within {timeout:.0f} s; see {self.log_file}")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.process = None
-
-    def __enter__(self) -> Hdfs:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,11 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         with Hdfs(args.port, args.datanodes) as hdfs:
             print(f"HDFS (Hadoop {HADOOP_VERSION}) at {hdfs.uri} (log: {hdfs.log_file}); Ctrl-C stops it", flush=True)
-            assert hdfs.process is not None
-            try:
-                hdfs.process.wait()
-            except KeyboardInterrupt:
-                pass
+            hdfs.wait()
         return 0
     except HdfsError as err:
         print(f"hdfs_cluster: {err}", file=sys.stderr)

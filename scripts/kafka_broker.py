@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import argparse
 import base64
-import ctypes
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -31,10 +29,12 @@ import time
 import uuid
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a file or loaded by the tests
+from local_service import LOOPBACK, Service, die_with_parent, free_port, maven_fetch
+
 KAFKA_VERSION = "4.1.1"
 POM = Path(__file__).resolve().parent / "kafka" / "pom.xml"
 JVM_FLAGS = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx512m", "-Xss1m"]
-LOOPBACK = "127.0.0.1"
 LOG4J = """status = error
 appender.file.type = File
 appender.file.name = file
@@ -57,42 +57,10 @@ def jars_dir() -> Path:
 
 def fetch(quiet: bool = True) -> Path:
     """The directory of the broker's jars, fetched with Maven the first time."""
-    target = jars_dir()
-    if (target / ".complete").exists():
-        return target
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise BrokerError("Maven (mvn) is needed to fetch the Kafka broker's jars: install it "
-                          "(e.g. apt-get install maven), or put the jars in $SQLENGINE_KAFKA_JARS.")
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    cmd = [mvn, "-B", *(["-q"] if quiet else []), "-f", str(POM), "dependency:copy-dependencies",
-           "-DincludeScope=runtime", f"-DoutputDirectory={partial}"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        last = (proc.stdout + proc.stderr).strip().splitlines()
-        raise BrokerError(f"mvn could not fetch the Kafka broker {KAFKA_VERSION} from Maven Central: "
-                          f"{last[-1] if last else 'exit ' + str(proc.returncode)}")
-    shutil.rmtree(target, ignore_errors=True)
-    partial.rename(target)
-    (target / ".complete").write_text(KAFKA_VERSION)
-    return target
+    return maven_fetch(POM, jars_dir(), KAFKA_VERSION, f"the Kafka broker {KAFKA_VERSION}'s jars", BrokerError, quiet)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return int(s.getsockname()[1])
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: the kernel kills the broker when its parent dies (even by
-    SIGKILL), so no broker outlives a test run."""
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-class Broker:
+class Broker(Service):
     """One KRaft broker on 127.0.0.1 with a fresh data directory."""
 
     def __init__(self, port: int | None = None, partitions: int = 1, workdir: Path | None = None):
@@ -147,7 +115,7 @@ class Broker:
             raise BrokerError(f"formatting the broker's storage failed: {(fmt.stderr or fmt.stdout).strip()[-300:]}")
         out = open(self.workdir / "broker.out", "wb")  # noqa: SIM115 - the broker's for its life
         self.process = subprocess.Popen(self._java(jars, "kafka.Kafka", str(props)), stdout=out,
-                                        stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+                                        stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -159,22 +127,6 @@ class Broker:
                 time.sleep(0.2)
         self.stop()
         raise BrokerError(f"the Kafka broker did not open {self.bootstrap} within {timeout:.0f} s; see {self.log_file}")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.process = None
-
-    def __enter__(self) -> Broker:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,11 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         with Broker(args.port, args.partitions) as broker:
             print(f"Kafka {KAFKA_VERSION} at {broker.bootstrap} (log: {broker.log_file}); Ctrl-C stops it", flush=True)
-            assert broker.process is not None
-            try:
-                broker.process.wait()
-            except KeyboardInterrupt:
-                pass
+            broker.wait()
         return 0
     except BrokerError as err:
         print(f"kafka_broker: {err}", file=sys.stderr)

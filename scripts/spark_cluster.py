@@ -18,7 +18,6 @@ Only the standard library and pyspark's files are used.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import shutil
@@ -33,7 +32,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-LOOPBACK = "127.0.0.1"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a file or loaded by the tests
+from local_service import LOOPBACK, die_with_parent, free_port
+
 CONNECT_SERVER = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
 
@@ -52,20 +53,6 @@ def spark_home() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return int(s.getsockname()[1])
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: its own process group (so a kill reaches the JVMs it starts:
-    a worker's executors), and killed by the kernel when its parent dies, even by SIGKILL."""
-    os.setsid()
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
 class _Daemon:
     """One JVM of the cluster, its output on a file."""
 
@@ -74,7 +61,7 @@ class _Daemon:
         self.label = label or f"Spark {name}"  # in messages
         with open(self.log, "wb") as out:
             self.process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                            preexec_fn=_die_with_parent)
+                                            preexec_fn=lambda: die_with_parent(own_group=True))
 
     def alive(self) -> bool:
         return self.process.poll() is None

@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from sqlengine.storage import HadoopPath, Location, location
-from tests.repl.test_shell_savepoints import COUNTS, SUMS, WIDER, windows, written
+from tests.repl.test_shell_savepoints import COUNTS, SUMS, WIDER, sink_tables, windows, written
 from tests.repl.test_shell_spark import table_ddl, write_events
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -32,11 +32,7 @@ def test_a_job_checkpoints_on_hdfs_and_resumes_from_a_savepoint(spark_engine, sh
         sh.run(f"SET 'execution.checkpointing.savepoint-dir' = '{root}/savepoints';")
     saved_under = f"{root}/savepoints" if savepoints == "hdfs" else str(spark_engine.home / "savepoints")
     sh.run(table_ddl("bids", events, unbounded=True))
-    sh.run(f"CREATE TABLE counts (item STRING, window_start TIMESTAMP_LTZ(3), c BIGINT) WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'json');")
-    sh.run(
-        "CREATE TABLE counts_wide (item STRING, window_start TIMESTAMP_LTZ(3), c BIGINT, c10 BIGINT) "
-        f"WITH ('connector' = 'filesystem', 'path' = '{wide}', 'format' = 'json');"
-    )
+    sink_tables(sh, out, wide)
     sh.run(COUNTS, timeout=120)
     (job,) = spark_engine.job_list()
     assert str(job.checkpoint).startswith(f"{root}/checkpoints/counts-")

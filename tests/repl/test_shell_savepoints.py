@@ -38,17 +38,22 @@ def windows(rows: list[dict]) -> Counter:
     return Counter((r["item"], r["window_start"][11:19], r["c"]) for r in rows)
 
 
+def sink_tables(sh, out: Path, wide: Path) -> None:
+    """The tables COUNTS and WIDER write, as JSON files under ``out`` and ``wide``."""
+    sh.run(f"CREATE TABLE counts (item STRING, window_start TIMESTAMP_LTZ(3), c BIGINT) WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'json');")
+    sh.run(
+        "CREATE TABLE counts_wide (item STRING, window_start TIMESTAMP_LTZ(3), c BIGINT, c10 BIGINT) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{wide}', 'format' = 'json');"
+    )
+
+
 def test_a_savepoint_resumes_a_compatible_change_and_refuses_an_incompatible_one(spark_engine, shell_of, tmp_path):
     events, out, wide = tmp_path / "events", tmp_path / "out", tmp_path / "wide"
     events.mkdir()
     write_events(events, "a.json", 0, 15)  # one event a second, apple and pear in turn
     sh = shell_of(spark_engine)
     sh.run(table_ddl("bids", events, unbounded=True))
-    sh.run(f"CREATE TABLE counts (item STRING, window_start TIMESTAMP_LTZ(3), c BIGINT) WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'json');")
-    sh.run(
-        "CREATE TABLE counts_wide (item STRING, window_start TIMESTAMP_LTZ(3), c BIGINT, c10 BIGINT) "
-        f"WITH ('connector' = 'filesystem', 'path' = '{wide}', 'format' = 'json');"
-    )
+    sink_tables(sh, out, wide)
     sh.run(COUNTS, timeout=120)
     (job,) = spark_engine.job_list()
     # the watermark (14 s - 1 s) closes [0, 10); [10, 20) is open, its first five rows in the state
