@@ -36,7 +36,12 @@ class Location(Protocol):
 
 
 class StorageError(OSError):
-    """A file system sqlengine cannot reach from here: one line fit to show."""
+    """A file system sqlengine cannot reach from here: one line fit to show; ``kind``: the Java
+    exception's class, when the JVM raised it."""
+
+    def __init__(self, message: str, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 def is_uri(text: str) -> bool:
@@ -99,12 +104,20 @@ class HadoopPath:
         return bool(_call(self, lambda: fs.exists(path)))
 
     def is_dir(self) -> bool:
-        fs, path = _fs(self)
-        return bool(_call(self, lambda: fs.exists(path) and fs.getFileStatus(path).isDirectory()))
+        status = self._status()
+        return status is not None and bool(status.isDirectory())
 
     def is_file(self) -> bool:
+        status = self._status()
+        return status is not None and bool(status.isFile())
+
+    def _status(self) -> Any:
+        """Hadoop's FileStatus of it (None: nothing there), in one call to the file system."""
         fs, path = _fs(self)
-        return bool(_call(self, lambda: fs.exists(path) and fs.getFileStatus(path).isFile()))
+        try:
+            return _call(self, lambda: fs.getFileStatus(path))
+        except FileNotFoundError:
+            return None
 
     def iterdir(self) -> Iterator[HadoopPath]:
         fs, path = _fs(self)
@@ -195,7 +208,7 @@ def replace(src: Location, dst: Location) -> None:
     try:
         _call(src, overwrite)
     except StorageError as err:
-        if "UnsupportedFileSystemException" not in str(err):
+        if err.kind != "UnsupportedFileSystemException":  # no AbstractFileSystem for the scheme
             raise
         _call(src, remove_then_rename)
 
@@ -248,16 +261,21 @@ def same(a: Location, b: Location) -> bool:
 # a copy between file systems as file: URIs.
 
 
-def _gateway() -> Any:
+def _context() -> Any:
+    """The SparkContext of Spark's JVM in this process."""
     from pyspark import SparkContext
 
     sc = SparkContext._active_spark_context
-    if sc is None or sc._gateway is None:
+    if sc is None or sc._gateway is None or sc._jsc is None:
         raise StorageError(
             "a Hadoop URI is read through Spark's JVM in this process, and there is none (over Spark "
             "Connect, --remote): use a directory this machine and the server both mount"
         )
-    return sc._gateway
+    return sc
+
+
+def _gateway() -> Any:
+    return _context()._gateway
 
 
 def _jvm() -> Any:
@@ -265,12 +283,7 @@ def _jvm() -> Any:
 
 
 def _conf() -> Any:
-    from pyspark import SparkContext
-
-    _gateway()
-    sc = SparkContext._active_spark_context
-    assert sc is not None and sc._jsc is not None
-    return sc._jsc.hadoopConfiguration()
+    return _context()._jsc.hadoopConfiguration()
 
 
 _GLOB_CHARS = frozenset("*?[]{}\\^")
@@ -308,6 +321,6 @@ def _call(where: Location, fn: Any) -> Any:
             raise StorageError(
                 f"{where}: Spark's JVM has no Hadoop file system for {scheme}:// ({message}); put the jar that "
                 f"provides it in 'spark.jars.packages' (for s3a://: org.apache.hadoop:hadoop-aws, of the Hadoop "
-                f"version in pyspark's jars)"
+                f"version in pyspark's jars)", kind
             ) from None
-        raise StorageError(f"{where}: {message} ({kind})") from None
+        raise StorageError(f"{where}: {message} ({kind})", kind) from None
