@@ -44,7 +44,7 @@ def one_file_per_table(target: Path) -> Path:
 
 def tables(streaming: bool, data: Path) -> TableEnvironment:
     env = environment(parallelism=1, streaming=streaming)
-    ddl = (HERE / "tables.sql").read_text().replace("${DATA}", str(data)).replace("${SOURCE_OPTIONS}", "")
+    ddl = (HERE / "tables.sql").read_text().replace("${DATA}", str(data)).replace("${SOURCE_OPTIONS}", "").replace("${IN_ORDER_OPTIONS}", "")
     for stmt in statements(ddl):
         env.execute_sql(stmt)
     # the Python aggregate functions (functions.sql gives sqlengine the same classes)

@@ -1,5 +1,7 @@
 -- The conformance suite's tables. ${DATA} is the data directory; ${SOURCE_OPTIONS} is empty for
--- Flink and, for sqlengine, reads one file per micro-batch so state crosses batch boundaries.
+-- Flink and, for sqlengine, reads two of a table's four files per micro-batch so state crosses a
+-- batch boundary. ${IN_ORDER_OPTIONS} reads one file per micro-batch: the rows of fee_log must
+-- arrive in the order Flink read them (below).
 CREATE TABLE bids (
     ts TIMESTAMP(3), auction BIGINT, bidder BIGINT, price BIGINT, channel STRING,
     WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
@@ -23,10 +25,13 @@ CREATE TABLE fees (
     WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
 ) WITH ('connector' = 'filesystem', 'path' = '${DATA}/fees', 'format' = 'json'${SOURCE_OPTIONS});
 
+-- (fee_log's versioned view keeps the last row per channel on its time and, as in Flink, drops a
+-- row that arrives after a later one; so its result depends on arrival order, and Spark reads the
+-- files of one micro-batch side by side, in no set order: one file per batch keeps Flink's order)
 CREATE TABLE fee_log (
     ts TIMESTAMP(3), channel STRING, fee INT, min_price BIGINT,
     WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/fees', 'format' = 'json'${SOURCE_OPTIONS});
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/fees', 'format' = 'json'${IN_ORDER_OPTIONS});
 
 CREATE VIEW versioned_fees AS
 SELECT channel, fee, min_price, ts FROM (

@@ -32,7 +32,7 @@ OPS = ("delete", "duplicate", "swap", "truncate")
 VARIABLES = {
     "TPS": "10000000", "EVENTS_NUM": "100000000", "PERSON_PROPORTION": "1", "AUCTION_PROPORTION": "3",
     "BID_PROPORTION": "46", "BOOTSTRAP_SERVERS": "localhost:9092", "NEXMARK_TABLE": "datagen",
-    "FLINK_HOME": "/opt/flink", "DATA": "/tmp/conformance/data", "SOURCE_OPTIONS": "", "KEEP_ALIVE": "false",
+    "FLINK_HOME": "/opt/flink", "DATA": "/tmp/conformance/data", "SOURCE_OPTIONS": "", "IN_ORDER_OPTIONS": "", "KEEP_ALIVE": "false",
     "STOP_AT": "-1", "NEXMARK_DIR": "/opt/nexmark", "SUBMIT_TIME": "1700000000000",
 }
 
