@@ -167,15 +167,6 @@ class Cluster:
             self.master_url,
         ], _env(self.workdir, SPARK_WORKER_DIR=str(d)))
 
-    def revive(self, timeout: float = 90) -> None:
-        """Start again every worker that was killed, and wait until the master has them all."""
-        for i, daemon in enumerate(self.worker_daemons):
-            if not daemon.alive():
-                self.worker_daemons[i] = self._worker(i)
-        assert self.master is not None
-        _wait(lambda: self.alive_workers() == self.workers, [self.master, *self.worker_daemons], timeout,
-              f"the cluster did not have {self.workers} workers again within {timeout:.0f} s; see {self.workdir}")
-
     def kill_worker(self, i: int) -> None:
         """Kill worker i and its executors at once (SIGKILL), as a lost machine."""
         self.worker_daemons[i].kill()
