@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from planner.analysis.row_bytes import default_partitions
 from sqlengine.java import check_java
+from sqlengine.python_workers import worker_env
 from sqlengine.spark_logging import (
     JVM_OUT,
     java_option,
@@ -201,7 +202,9 @@ def create_session(
         if SUBMITTED in os.environ and master is None:
             spark_conf = _submitted_conf(settings)
         try:
-            SparkContext(conf=spark_conf)
+            here = settings["spark.master"].startswith("local") or _on_loopback(settings["spark.master"])
+            with _env(**worker_env(here, log_dir)):
+                SparkContext(conf=spark_conf)
         except Exception as err:  # a Py4J error carries a Java trace: one line is enough
             raise SessionError(f"Spark did not start: {_first_line(err)}") from None
         return SparkSession.builder.getOrCreate()

@@ -15,15 +15,17 @@ from __future__ import annotations
 import pickle
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import BinaryType, StructField, StructType
 
 from sqlengine.changelog.operator import Changes, Operator
 from sqlengine.changelog.wire import from_blob, to_blob
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 STATE_VERSION = 2  # 2: a join's held rows are ints (matches << 32 | count)
 STATE_SCHEMA = StructType([StructField("blob", BinaryType())])
@@ -99,6 +101,10 @@ class BucketProcessor(StatefulProcessor):
         # summed per operator into the job's progress (sqlengine.progress.ChangelogKeys)
         gained, grown = keys - keys_before, held - (len(got[0]) if got is not None else 0)
         if changes or gained or grown:
+            # imported here: Spark's driver unpickles the processor in a fresh Python per operator
+            # at each query start, only to call init(), which needs no pandas (0.15 s saved there)
+            import pandas as pd
+
             blob = to_blob(changes.table(op.out_schema)) if changes else None
             yield pd.DataFrame({"blob": [blob], "keys": [gained], "bytes": [grown]})
 
