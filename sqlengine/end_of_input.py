@@ -6,10 +6,16 @@ a second, private file source beside its data (``translate.scan``): one marker r
 timestamp at the end of time, which moves the watermark past every window and bound once it is
 read, so Spark emits everything still held, as Flink does when a bounded source ends.
 
-When the markers are written depends on what the sources report (``SourceInfo.one_batch``): if
-every source delivers all of its input in the first micro-batch, the markers ride along with it
-(one phase); otherwise the job first consumes the input, then writes the markers and runs again
-(two phases), so no marker overtakes data still to come.
+When the markers are written depends on what the sources report (``SourceInfo.batches``). When
+every source can say how many micro-batches its present input takes (one for a generator; for a
+file source read a few files per batch, its files counted as Spark lists them), the markers are
+written before the job starts, each behind as many empty files as the longest source has batches
+but one, and the marker source reads one file per batch: the markers come with the last batch of
+input, never before it, and the job runs once (one phase). Otherwise (a bounded Kafka read in
+several batches) the job first consumes the input, then writes the markers and runs again (two
+phases: a second start, and its planning, per job), so no marker overtakes data still to come.
+A file that comes into a bounded read's directory while the job starts may thus be read after
+the marker and dropped as late: a bounded read is of the files there when it starts.
 
 The run that reads a marker plans without Spark's predicate push-down: it would move user
 filters below the watermark, and the marker row (all NULL but its time) would be filtered out
@@ -20,7 +26,8 @@ before the watermark saw it. That setting goes on the job's own Spark session on
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from sqlengine import storage
@@ -53,21 +60,32 @@ class Marker:
     def written(self) -> bool:
         return self.path.exists()
 
-    def write(self) -> bool:
-        """Write the marker (atomically: the file source never sees half a file); False if it
-        was already there."""
+    def write(self, behind: int = 0) -> bool:
+        """Write the marker behind ``behind`` empty files that the marker source (one file per
+        micro-batch, oldest first) reads before it; False if it was already there. (Atomically:
+        the file source never sees half a file.)"""
         if self.written:
             return False
+        # a second apart: the file source orders by modification time, and files written within
+        # a millisecond would come in any order
+        first = int(time.time()) - behind - 1
+        for i in range(behind):
+            empty = self.directory / f"empty-{i:05d}.json"
+            empty.write_text("")
+            storage.set_modified(empty, first + i)
         tmp = self.directory / ".end-of-input.json.tmp"
         tmp.write_text(json.dumps({self.time_column: EOS_TIME, self.flag_column: True}) + "\n")
         storage.replace(tmp, self.path)
+        storage.set_modified(self.path, first + behind)
         return True
 
 
 @dataclass(frozen=True)
 class EndOfInput:
     markers: tuple[Marker, ...]
-    one_phase: bool  # every source delivers its whole input in the first micro-batch
+    # per source, how many micro-batches its present input takes (SourceInfo.batches); None when
+    # some source cannot say (then the markers wait for a second run)
+    batches: tuple[Callable[[], int | None], ...] | None
 
     @classmethod
     def of(cls, sources: Iterable[SourceInfo]) -> EndOfInput:
@@ -77,16 +95,34 @@ class EndOfInput:
             for s in sources
             if s.marker_dir is not None and s.time_column is not None and s.marker_column is not None
         )
-        return cls(markers, one_phase=all(s.one_batch for s in sources))
+        counts = [s.batches for s in sources]
+        known = None if any(c is None for c in counts) else tuple(c for c in counts if c is not None)
+        return cls(markers, known)
 
     @property
     def needed(self) -> bool:
         return bool(self.markers)
 
-    def write(self) -> bool:
+    def write_ahead(self) -> bool:
+        """Before the job starts: whether its markers are in place, written now behind the input's
+        batches but the last (the longest source's: the global watermark is the least of the
+        sources', so no marker may come before any source's last batch), or there since an
+        earlier run, or none needed. False: a source cannot count its batches."""
+        if not self.markers or self.written():
+            return True
+        if self.batches is None:
+            return False
+        counts = [count() for count in self.batches]
+        if any(n is None for n in counts):
+            return False
+        last = max((n for n in counts if n is not None), default=1)
+        self.write(behind=max(last - 1, 0))
+        return True
+
+    def write(self, behind: int = 0) -> bool:
         """Write every marker not yet written; whether any was. (Every one: ``any()`` over a
         generator would stop at the first, and a join's other side would never end.)"""
-        wrote = [m.write() for m in self.markers]
+        wrote = [m.write(behind) for m in self.markers]
         return any(wrote)
 
     def written(self) -> bool:

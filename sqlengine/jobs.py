@@ -92,7 +92,7 @@ class Job:
     bounded: bool  # a streaming job over bounded sources (availableNow; ends by itself)
     result: ResultTable | None = None
     spark: SparkSession | None = field(default=None, repr=False)  # the job's own session
-    end_of_input: EndOfInput = field(default_factory=lambda: EndOfInput((), True))
+    end_of_input: EndOfInput = field(default_factory=lambda: EndOfInput((), ()))
     batch: bool = False  # runs on Spark's batch engine ('execution.runtime-mode' = 'batch')
     # per stateful operator: (operator, how it runs: "native" or "changelog operator (why)")
     operators: tuple[tuple[str, str], ...] = ()
@@ -279,12 +279,12 @@ class JobManager:
                 return
             trigger = Trigger(available_now=True) if job.bounded else Trigger(interval=_interval(job))
             eoi = job.end_of_input
-            if job.bounded and eoi.one_phase:
-                eoi.write()  # every input arrives in the first batch: the markers ride along with it
+            # every source counts its batches: the markers come with the last of them, in this run
+            one_phase = job.bounded and eoi.write_ahead()
             self._start_all(job, trigger)
             self._monitor(job)
             # phase 2: the input is consumed; the end-of-input markers close every window
-            if job.bounded and not eoi.one_phase and not job._stop.is_set() and eoi.write():
+            if job.bounded and not one_phase and not job._stop.is_set() and eoi.write():
                 self._start_all(job, trigger)
                 self._monitor(job)
             if job._stop.is_set() and job._whole_batches:

@@ -11,6 +11,7 @@ process, and using one is a ``StorageError`` (an OSError) saying so.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -211,6 +212,15 @@ def replace(src: Location, dst: Location) -> None:
         if err.kind != "UnsupportedFileSystemException":  # no AbstractFileSystem for the scheme
             raise
         _call(src, remove_then_rename)
+
+
+def set_modified(where: Location, seconds: float) -> None:
+    """Set a file's modification time (Spark's file source reads new files oldest first)."""
+    if isinstance(where, Path):
+        os.utime(where, (seconds, seconds))
+        return
+    fs, path = _fs(where)
+    _call(where, lambda: fs.setTimes(path, int(seconds * 1000), -1))  # -1: access time unchanged
 
 
 def copytree(src: Location, dst: Location, *, leave_out: str | None = None) -> None:

@@ -96,6 +96,10 @@ class Kafka(ConnectorSpec):
     def bounded(self, table: TableDef) -> bool:
         return self.values(table).raw("scan.bounded.mode") not in (None, "unbounded")
 
+    def one_batch(self, table: TableDef) -> bool:
+        # Spark's Kafka source under availableNow reads up to the offsets of the job's start at once
+        return self.bounded(table) and "scan.max-offsets-per-trigger" not in table.options
+
     def problems(self, table: TableDef, fmt: str | None) -> list[OptionProblem]:
         opts = table.options
         out = _format_problems(table)
@@ -148,6 +152,10 @@ class UpsertKafka(ConnectorSpec):
 
     def bounded(self, table: TableDef) -> bool:
         return self.values(table).raw("scan.bounded.mode") not in (None, "unbounded")
+
+    def one_batch(self, table: TableDef) -> bool:
+        # Spark's Kafka source under availableNow reads up to the offsets of the job's start at once
+        return self.bounded(table) and "scan.max-offsets-per-trigger" not in table.options
 
     def problems(self, table: TableDef, fmt: str | None) -> list[OptionProblem]:
         out = _format_problems(table)

@@ -8,6 +8,7 @@ everything relational are applied by ``sqlengine.translate`` on top of what a so
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -57,6 +58,9 @@ class SourceResult:
     # for an upsert of its key (the row's values) and 3 for a delete (a Kafka tombstone: only the
     # key columns are set); the planner's ChangelogNormalize turns these into a changelog
     kind_column: str | None = None
+    # a bounded source read in several micro-batches: how many its input there now takes, asked
+    # when the job starts (None from it: it cannot tell); not set: one, or it cannot tell
+    batches: Callable[[], int | None] | None = None
 
 
 @dataclass(frozen=True)

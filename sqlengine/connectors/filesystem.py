@@ -8,6 +8,8 @@ up new files. Sink: Spark's file sink, exactly-once through its ``_spark_metadat
 
 from __future__ import annotations
 
+import logging
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
     from pyspark.sql.streaming.readwriter import DataStreamReader, DataStreamWriter
 
     from catalog import TableDef
+
+log = logging.getLogger(__name__)
 
 # Flink's filesystem metadata keys -> Spark's hidden _metadata fields
 METADATA = {
@@ -127,13 +131,14 @@ class Filesystem(Connector):
                     "errors.mode",
                 )
             reader_opts["ignoreCorruptFiles"] = "true"
-        if opts.has("source.max-files-per-trigger"):
-            reader_opts["maxFilesPerTrigger"] = str(opts.int("source.max-files-per-trigger"))
+        per_batch = opts.int("source.max-files-per-trigger") if opts.has("source.max-files-per-trigger") else None
+        if per_batch is not None:
+            reader_opts["maxFilesPerTrigger"] = str(per_batch)
         location = self._location(opts, path, must_exist=bounded)
 
-        def read(s: SparkSession) -> DataFrame:
+        def read(s: SparkSession, streaming: bool = request.streaming) -> DataFrame:
             reader: DataStreamReader | DataFrameReader
-            if request.streaming:
+            if streaming:
                 reader = s.readStream.format(fmt).schema(schema).options(**reader_opts)
             else:
                 reader = s.read.format(fmt).schema(schema).options(**reader_opts)
@@ -160,7 +165,20 @@ class Filesystem(Connector):
             name = metric_name(table.name)
             df = count_and_drop(df, name)
             metrics = (name,)
-        return SourceResult(df=df, bounded=bounded, metric_names=metrics, side_queries=side, poll_seconds=monitor)
+        def batches() -> int | None:
+            """The micro-batches of a bounded read: its files there now (listed as Spark's file
+            source lists them: a batch read's index, with the same path filter), so many a batch."""
+            assert per_batch is not None
+            try:
+                files = len(read(spark, streaming=False).inputFiles())
+            except Exception:  # the job then runs in two phases; the read itself reports the error
+                log.debug("counting the files of %s", table.name, exc_info=True)
+                return None
+            return max(1, math.ceil(files / per_batch))
+
+        counted = batches if bounded and request.streaming and per_batch is not None else None
+        return SourceResult(df=df, bounded=bounded, metric_names=metrics, side_queries=side, poll_seconds=monitor,
+                            batches=counted)
 
     @staticmethod
     def _with_metadata(df: DataFrame, table: TableDef, opts: TableOptions) -> DataFrame:

@@ -78,6 +78,12 @@ class Rel:
         return self.df.select(*[quote(c) for c in self.columns])
 
 
+def one_batch() -> int:
+    """The batches of a source whose whole input arrives in the first micro-batch
+    (catalog.connectors: ConnectorSpec.one_batch)."""
+    return 1
+
+
 @dataclass
 class SourceInfo:
     """What a job needs to know of one source it reads."""
@@ -90,8 +96,10 @@ class SourceInfo:
     marker_dir: Location | None = None
     time_column: str | None = None
     marker_column: str | None = None
-    # the whole input arrives in the first micro-batch (catalog.connectors: ConnectorSpec.one_batch)
-    one_batch: bool = False
+    # how many micro-batches a bounded read of the input there now takes, asked when the job
+    # starts (so its end-of-input marker can come with the last: sqlengine.end_of_input); None:
+    # the source cannot say, or ``None`` from it: not this time
+    batches: Callable[[], int | None] | None = None
     poll_seconds: float | None = None  # ConnectorSpec.poll_seconds
 
 

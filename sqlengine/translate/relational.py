@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.logical.operators import Calc, Correlate, Union, Values
-from sqlengine.translate.core import Rel, SourceInfo, Translator, unreachable
+from sqlengine.translate.core import Rel, SourceInfo, Translator, one_batch, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import is_plain_column, quote
 
@@ -73,7 +73,7 @@ def _as_stream(t: Translator, rows: DataFrame) -> DataFrame:
     where = t.job_dir / "values" / f"v{t.next_scan_id()}"
     if not (where / "_SUCCESS").exists():
         rows.write.mode("overwrite").parquet(str(where))
-    t.sources.append(SourceInfo("VALUES", bounded=True, one_batch=True))
+    t.sources.append(SourceInfo("VALUES", bounded=True, batches=one_batch))
     return t.spark.readStream.schema(rows.schema).parquet(str(where))
 
 

@@ -19,7 +19,7 @@ from planner.problems import PlanningError
 from sqlengine.connectors import get_connector
 from sqlengine.connectors.base import SourceRequest
 from sqlengine.connectors.errors import ConnectorError
-from sqlengine.translate.core import Rel, SourceInfo, Translator, unreachable
+from sqlengine.translate.core import Rel, SourceInfo, Translator, one_batch, unreachable
 from sqlengine.translate.expressions import SparkExpressions, quote
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def translate_scan(t: Translator, node: Scan) -> Rel:
         table.name,
         result.bounded,
         tuple(result.metric_names),
-        one_batch=spec is not None and spec.one_batch(table),
+        batches=one_batch if spec is not None and spec.one_batch(table) else result.batches,
         poll_seconds=result.poll_seconds,
     )
     if t.streaming and node.watermark_field is not None:
@@ -86,7 +86,12 @@ def _with_marker(t: Translator, df: DataFrame, wm: str, info: SourceInfo) -> tup
     flag = t.fresh("eos")
     marker_dir = t.job_dir / "eos" / f"source{t.next_scan_id()}"
     marker_dir.mkdir(parents=True, exist_ok=True)
-    marker = t.spark.readStream.schema(f"{quote(wm)} TIMESTAMP, {quote(flag)} BOOLEAN").json(str(marker_dir))
+    # one file per batch: the marker may sit behind empty files, to come with the input's last batch
+    marker = (
+        t.spark.readStream.schema(f"{quote(wm)} TIMESTAMP, {quote(flag)} BOOLEAN")
+        .option("maxFilesPerTrigger", 1)
+        .json(str(marker_dir))
+    )
     filler = [F.col(quote(wm)) if c == wm else F.lit(None).cast(df.schema[c].dataType).alias(c) for c in df.columns]
     marker = marker.select(*filler, F.col(quote(flag)))
     info.marker_dir, info.time_column, info.marker_column = marker_dir, wm, flag

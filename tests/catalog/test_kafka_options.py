@@ -95,9 +95,14 @@ def test_a_limit_of_records_per_micro_batch_is_ours_and_accepted():
     assert problems(kafka("v STRING", "'topic' = 'a', 'format' = 'raw', 'scan.max-offsets-per-trigger' = '500'")) == []
 
 
-def test_a_bounded_read():
+def test_a_bounded_read_comes_in_one_micro_batch_unless_limited():
     t = table(kafka("v STRING", "'topic' = 'a', 'format' = 'raw', 'scan.bounded.mode' = 'latest-offset'"))
-    assert spec_of(t).bounded(t)
+    assert spec_of(t).bounded(t) and spec_of(t).one_batch(t)  # its end-of-input marker rides along
+    limited = table(kafka("v STRING", "'topic' = 'a', 'format' = 'raw', 'scan.bounded.mode' = 'latest-offset', "
+                                      "'scan.max-offsets-per-trigger' = '10'"))
+    assert spec_of(limited).bounded(limited) and not spec_of(limited).one_batch(limited)
+    endless = table(kafka("v STRING", "'topic' = 'a', 'format' = 'raw'"))
+    assert not spec_of(endless).one_batch(endless)
 
 
 def test_upsert_kafka_needs_a_primary_key_and_both_formats():

@@ -15,6 +15,7 @@ from planner.errors import SqlError
 from planner.statements.script import parse_script
 from sqlengine.engine import Engine
 from sqlengine.jobs import Status
+from tests.sqlengine.helpers import in_read_order
 
 pytestmark = pytest.mark.spark
 
@@ -76,6 +77,24 @@ def test_a_bounded_insert_writes_every_window_once_and_a_rerun_resumes_complete(
     again = _run(engine, INSERT)
     assert again.status == Status.FINISHED and again.already_complete
     assert len(_sink_rows(sink)) == 3  # nothing written twice
+
+
+def test_a_bounded_read_in_several_batches_ends_in_one_run_with_the_marker_in_its_last_batch(tmp_path, spark):
+    """One file per micro-batch: the end-of-input marker comes with the third file, not before it
+    (no row is late) and not in a second run (whose start and planning would cost one more batch
+    and a restart): four batches, the last one emitting what the marker's watermark closes."""
+    sink, data = tmp_path / "views", tmp_path / "clicks"
+    data.mkdir()
+    for i, rows in enumerate((ROWS[:2], ROWS[2:3], ROWS[3:])):
+        (data / f"part-{i}.json").write_text("\n".join(rows) + "\n")
+        in_read_order(data / f"part-{i}.json", i)
+    engine = _setup(tmp_path, spark, sink)
+    ddl = f"CREATE TABLE clicks_in_batches WITH ('path' = '{data}', 'source.max-files-per-trigger' = '1') LIKE clicks;"
+    engine.plan(parse_script(ddl).statements[0])
+    job = _run(engine, INSERT.replace("TABLE clicks,", "TABLE clicks_in_batches,"))
+    assert job.status == Status.FINISHED, job.error
+    assert [(p, t[:19], n) for p, t, n in _sink_rows(sink)] == [(p, t[:19], n) for p, t, n in EXPECTED]
+    assert [(s.batch_id, s.input_rows) for s in job.history] == [(0, 2), (1, 1), (2, 1 + 1), (3, 0)]
 
 
 def test_values_in_a_streaming_job_are_a_bounded_stream(tmp_path, spark):
