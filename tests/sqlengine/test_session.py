@@ -28,6 +28,7 @@ def test_local_defaults(tmp_path):
     assert conf["spark.driver.extraJavaOptions"].startswith("-Dlog4j.configurationFile=file:")
     assert "spark.sql.streaming.stateStore.providerClass" not in conf
     assert conf["spark.driver.memory"] == local_driver_memory()
+    assert conf["spark.sql.codegen.cache.maxEntries"] == "2000"  # Spark's 100 is soon evicted
     assert 1024 <= int(local_driver_memory()[:-1]) <= 4096
 
 
@@ -39,12 +40,14 @@ def test_overrides_win_and_java_options_are_merged(tmp_path):
             "spark.sql.session.timeZone": "Europe/Berlin",
             "spark.driver.extraJavaOptions": "-Dfoo=bar",
             "state.backend.type": "RocksDB",
+            "spark.sql.codegen.cache.maxEntries": "50",
         },
         "app",
         tmp_path / "log4j2.properties",
     )
     assert conf["spark.ui.enabled"] == "true"
     assert conf["spark.sql.session.timeZone"] == "Europe/Berlin"
+    assert conf["spark.sql.codegen.cache.maxEntries"] == "50"
     assert conf["spark.driver.extraJavaOptions"].endswith(" -Dfoo=bar")
     assert "-Dlog4j.configurationFile=" in conf["spark.driver.extraJavaOptions"]
     assert conf["spark.sql.streaming.stateStore.providerClass"] == ROCKSDB
