@@ -52,8 +52,9 @@ def duplicate_zips() -> tuple[str, ...]:
     py4j = importlib.util.find_spec("py4j")
     if py4j is None or py4j.origin is None or not Path(py4j.origin).is_file():
         return ()  # py4j only in the zip: it stays
-    zips = [lib / "pyspark.zip", *sorted(lib.glob("py4j-*-src.zip"))]
-    return tuple(str(z) for z in zips if z.is_file()) if (lib / "pyspark.zip").is_file() else ()
+    if not (lib / "pyspark.zip").is_file():
+        return ()  # not pip's layout
+    return tuple(str(z) for z in [lib / "pyspark.zip", *sorted(lib.glob("py4j-*-src.zip"))])
 
 
 def write_launcher(path: Path, python: str, zips: tuple[str, ...]) -> Path:

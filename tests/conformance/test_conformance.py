@@ -1,8 +1,9 @@
 """Conformance with Apache Flink, the reference implementation: each query of queries/ runs on
 sqlengine over the input of data/, as a streaming job (two of each table's four files per
-micro-batch, so state crosses a batch boundary; rows out of order within the watermark delay) and in batch mode; both final tables (the changelog applied) must
-equal the rows Flink 2.3 gave for the same query and data (expected/, written by
-make_expected.py; Flink itself is not needed here).
+micro-batch, so state crosses a batch boundary; rows out of order within the watermark delay)
+and in batch mode; both final tables (the changelog applied) must equal the rows Flink 2.3 gave
+for the same query and data (expected/, written by make_expected.py; Flink itself is not needed
+here).
 
 The queries cover each operator of docs/running.md: native ones (windows, interval join,
 keep-first deduplication, aggregation of an append-only input) and the changelog operators
