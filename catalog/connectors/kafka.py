@@ -57,7 +57,18 @@ _BOUNDED = (
 )
 
 
-class Kafka(ConnectorSpec):
+class _KafkaRead(ConnectorSpec):
+    """How far a read of either Kafka connector goes (their 'scan.bounded.*' options are one)."""
+
+    def bounded(self, table: TableDef) -> bool:
+        return self.values(table).raw("scan.bounded.mode") not in (None, "unbounded")
+
+    def one_batch(self, table: TableDef) -> bool:
+        # Spark's Kafka source under availableNow reads up to the offsets of the job's start at once
+        return self.bounded(table) and "scan.max-offsets-per-trigger" not in table.options
+
+
+class Kafka(_KafkaRead):
     name = "kafka"
     options = (
         *_COMMON,
@@ -93,13 +104,6 @@ class Kafka(ConnectorSpec):
     formats = KAFKA_FORMATS
     prefixed_formats = True
 
-    def bounded(self, table: TableDef) -> bool:
-        return self.values(table).raw("scan.bounded.mode") not in (None, "unbounded")
-
-    def one_batch(self, table: TableDef) -> bool:
-        # Spark's Kafka source under availableNow reads up to the offsets of the job's start at once
-        return self.bounded(table) and "scan.max-offsets-per-trigger" not in table.options
-
     def problems(self, table: TableDef, fmt: str | None) -> list[OptionProblem]:
         opts = table.options
         out = _format_problems(table)
@@ -127,7 +131,7 @@ class Kafka(ConnectorSpec):
         return out
 
 
-class UpsertKafka(ConnectorSpec):
+class UpsertKafka(_KafkaRead):
     name = "upsert-kafka"
     options = (
         *_COMMON,
@@ -149,13 +153,6 @@ class UpsertKafka(ConnectorSpec):
     prefixed_formats = True
     accepts_updates = True
     upsert_source = True
-
-    def bounded(self, table: TableDef) -> bool:
-        return self.values(table).raw("scan.bounded.mode") not in (None, "unbounded")
-
-    def one_batch(self, table: TableDef) -> bool:
-        # Spark's Kafka source under availableNow reads up to the offsets of the job's start at once
-        return self.bounded(table) and "scan.max-offsets-per-trigger" not in table.options
 
     def problems(self, table: TableDef, fmt: str | None) -> list[OptionProblem]:
         out = _format_problems(table)
