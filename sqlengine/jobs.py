@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from sqlengine import errors
 from sqlengine.connectors.file_sink_owner import batch_ids
 from sqlengine.end_of_input import EndOfInput
-from sqlengine.progress import ChangelogKeys, Snapshot, from_progress
+from sqlengine.progress import ChangelogKeys, Snapshot, from_progress, new_progress
 from sqlengine.storage import Location
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ class Job:
     _thread: threading.Thread | None = field(default=None, repr=False)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
     _whole_batches: bool = field(default=False, repr=False)  # a savepoint's stop: no batch left half run
-    _seen_batches: set[tuple[str, int, str]] = field(default_factory=set, repr=False)
+    _seen_batches: dict[str, set[tuple[int, str]]] = field(default_factory=dict, repr=False)  # per query: (batch, timestamp)
     _changelog_keys: ChangelogKeys = field(default_factory=ChangelogKeys, repr=False)
 
     @property
@@ -251,16 +251,14 @@ class JobManager:
 
     def _record(self, job: Job, q: StreamingQuery) -> None:
         try:
-            recent = q.recentProgress
+            name = str(q.name or q.id)
+            seen = job._seen_batches.setdefault(name, set())
+            recent = new_progress(q, seen)
         except Exception:
             return
-        name = q.name or q.id
         for p in recent:
-            snap = from_progress(str(name), p)
-            key = (snap.query, snap.batch_id, snap.timestamp)
-            if key in job._seen_batches:
-                continue
-            job._seen_batches.add(key)
+            snap = from_progress(name, p)
+            seen.add((snap.batch_id, snap.timestamp))
             snap = job._changelog_keys.apply(snap)
             job.history.append(snap)
             if job.log_path is not None:

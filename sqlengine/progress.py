@@ -4,11 +4,13 @@ operator's rows and bytes (from Spark's StreamingQueryProgress)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Container
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pyspark.sql.streaming.listener import StreamingQueryProgress
+    from pyspark.sql.streaming.query import StreamingQuery
 
 
 def shown_watermark(watermark: str | None) -> str:
@@ -135,6 +137,26 @@ class ChangelogKeys:
             operators.append(replace(op, name=KEYS, rows=max(keys, 0), bytes=op.bytes if stored is None else max(stored, 0)))
         metrics = {k: v for k, v in snap.metrics.items() if not k.startswith(CHANGELOG_METRIC)}
         return replace(snap, operators=tuple(operators), metrics=metrics)
+
+
+def new_progress(query: StreamingQuery, seen: Container[tuple[int, str]]) -> list[dict[str, Any]]:
+    """The query's progress updates whose (batchId, timestamp) is not in ``seen``, oldest first,
+    as json dicts. pyspark's ``recentProgress`` converts every update Spark keeps (the last 100),
+    each a py4j call and a JSON parse, on every call: a job polled twice a second spent a tenth of
+    a core on it once its history was full. Walking back from the newest to the first one seen
+    converts only the new ones."""
+    jsq = getattr(query, "_jsq", None)
+    if jsq is None:  # Spark Connect: its client holds the updates already
+        out = [json.loads(p.json) if hasattr(p, "json") else p for p in query.recentProgress]
+        return [d for d in out if (int(d.get("batchId") or 0), str(d.get("timestamp") or "")) not in seen]
+    updates = jsq.recentProgress()
+    new: list[dict[str, Any]] = []
+    for i in range(len(updates) - 1, -1, -1):
+        p = updates[i]
+        if (int(p.batchId()), str(p.timestamp())) in seen:
+            break
+        new.append(json.loads(p.json()))
+    return new[::-1]
 
 
 def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -> Snapshot:
