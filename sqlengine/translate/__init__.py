@@ -41,6 +41,9 @@ class Translated:
     kind_column: str | None = None
     changelog_operators: int = 0  # how many of the plan's operators are changelog operators
     processing_timers: bool = False  # an operator fires on the wall clock (a processing-time window)
+    # an operator holds rows back until the watermark passes a bound (a window's end): its output
+    # needs Spark's no-data micro-batches, which run when only the watermark moved
+    waits_on_watermark: bool = False
 
     @property
     def bounded(self) -> bool:
@@ -67,7 +70,8 @@ def translate(
     streaming = analysis.streaming
     root = plan.input if isinstance(plan, Sink) else plan
     changelog = analysis.props[root.node_id].changelog
-    markers = end_markers and streaming and any(n.waits_on_watermark() for n in root.walk())
+    waits = streaming and any(n.waits_on_watermark() for n in root.walk())
+    markers = end_markers and waits
     t = Translator(
         spark, analysis.props, streaming, job_dir, handler_for, end_markers=markers, physical=analysis.physical,
         ttl_ms=analysis.ttl_ms, buckets=buckets, time_zone=analysis.time_zone,
@@ -78,11 +82,11 @@ def translate(
         from pyspark.sql import functions as F
 
         df = rel.df.select(F.col(quote(rel.kind)), *[F.col(quote(c)) for c in rel.columns])
-        return Translated(df, OutputMode.APPEND, changelog.key, t.sources, t.side_queries, rel.kind, t.changelog_operators, t.processing_timers)
+        return Translated(df, OutputMode.APPEND, changelog.key, t.sources, t.side_queries, rel.kind, t.changelog_operators, t.processing_timers, waits)
     if streaming and changelog.mode == Mode.RETRACT:
         raise TranslationBug(f"internal error: a retracting result ({root.kind} {root.label}) with no changelog operator")
     mode = OutputMode.APPEND if changelog.insert_only else OutputMode.UPDATE
-    return Translated(rel.visible(), mode, changelog.key, t.sources, t.side_queries, None, t.changelog_operators, t.processing_timers)
+    return Translated(rel.visible(), mode, changelog.key, t.sources, t.side_queries, None, t.changelog_operators, t.processing_timers, waits)
 
 
 __all__ = ["OutputMode", "Translated", "TranslationError", "translate"]

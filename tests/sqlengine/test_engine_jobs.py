@@ -277,3 +277,26 @@ def test_progress_is_read_from_the_newest_back_to_the_first_seen(tmp_path, spark
     seen = {(p["batchId"], p["timestamp"]) for p in every[:2]}
     assert [p["batchId"] for p in new_progress(query, seen)] == [2, 3]
     assert new_progress(query, seen | {(p["batchId"], p["timestamp"]) for p in every}) == []
+
+
+def test_a_bounded_job_whose_output_waits_on_no_watermark_ends_with_its_last_batch_of_input(tmp_path, spark):
+    """The join's state is released by the watermark (each click within its visit), but it emits
+    its rows at once: after the input's one batch Spark would run another, only to evict that
+    state, and the job then ends. It runs no such batch; a window, whose rows wait on the
+    watermark, still gets its closing batch (the test above: batch 3)."""
+    engine = _setup(tmp_path, spark, tmp_path / "views")
+    visits = tmp_path / "visits.json"
+    visits.write_text('{"user_id": 1, "since": "2024-01-01 00:00:00", "until": "2024-01-01 00:00:50"}\n'
+                      '{"user_id": 3, "since": "2024-01-01 00:02:00", "until": "2024-01-01 00:03:00"}\n')
+    ddl = f"""CREATE TABLE visits (user_id BIGINT, since TIMESTAMP(3), until TIMESTAMP(3),
+      WATERMARK FOR since AS since - INTERVAL '5' SECOND)
+    WITH ('connector' = 'filesystem', 'path' = '{visits}', 'format' = 'json');
+    CREATE TABLE visit_pages (user_id BIGINT, page STRING) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / "pages"}', 'format' = 'csv');"""
+    for stmt in parse_script(ddl).statements:
+        engine.plan(stmt)
+    job = _run(engine, "INSERT INTO visit_pages SELECT c.user_id, c.page FROM clicks c, visits v "
+                       "WHERE c.user_id = v.user_id AND c.ts BETWEEN v.since AND v.until")
+    assert job.status == Status.FINISHED, job.error
+    assert _sink_rows(tmp_path / "pages") == [("1", "/a"), ("3", "/a")]
+    assert [(s.batch_id, s.input_rows) for s in job.history] == [(0, 6)]
+    assert [op.name for op in job.history[-1].operators] == ["symmetricHashJoin"]  # state the watermark releases
