@@ -27,7 +27,9 @@ Per query and format, reported:
   final table (changelog applied) compared as a multiset. A query whose result depends on the wall
   clock (PROCTIME) is not compared.
 A query an engine refuses or fails is reported with that engine's first error line.
-Results: a table on stdout and JSON in ``--out``; docs/benchmarks.md quotes them.
+Results: a table on stdout and JSON in ``--out``; docs/benchmarks.md quotes them (and
+bench/charts.py draws its chart from the table there). On stderr, each query's result as a JSON
+line and a progress bar (tqdm, the ``bench`` extra).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ import time
 from collections import Counter
 from pathlib import Path
 from statistics import geometric_mean, median
+
+from tqdm import tqdm  # the bench extra
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "nexmark"
@@ -363,18 +367,26 @@ def main() -> None:
     engines = Engines(args.flink_python, work)
     sizes = [args.events, 4 * args.events]
     results = []
+    # on stderr, under each query's result line: how far the run is (a pass of every query with
+    # --runs 3 takes about 1.5 hours here)
+    bar = tqdm(total=len(formats) * len(queries), unit="query", file=sys.stderr, dynamic_ncols=True)
     for fmt in formats:
+        bar.set_description(f"{fmt}: generating the events")
         data = {n: generate(n, fmt, args.data / fmt / str(n)) for n in (args.check_events, *sizes)}
         # a warm-up of each engine: the OS's file cache, and sqlengine's class cache written
+        bar.set_description(f"{fmt}: warming up")
         for _ in range(2 if args.runs else 0):
             for e in ("sqlengine", "flink"):
                 engines.run(e, timed_script("q0", data[args.check_events], fmt, work), fmt)
         for q in queries:
+            bar.set_description(f"{fmt}: {q}")
             r = compare(engines, q, fmt, [(n, data[n]) for n in sizes], data[args.check_events], args.runs)
             results.append(r)
-            print(json.dumps(r), file=sys.stderr, flush=True)
+            bar.write(json.dumps(r), file=sys.stderr)
+            bar.update()
             args.out.write_text(json.dumps({"sizes": sizes, "check_events": args.check_events, "runs": args.runs,
                                             "results": results}, indent=1))
+    bar.close()
     print(report(results, sizes) if args.runs else "\n".join(
         f"{r['query']} {r['format']}: " + ({True: "equal", False: "DIFFERENT", None: "not compared"}[r.get("equal")])
         + "".join(f"; {e}: {r[e + '_error']}" for e in ("sqlengine", "flink") if e + "_error" in r) for r in results))
