@@ -36,6 +36,17 @@ class Chart:
     horizontal: bool = False
     log: bool = False
 
+    def rows(self, tables: dict[str, list[list[dict[str, str]]]]) -> list[dict[str, str]]:
+        """The rows it draws: those of its tables with a number in every column it draws."""
+        found = tables.get(self.section, [])
+        if len(found) <= max(self.tables):
+            raise SystemExit(f"{self.file}: no table {max(self.tables) + 1} under '## {self.section}'")
+        kept = [r for i in self.tables for r in found[i]
+                if all(number(r.get(col, "")) is not None for col, _ in self.series)]
+        if not kept:
+            raise SystemExit(f"{self.file}: no row of '{self.section}' has numbers in {[c for c, _ in self.series]}")
+        return kept
+
 
 CHARTS = (
     Chart("flink.png", "Against Apache Flink 2.3 on the same files", "query",
@@ -89,16 +100,13 @@ def number(cell: str) -> float | None:
         return None
 
 
-def draw(chart: Chart, rows: list[dict[str, str]], out: Path) -> Path:
+def draw(chart: Chart, kept: list[dict[str, str]], out: Path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display here
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
 
-    kept = [r for r in rows if all(number(r.get(col, "")) is not None for col, _ in chart.series)]
-    if not kept:
-        raise SystemExit(f"{chart.file}: no row of '{chart.section}' has numbers in {[c for c, _ in chart.series]}")
     # long labels (a lint corpus's shape) on lines of their own rather than over each other
     labels = [textwrap.fill(re.sub(r"[*`]", "", r[chart.label]), 30 if chart.horizontal else 18) for r in kept]
     width = 0.8 / len(chart.series)
@@ -146,10 +154,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     tables = sections(args.page.read_text())
     for chart in CHARTS:
-        found = tables.get(chart.section, [])
-        if len(found) <= max(chart.tables):
-            raise SystemExit(f"{chart.file}: {args.page} has no table {max(chart.tables) + 1} under '## {chart.section}'")
-        print(draw(chart, [row for i in chart.tables for row in found[i]], out))
+        print(draw(chart, chart.rows(tables), out))
 
 
 if __name__ == "__main__":
