@@ -327,24 +327,10 @@ def report(results: list[dict], sizes: list[int]) -> str:
             f"{s[str(large)]['cpu']:.0f} | {f[str(large)]['cpu']:.0f} | {s[str(large)]['rss_mb']:,.0f} | "
             f"{f[str(large)]['rss_mb']:,.0f} |"
         )
-    lines.append(chart(results, large))
     if ratios:
         lines.append(f"\nGeometric mean of Flink's whole-run time over sqlengine's: {geometric_mean(ratios):.2f} "
                      f"({len(ratios)} query runs; above 1 means sqlengine is faster)")
     return "\n".join(lines)
-
-
-def chart(results: list[dict], large: int) -> str:
-    """The whole-run times as a Mermaid bar chart (GitHub draws it): sqlengine's bars first."""
-    both = [r for r in results if "sqlengine" in r and "flink" in r]
-    if not both:
-        return ""
-    names = ", ".join(f'"{r["query"]}"' for r in both)
-    ours = ", ".join(f'{r["sqlengine"][str(large)]["wall"]:.1f}' for r in both)
-    theirs = ", ".join(f'{r["flink"][str(large)]["wall"]:.1f}' for r in both)
-    top = max(max(r["sqlengine"][str(large)]["wall"], r["flink"][str(large)]["wall"]) for r in both)
-    return (f"\n```mermaid\nxychart-beta\n    title \"Whole run, {large:,} events (s): sqlengine, then Flink\"\n"
-            f"    x-axis [{names}]\n    y-axis \"seconds\" 0 --> {math.ceil(top)}\n    bar [{ours}]\n    bar [{theirs}]\n```")
 
 
 def main() -> None:
