@@ -148,7 +148,7 @@ def new_progress(query: StreamingQuery, seen: Container[tuple[int, str]]) -> lis
     jsq = getattr(query, "_jsq", None)
     if jsq is None:  # Spark Connect: its client holds the updates already
         out = [json.loads(p.json) if hasattr(p, "json") else p for p in query.recentProgress]
-        return [d for d in out if (int(d.get("batchId") or 0), str(d.get("timestamp") or "")) not in seen]
+        return [d for d in out if progress_key(d) not in seen]
     updates = jsq.recentProgress()
     new: list[dict[str, Any]] = []
     for i in range(len(updates) - 1, -1, -1):
@@ -157,6 +157,12 @@ def new_progress(query: StreamingQuery, seen: Container[tuple[int, str]]) -> lis
             break
         new.append(json.loads(p.json()))
     return new[::-1]
+
+
+def progress_key(data: dict[str, Any]) -> tuple[int, str]:
+    """A progress update's identity (its json dict's batchId and timestamp), as ``new_progress``
+    reads it from Spark's own objects and ``Snapshot`` keeps it."""
+    return int(data.get("batchId") or 0), str(data.get("timestamp") or "")
 
 
 def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -> Snapshot:
@@ -188,10 +194,11 @@ def from_progress(query_name: str, p: StreamingQueryProgress | dict[str, Any]) -
     if "numInputRows" not in data:  # Spark Connect's json has only the sources' figures
         data = {**data, **{k: sum(_num(src.get(k)) for src in sources)
                            for k in ("numInputRows", "inputRowsPerSecond", "processedRowsPerSecond")}}
+    batch_id, timestamp = progress_key(data)
     return Snapshot(
         query=query_name,
-        batch_id=int(data.get("batchId") or 0),
-        timestamp=str(data.get("timestamp") or ""),
+        batch_id=batch_id,
+        timestamp=timestamp,
         input_rows=int(data.get("numInputRows") or 0),
         input_rps=_num(data.get("inputRowsPerSecond")),
         processed_rps=_num(data.get("processedRowsPerSecond")),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from sqlengine.progress import from_progress
+from sqlengine.progress import from_progress, progress_key
 
 
 def test_a_snapshot_keeps_the_phases_of_its_batch():
@@ -27,3 +27,11 @@ def test_a_snapshot_keeps_the_phases_of_its_batch():
 def test_a_progress_without_durations_has_no_phases():
     snap = from_progress("q", {"batchId": 0, "numInputRows": 5, "stateOperators": []})
     assert snap.phases == {} and snap.batch_ms == 0
+
+
+def test_an_update_is_known_by_its_batch_and_timestamp_as_its_snapshot_keeps_them():
+    data = {"batchId": 3, "timestamp": "2026-12-01T21:15:41.283Z", "numInputRows": 2, "stateOperators": []}
+    snap = from_progress("q", data)
+    assert progress_key(data) == (snap.batch_id, snap.timestamp) == (3, "2026-12-01T21:15:41.283Z")
+    # Spark Connect's json can hold None for either
+    assert progress_key({"batchId": None, "timestamp": None}) == (0, "")
