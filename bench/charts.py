@@ -18,7 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "benchmarks.md"
-OURS, THEIRS = "#1f6fb4", "#e08a1e"  # sqlengine blue, the other side orange, on every chart
+# a series' colour by its place: where the series are the engines, sqlengine is blue, the other orange
+COLOURS = ("#1f6fb4", "#e08a1e", "#4f9a3a")
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,10 @@ CHARTS = (
     Chart("lint.png", "Lint against sqlfluff", "shape",
           (("sqlengine lint statements/s", "sqlengine lint"), ("sqlfluff lint statements/s", "sqlfluff lint")),
           "Statements linted per second (higher is faster; log scale)", "statements per second", log=True),
-    Chart("startup.png", "Start-up", "what", (("seconds", "seconds"),),
-          "Start-up (lower is faster)", "seconds", horizontal=True),
+    Chart("startup.png", "Start-up", "shell",
+          (("start to prompt (s)", "start to prompt"), ("start to first answer (s)", "start to first answer"),
+           ("next answer (s)", "next answer")),
+          "Shell start-up (lower is faster)", "seconds", horizontal=True),
 )
 
 
@@ -110,12 +113,14 @@ def draw(chart: Chart, kept: list[dict[str, str]], out: Path) -> Path:
     # long labels (a lint corpus's shape) on lines of their own rather than over each other
     labels = [textwrap.fill(re.sub(r"[*`]", "", r[chart.label]), 30 if chart.horizontal else 18) for r in kept]
     width = 0.8 / len(chart.series)
-    size = (8, 1.2 + 0.45 * len(kept)) if chart.horizontal else (max(6.0, 0.55 * len(kept) + 2), 4.2)
+    legend_in = 0.35 if chart.horizontal and len(chart.series) > 1 else 0.0  # a row under the axis
+    size = ((8, 1.2 + legend_in + 0.25 * len(kept) * max(2, len(chart.series))) if chart.horizontal
+            else (max(6.0, 0.55 * len(kept) + 2), 4.2))
     fig, ax = plt.subplots(figsize=size, dpi=110)
     for i, (col, legend) in enumerate(chart.series):
         values = [number(r[col]) or 0.0 for r in kept]
         where = [k + (i - (len(chart.series) - 1) / 2) * width for k in range(len(kept))]
-        color = (OURS, THEIRS)[i % 2] if len(chart.series) > 1 else OURS
+        color = COLOURS[i % len(COLOURS)]
         if chart.horizontal:
             ax.barh(where, values, height=width, label=legend, color=color)
         else:
@@ -136,8 +141,11 @@ def draw(chart: Chart, kept: list[dict[str, str]], out: Path) -> Path:
     ax.set_axisbelow(True)
     ax.set_title(chart.title, fontsize=10)
     if len(chart.series) > 1:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
+        if legend_in:  # under the axis, where no bar can be
+            fig.legend(loc="lower center", ncol=len(chart.series), fontsize=8, frameon=False)
+        else:
+            ax.legend(fontsize=8)
+    fig.tight_layout(rect=(0, legend_in / size[1], 1, 1))
     path = out / chart.file
     # no creation date or version in the file: drawing the same table again gives the same bytes
     fig.savefig(path, metadata={"Software": None})

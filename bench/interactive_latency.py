@@ -15,7 +15,10 @@ seconds after the toolbar says Spark is ready (a user typing the first query; th
 JVM up meanwhile, sqlengine/warm_up.py, and stops that when a job starts); each later run right
 after the previous one is stopped (Ctrl-C). Flink: PyFlink's local mini-cluster (parallelism 2,
 loopback only; ``table.local-time-zone`` UTC, as sqlengine's session), run 1 in a new
-TableEnvironment (the mini-cluster starts with it), the later runs in the same one.
+TableEnvironment (the mini-cluster starts with it), the later runs in the same one; and Flink's own
+SQL client in a pseudo-terminal as sqlengine's shell (bench/flink_shell.py: ``sql-client.sh
+embedded`` on a local mini-cluster, which starts with each query), tableau mode, run 1 sent
+``--think`` seconds after its prompt, each later run right after the previous one is stopped.
 
 Per run, two figures: **first row**, seconds from the statement sent to its first row shown; and
 **over**, how long after its window's end plus the watermark delay that row came (the wall clock at
@@ -38,18 +41,20 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import flink_shell
 from pty_shell import PROMPT, PtyShell
 
 ROOT = Path(__file__).resolve().parents[1]
 DELAY_S = 1
-ENGINES = ("sqlengine", "sqlengine --no-warm-up", "flink")
+ENGINES = ("sqlengine", "sqlengine --no-warm-up", "Flink SQL client", "flink")
 DDL = ("CREATE TABLE g (k INT, ts AS LOCALTIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
        "WITH ('connector' = 'datagen', 'rows-per-second' = '100', 'fields.k.min' = '1', 'fields.k.max' = '5')")
 QUERY = ("SELECT window_start, window_end, COUNT(*) AS n "
          "FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY window_start, window_end")
 # the toolbar redraws only what changed: "ready" comes after the style code that replaces "starting…"
 SPARK_READY = re.compile(rb"(?:Spark: |\x1b\[[0-9;]*m)ready")
-FIRST_ROW = re.compile(rb"\| \+I \| (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \| (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \|")
+TS = rb"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})"
+FIRST_ROW = re.compile(rb"\| +\+I \| +" + TS + rb" \| +" + TS + rb" \|")
 
 
 def over(window_end: dt.datetime, seen_at: float) -> float:
@@ -58,18 +63,26 @@ def over(window_end: dt.datetime, seen_at: float) -> float:
     return seen_at - due.timestamp()
 
 
-def sqlengine_runs(engine: str, runs: int, think: float) -> list[dict]:
+def shell_runs(engine: str, runs: int, think: float, flink_python: str) -> list[dict]:
+    """``runs`` queries in one shell in a pseudo-terminal: sqlengine's, or Flink's SQL client."""
     tmp = Path(tempfile.mkdtemp(prefix="sqlengine-latency-"))
-    shell = PtyShell(tmp / "home", rows=50, cols=160, args=tuple(engine.split()[1:]))
+    init = tmp / "init.sql"
+    init.write_text("SET 'sql-client.execution.result-mode' = 'tableau';\n")
+    if engine == "Flink SQL client":
+        prompt: bytes | re.Pattern[bytes] = flink_shell.PROMPT
+        shell = PtyShell(None, rows=50, cols=160, command=flink_shell.sql_client(flink_python, init, tmp / "history"))
+    else:
+        prompt = PROMPT
+        shell = PtyShell(tmp / "home", rows=50, cols=160, args=("-i", str(init), *engine.split()[1:]))
     out = []
     try:
-        shell.wait_for(PROMPT, 30)
-        shell.wait_for(SPARK_READY, 120)
+        shell.wait_for(prompt, 120)
+        if prompt is PROMPT:
+            shell.wait_for(SPARK_READY, 120)
         time.sleep(think)
-        for stmt in ("SET 'sql-client.execution.result-mode' = 'tableau';", DDL + ";"):
-            mark = len(shell.seen)
-            shell.send(stmt + "\r")
-            shell.wait_for(b"[INFO]", 30, mark)
+        mark = len(shell.seen)
+        shell.send(DDL + ";\r")
+        shell.wait_for(b"[INFO]", 30, mark)
         for i in range(runs):
             mark = len(shell.seen)
             sent = time.perf_counter()
@@ -81,7 +94,7 @@ def sqlengine_runs(engine: str, runs: int, think: float) -> list[dict]:
             out.append({"engine": engine, "run": i + 1, "first_row": seen - sent, "over": over(end, wall)})
             mark = len(shell.seen)
             shell.send("\x03")  # Ctrl-C: stop the query, back to the prompt
-            shell.wait_for(PROMPT, 60, mark)
+            shell.wait_for(prompt, 60, mark)
             time.sleep(1)
     finally:
         shell.close()
@@ -100,18 +113,21 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=4, help="queries per engine; run 1 is the session's first")
     ap.add_argument("--think", type=float, default=10.0, help="seconds between Spark ready and the first query")
     ap.add_argument("--flink-python", default="/tmp/flink/bin/python")
+    ap.add_argument("--engines", default=",".join(ENGINES), help=f"which of {', '.join(ENGINES)} (comma-separated)")
     ap.add_argument("--out", type=Path, default=Path("interactive_latency.json"))
     args = ap.parse_args()
+    engines = [e for e in ENGINES if e in args.engines.split(",")]
     results = []
-    for engine in ENGINES:
-        got = flink_runs(args.flink_python, args.runs) if engine == "flink" else sqlengine_runs(engine, args.runs, args.think)
+    for engine in engines:
+        got = (flink_runs(args.flink_python, args.runs) if engine == "flink"
+               else shell_runs(engine, args.runs, args.think, args.flink_python))
         for r in got:
             print(f"{r['engine']:24} run {r['run']}: first row {r['first_row']:5.2f} s, over window end + delay {r['over']:5.2f} s",
                   flush=True)
         results += got
     print("\n| engine | first row, run 1 (s) | over, run 1 (s) | first row, later runs (median s) | over, later runs (median s) |")
     print("|---|---|---|---|---|")
-    for engine in ENGINES:
+    for engine in engines:
         rs = [r for r in results if r["engine"] == engine]
         later = rs[1:] or rs
         print(f"| {engine} | {rs[0]['first_row']:.2f} | {rs[0]['over']:.2f} | "

@@ -1,6 +1,6 @@
-"""The real shell (``python -m repl.cli``) in a pseudo-terminal, as a user has it: 80x24 unless
-told, cursor-position requests answered as a terminal would. Shared by bench/shell_startup.py and
-bench/interactive_latency.py."""
+"""The real shell (``python -m repl.cli``, or another engine's shell: ``command``) in a
+pseudo-terminal, as a user has it: 80x24 unless told, cursor-position requests answered as a
+terminal would. Shared by bench/shell_startup.py and bench/interactive_latency.py."""
 
 from __future__ import annotations
 
@@ -22,13 +22,15 @@ CPR_REQUEST = b"\x1b[6n"
 
 
 class PtyShell:
-    def __init__(self, home: Path, rows: int = 24, cols: int = 80, args: tuple[str, ...] = ()) -> None:
+    def __init__(self, home: Path | None, rows: int = 24, cols: int = 80, args: tuple[str, ...] = (),
+                 command: list[str] | None = None) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"}
+        argv = command or [sys.executable, "-m", "repl.cli", "--home", str(home), *args]
         self.started = time.perf_counter()
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: the shell
             os.chdir(ROOT)
-            os.execvpe(sys.executable, [sys.executable, "-m", "repl.cli", "--home", str(home), *args], env)
+            os.execvpe(argv[0], argv, env)
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         self.seen = b""  # everything the shell printed
 

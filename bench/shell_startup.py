@@ -1,19 +1,28 @@
-"""Shell startup: time from launching ``python -m repl.cli`` in a pseudo-terminal until the prompt
-(``sqlengine>``) is on screen.
+"""Shell start-up, sqlengine's shell and Apache Flink 2.3's SQL client side by side: how long from
+launching the shell until its prompt is on screen, and until it has answered a first query.
 
-    python bench/shell_startup.py [--runs 7] [--home DIR]
+    python bench/shell_startup.py [--runs 7] [--flink-python /tmp/flink/bin/python | --no-flink]
 
-Each run starts the real shell in a fresh pty (80x24; cursor-position requests are answered as a
-terminal would), waits for the prompt text, then sends Ctrl-D and waits for the process to end.
-The home is created by the first run and reused (as a user's is); the first run is reported apart
-as "cold home". Prints every run and the median; the goal is under 1.5 s. Spark is started in the
-background only once the prompt is up, so it is not part of the figure (it shows in the toolbar
-as "starting…" and takes ~10 s on a 2-core machine).
+Each run starts the real shell in a fresh pseudo-terminal (bench/pty_shell.py: 80x24, cursor
+position requests answered as a terminal would), with an init file setting the tableau result mode
+(``-i``, on both), and times three things:
+- **prompt**: from exec to the prompt text (``sqlengine>``, ``Flink SQL>``);
+- **first answer**: from exec to the row of ``SELECT 4242 AS answer``, sent as soon as the prompt
+  shows (a user who knows what to type: sqlengine's shell is up before Spark is, and the query waits
+  for it; Flink's client has started its local gateway before it shows the prompt, and the query
+  starts a mini-cluster);
+- **next answer**: the same query once more, from the statement sent to its row (the warm shell).
+Then Ctrl-D. The engines alternate run by run. sqlengine's home is created by its first run and
+reused (as a user's is); that first run is reported apart as "cold home". Flink's client is
+``sql-client.sh embedded`` from the PyFlink install (bench/flink_shell.py; parallelism 2, local
+mini-cluster). Prints every run and a table of medians; exits non-zero when sqlengine's median
+start to prompt is not under the 1.5-s goal.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import statistics
 import sys
@@ -22,15 +31,30 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import flink_shell
 from pty_shell import PROMPT, PtyShell
 
+INIT = "SET 'sql-client.execution.result-mode' = 'tableau';\n"
+QUERY = "SELECT 4242 AS answer;\r"
+# the row, not the echo of the statement: "| 4242 |" (sqlengine) or "| +I | 4242 |" (Flink)
+ANSWER = re.compile(rb"\|\s*(?:\+I\s*\|\s*)?4242\s*\|")
 
-def one_run(home: Path, timeout: float = 30.0) -> float:
-    """Seconds from exec to the prompt text, in a real pty."""
-    shell = PtyShell(home)
+
+def one_run(shell: PtyShell, prompt: bytes | re.Pattern[bytes], timeout: float = 180.0) -> dict:
+    """The three times of one shell, already started; closes it."""
     try:
-        shell.wait_for(PROMPT, timeout)
-        return time.perf_counter() - shell.started
+        shell.wait_for(prompt, timeout)
+        at_prompt = time.perf_counter() - shell.started
+        mark = len(shell.seen)
+        shell.send(QUERY)
+        shell.wait_for(ANSWER, timeout, mark)
+        first = time.perf_counter() - shell.started
+        shell.wait_for(prompt, timeout, mark)
+        mark = len(shell.seen)
+        sent = time.perf_counter()
+        shell.send(QUERY)
+        shell.wait_for(ANSWER, timeout, mark)
+        return {"prompt": at_prompt, "first": first, "next": time.perf_counter() - sent}
     finally:
         shell.close()
 
@@ -38,28 +62,42 @@ def one_run(home: Path, timeout: float = 30.0) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--home", help="engine home to use (default: a new temporary one)")
+    ap.add_argument("--flink-python", default="/tmp/flink/bin/python",
+                    help="python of the PyFlink 2.3 install (bench/flink_compare.py makes it)")
+    ap.add_argument("--no-flink", action="store_true", help="time sqlengine's shell only")
     args = ap.parse_args()
-    tmp = None
-    if args.home:
-        home = Path(args.home)
-    else:
-        tmp = tempfile.mkdtemp(prefix="sqlengine-startup-")
-        home = Path(tmp) / "home"
+    tmp = Path(tempfile.mkdtemp(prefix="sqlengine-startup-"))
     try:
-        cold = one_run(home)
-        print(f"run 0 (cold home): {cold:.3f} s")
-        times = []
+        init = tmp / "init.sql"
+        init.write_text(INIT)
+        home = tmp / "home"
+        flink = None if args.no_flink else flink_shell.sql_client(args.flink_python, init, tmp / "flink-history")
+        cold = one_run(PtyShell(home, args=("-i", str(init))), PROMPT)
+        print(f"sqlengine run 0 (cold home): {fmt(cold)}", flush=True)
+        times: dict[str, list[dict]] = {"sqlengine": [], "Flink SQL client": []}
         for i in range(1, args.runs + 1):
-            t = one_run(home)
-            times.append(t)
-            print(f"run {i}: {t:.3f} s")
-        median = statistics.median(times)
-        print(f"median startup-to-prompt over {len(times)} runs: {median:.3f} s (goal < 1.5 s; min {min(times):.3f}, max {max(times):.3f})")
+            t = one_run(PtyShell(home, args=("-i", str(init))), PROMPT)
+            times["sqlengine"].append(t)
+            print(f"sqlengine run {i}: {fmt(t)}", flush=True)
+            if flink:
+                t = one_run(PtyShell(None, command=flink), flink_shell.PROMPT)
+                times["Flink SQL client"].append(t)
+                print(f"Flink SQL client run {i}: {fmt(t)}", flush=True)
+        print(f"\nmedians of {args.runs} runs\n")
+        print("| shell | start to prompt (s) | start to first answer (s) | next answer (s) |")
+        print("|---|---|---|---|")
+        for engine, runs in times.items():
+            if runs:
+                m = {k: statistics.median(r[k] for r in runs) for k in ("prompt", "first", "next")}
+                print(f"| {engine} | {m['prompt']:.2f} | {m['first']:.2f} | {m['next']:.2f} |")
+        median = statistics.median(r["prompt"] for r in times["sqlengine"])
         return 0 if median < 1.5 else 1
     finally:
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def fmt(t: dict) -> str:
+    return f"prompt {t['prompt']:.3f} s, first answer {t['first']:.3f} s, next answer {t['next']:.3f} s"
 
 
 if __name__ == "__main__":
