@@ -54,6 +54,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "nexmark"
 FLINK_SIDE = ROOT / "bench" / "flink_side.py"
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests" / "conformance"))
+from as_installed import sqlengine_env  # noqa: E402
 from flink_side import INSERT_SELECT  # noqa: E402  (standard library only)
 from on_flink import statements  # noqa: E402  (standard library only)
 from peak_rss import PeakRSS  # noqa: E402
@@ -187,11 +188,8 @@ def first_error(err: str) -> str:
 
 
 def sqlengine(args: list[str], home: Path, check: bool = False) -> dict:
-    # sqlengine as a pip install has it, its bytecode compiled once: with PYTHONDONTWRITEBYTECODE
-    # set (as in some sandboxes) a source checkout compiled every module on every run, ~0.4 s
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     result = measure([sys.executable, "-m", "repl.cli", "--home", str(home), *args[:1], "--master", "local[2]",
-                      *args[1:]], env)
+                      *args[1:]], sqlengine_env())
     if check and result["rc"] != 0:
         raise SystemExit(f"sqlengine {' '.join(args)} failed: {result['error']}")
     return result

@@ -16,6 +16,8 @@ import termios
 import time
 from pathlib import Path
 
+from as_installed import sqlengine_env
+
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = b"sqlengine>"
 CPR_REQUEST = b"\x1b[6n"
@@ -24,7 +26,7 @@ CPR_REQUEST = b"\x1b[6n"
 class PtyShell:
     def __init__(self, home: Path | None, rows: int = 24, cols: int = 80, args: tuple[str, ...] = (),
                  command: list[str] | None = None) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"}
+        env = sqlengine_env(PYTHONPATH=str(ROOT), TERM="xterm-256color")
         argv = command or [sys.executable, "-m", "repl.cli", "--home", str(home), *args]
         self.started = time.perf_counter()
         self.pid, self.fd = pty.fork()

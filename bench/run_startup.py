@@ -11,13 +11,14 @@ apart); the figures are the medians of the runs after them. docs/running.md quot
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from as_installed import sqlengine_env
 
 ROOT = Path(__file__).resolve().parents[1]
 SQL = """CREATE TABLE g (k INT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1000',
@@ -28,7 +29,7 @@ SELECT k, COUNT(*) AS n FROM g GROUP BY k;
 
 def one_run(work: Path, cache: str) -> float:
     home = Path(tempfile.mkdtemp(dir=work))
-    env = {**os.environ, "SQLENGINE_CLASS_CACHE": cache}
+    env = sqlengine_env(SQLENGINE_CLASS_CACHE=cache)
     cmd = [sys.executable, "-m", "repl.cli", "--home", str(home), "run", "--bounded", "--format", "csv", str(work / "q.sql")]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
