@@ -9,15 +9,19 @@ Central (``mvn dependency:get``) and is put in the install's ``opt/``, where the
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
+from pty_shell import PtyShell
+
 PROMPT = re.compile(rb"Flink SQL(?:\x1b\[0m)?> ")  # "Flink SQL" is coloured
 GATEWAY_JAR = Path.home() / ".m2/repository/org/apache/flink/flink-sql-gateway/2.3.0/flink-sql-gateway-2.3.0.jar"
 
 
+@functools.cache  # one subprocess per benchmark, not one per shell started
 def flink_home(python: str) -> Path:
     """The PyFlink package directory of ``python``'s install (Flink's bin/, lib/, opt/, conf/)."""
     out = subprocess.run([python, "-c", "import os, pyflink; print(os.path.dirname(pyflink.__file__))"],
@@ -45,3 +49,8 @@ def sql_client(python: str, init: Path, history: Path) -> list[str]:
             "-D", "execution.target=local", "-D", "parallelism.default=2", "-D", "taskmanager.numberOfTaskSlots=2",
             "-D", "table.local-time-zone=UTC",
             "-i", str(init), "-hist", str(history)]
+
+
+def start(python: str, init: Path, history: Path, rows: int = 24, cols: int = 80) -> PtyShell:
+    """Flink's SQL client started in a pseudo-terminal, as bench/pty_shell.py starts sqlengine's."""
+    return PtyShell(None, rows=rows, cols=cols, command=sql_client(python, init, history), prompt=PROMPT)

@@ -42,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import flink_shell
-from pty_shell import PROMPT, PtyShell
+from pty_shell import TABLEAU_INIT, PtyShell
 
 ROOT = Path(__file__).resolve().parents[1]
 DELAY_S = 1
@@ -67,17 +67,16 @@ def shell_runs(engine: str, runs: int, think: float, flink_python: str) -> list[
     """``runs`` queries in one shell in a pseudo-terminal: sqlengine's, or Flink's SQL client."""
     tmp = Path(tempfile.mkdtemp(prefix="sqlengine-latency-"))
     init = tmp / "init.sql"
-    init.write_text("SET 'sql-client.execution.result-mode' = 'tableau';\n")
-    if engine == "Flink SQL client":
-        prompt: bytes | re.Pattern[bytes] = flink_shell.PROMPT
-        shell = PtyShell(None, rows=50, cols=160, command=flink_shell.sql_client(flink_python, init, tmp / "history"))
+    init.write_text(TABLEAU_INIT)
+    flink = engine == "Flink SQL client"
+    if flink:
+        shell = flink_shell.start(flink_python, init, tmp / "history", rows=50, cols=160)
     else:
-        prompt = PROMPT
         shell = PtyShell(tmp / "home", rows=50, cols=160, args=("-i", str(init), *engine.split()[1:]))
     out = []
     try:
-        shell.wait_for(prompt, 120)
-        if prompt is PROMPT:
+        shell.wait_for(shell.prompt, 120)
+        if not flink:
             shell.wait_for(SPARK_READY, 120)
         time.sleep(think)
         mark = len(shell.seen)
@@ -94,7 +93,7 @@ def shell_runs(engine: str, runs: int, think: float, flink_python: str) -> list[
             out.append({"engine": engine, "run": i + 1, "first_row": seen - sent, "over": over(end, wall)})
             mark = len(shell.seen)
             shell.send("\x03")  # Ctrl-C: stop the query, back to the prompt
-            shell.wait_for(prompt, 60, mark)
+            shell.wait_for(shell.prompt, 60, mark)
             time.sleep(1)
     finally:
         shell.close()

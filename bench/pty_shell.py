@@ -20,12 +20,15 @@ from as_installed import sqlengine_env
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = b"sqlengine>"
+# an init file (-i) both sqlengine's shell and Flink's SQL client take: results printed in the scrollback
+TABLEAU_INIT = "SET 'sql-client.execution.result-mode' = 'tableau';\n"
 CPR_REQUEST = b"\x1b[6n"
 
 
 class PtyShell:
     def __init__(self, home: Path | None, rows: int = 24, cols: int = 80, args: tuple[str, ...] = (),
-                 command: list[str] | None = None) -> None:
+                 command: list[str] | None = None, prompt: bytes | re.Pattern[bytes] = PROMPT) -> None:
+        self.prompt = prompt  # what the shell shows when it waits for a statement
         env = sqlengine_env(PYTHONPATH=str(ROOT), TERM="xterm-256color")
         argv = command or [sys.executable, "-m", "repl.cli", "--home", str(home), *args]
         self.started = time.perf_counter()

@@ -32,24 +32,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import flink_shell
-from pty_shell import PROMPT, PtyShell
+from pty_shell import TABLEAU_INIT, PtyShell
 
-INIT = "SET 'sql-client.execution.result-mode' = 'tableau';\n"
 QUERY = "SELECT 4242 AS answer;\r"
 # the row, not the echo of the statement: "| 4242 |" (sqlengine) or "| +I | 4242 |" (Flink)
 ANSWER = re.compile(rb"\|\s*(?:\+I\s*\|\s*)?4242\s*\|")
 
 
-def one_run(shell: PtyShell, prompt: bytes | re.Pattern[bytes], timeout: float = 180.0) -> dict:
+def one_run(shell: PtyShell, timeout: float = 180.0) -> dict:
     """The three times of one shell, already started; closes it."""
     try:
-        shell.wait_for(prompt, timeout)
+        shell.wait_for(shell.prompt, timeout)
         at_prompt = time.perf_counter() - shell.started
         mark = len(shell.seen)
         shell.send(QUERY)
         shell.wait_for(ANSWER, timeout, mark)
         first = time.perf_counter() - shell.started
-        shell.wait_for(prompt, timeout, mark)
+        shell.wait_for(shell.prompt, timeout, mark)
         mark = len(shell.seen)
         sent = time.perf_counter()
         shell.send(QUERY)
@@ -69,18 +68,17 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="sqlengine-startup-"))
     try:
         init = tmp / "init.sql"
-        init.write_text(INIT)
+        init.write_text(TABLEAU_INIT)
         home = tmp / "home"
-        flink = None if args.no_flink else flink_shell.sql_client(args.flink_python, init, tmp / "flink-history")
-        cold = one_run(PtyShell(home, args=("-i", str(init))), PROMPT)
+        cold = one_run(PtyShell(home, args=("-i", str(init))))
         print(f"sqlengine run 0 (cold home): {fmt(cold)}", flush=True)
         times: dict[str, list[dict]] = {"sqlengine": [], "Flink SQL client": []}
         for i in range(1, args.runs + 1):
-            t = one_run(PtyShell(home, args=("-i", str(init))), PROMPT)
+            t = one_run(PtyShell(home, args=("-i", str(init))))
             times["sqlengine"].append(t)
             print(f"sqlengine run {i}: {fmt(t)}", flush=True)
-            if flink:
-                t = one_run(PtyShell(None, command=flink), flink_shell.PROMPT)
+            if not args.no_flink:
+                t = one_run(flink_shell.start(args.flink_python, init, tmp / "flink-history"))
                 times["Flink SQL client"].append(t)
                 print(f"Flink SQL client run {i}: {fmt(t)}", flush=True)
         print(f"\nmedians of {args.runs} runs\n")
