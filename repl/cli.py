@@ -1,6 +1,6 @@
 """``sqlengine``: the command line.
 
-    sqlengine                      the interactive shell (repl.shell)
+    sqlengine                      the interactive shell (repl.shell_main, repl.shell)
     sqlengine run FILE...          run statements on Spark (repl.run_cmd)
     sqlengine lint PATH...         findings for .sql files (planner.lint)
     sqlengine explain FILE         plan, state and advice of every query / INSERT
@@ -220,7 +220,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 
 # -- run / submit / shell: written elsewhere ----------------------------------------------------------------
-# ``repl.run_cmd``, ``repl.submit_cmd`` and ``repl.shell`` each provide ``main(args: argparse.Namespace) -> int``. They
+# ``repl.run_cmd``, ``repl.submit_cmd`` and ``repl.shell_main`` each provide ``main(args: argparse.Namespace) -> int``. They
 # are imported only here, so that lint/explain/fmt never import the engine.
 
 
@@ -246,7 +246,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_shell(args: argparse.Namespace) -> int:
-    return _delegate("repl.shell", args)
+    return _delegate("repl.shell_main", args)
 
 
 # -- parser and entry ------------------------------------------------------------------------------

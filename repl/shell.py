@@ -20,10 +20,8 @@ without a prompt (SELECT results printed as tableau, jobs waited for) and exits 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
-import sys
 import threading
 from functools import partial
 from pathlib import Path
@@ -438,102 +436,3 @@ def _isatty(output: Output) -> bool:
         return bool(stream is not None and stream.isatty())
     except Exception:
         return False
-
-
-# -- entry -------------------------------------------------------------------------------------
-
-
-def _defines(pairs: list[str] | None, flag: str = "--define") -> dict[str, str]:
-    out = {}
-    for pair in pairs or []:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"{flag} takes NAME=value; got '{pair}'")
-        out[name.strip()] = value
-    return out
-
-
-def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark: bool = True) -> int:
-    """The shell's entry (``repl.cli`` calls it). ``term`` and ``start_spark`` are for tests:
-    another input/output than the process's terminal, and no Spark started at the prompt."""
-    from catalog.home import resolve_home
-
-    home = resolve_home(getattr(args, "home", None))
-    home.mkdir(parents=True, exist_ok=True)
-    from repl.logs import setup_logging
-
-    setup_logging(home)
-    from sqlengine import checkpoint_root
-
-    try:
-        variables = _defines(getattr(args, "define", None))
-        conf = _defines(getattr(args, "conf", None), "--conf")
-        settings = checkpoint_root.setting(getattr(args, "checkpoint_root", None), remote=bool(getattr(args, "remote", None)))
-    except ValueError as err:
-        print(f"sqlengine: {err}", file=sys.stderr)
-        return EXIT_SQL
-    from sqlengine import class_cache
-    from sqlengine.engine import Engine
-
-    if term is None:  # the shell of a terminal (not a test's): it stops its JVM and waits for it (_stop_spark)
-        class_cache.may_write()
-    try:
-        engine = Engine(home, master=getattr(args, "master", None), remote=getattr(args, "remote", None),
-                        conf=conf, variables=variables, settings=settings)
-    except Exception as err:
-        log.exception("engine")
-        print(f"sqlengine: cannot open the engine home {home}: {err}", file=sys.stderr)
-        return EXIT_SQL
-    script = getattr(args, "file", None)
-    if script is not None or (term is None and not sys.stdin.isatty()):
-        return _run_script(engine, list(getattr(args, "init", None) or []), script)
-    own_terminal = term is None
-    term = term or Terminal()
-    shell = Shell(engine, term, history=home / "history", start_spark=start_spark,
-                  warm_up=not getattr(args, "no_warm_up", None))
-    try:
-        for init in getattr(args, "init", None) or []:
-            if shell.run_file(init) != EXIT_OK:
-                term.error(f"[ERROR] {init}: stopped at the error above; the shell starts anyway.")
-        return shell.run()
-    finally:
-        if own_terminal:
-            _stop_spark(engine)
-
-
-def _stop_spark(engine: Engine) -> None:
-    """Leaving: the jobs are stopped; shut Spark down before the interpreter does, so that no
-    Py4J thread is left running while Python finalizes."""
-    if not engine.spark_ready:
-        return
-    try:
-        from sqlengine.session import stop_session
-
-        stop_session()
-    except Exception:
-        log.debug("stopping Spark", exc_info=True)
-
-
-def _run_script(engine: Engine, inits: list[str], script: str | None) -> int:
-    """``-f file.sql`` (or statements piped on stdin): no prompt, stop at the first error."""
-    from prompt_toolkit.output import create_output
-
-    term = Terminal(interactive=False, output=create_output(sys.stdout), err_output=create_output(sys.stderr))
-    shell = Shell(engine, term, start_spark=False)
-    try:
-        for path in [*inits, script] if script is not None else inits:
-            code = shell.run_file(path)
-            if code != EXIT_OK:
-                shell.shutdown()
-                return code
-        if script is None and not shell.execute_text(sys.stdin.read(), "<stdin>"):
-            shell.shutdown()
-            return EXIT_SQL
-        code = shell.wait_for_jobs()
-        shell.shutdown()
-        return code
-    except KeyboardInterrupt:
-        shell.shutdown()
-        return EXIT_INTERRUPTED
-    finally:
-        _stop_spark(engine)

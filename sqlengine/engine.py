@@ -11,19 +11,14 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from sqlglot import exp
-
-from catalog import Catalog, TableDef
-from catalog.connectors import spec_of
+from catalog import Catalog
 from catalog.home import resolve_home
 from planner.analysis.analyze import Analysis, is_streaming
 from planner.analysis.physical import changelog_buckets
 from planner.dialect import Flink
 from planner.errors import SqlError
-from planner.logical import typing as T
-from planner.logical.fields import Field
 from planner.logical.operators import Node, Sink
 from planner.logical.visit import distinct_nodes
 from planner.problems import PlanningError, located
@@ -31,19 +26,17 @@ from planner.source import Span
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome, PlannerSession
 from sqlengine import checkpoint_root, errors, savepoints, state_backend, storage
-from sqlengine.connectors import file_sink_owner as owner
 from sqlengine.connectors.errors import ConnectorError
 from sqlengine.end_of_input import EndOfInput
-from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Start, Status, Trigger
+from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Status
+from sqlengine.pipelines import result_pipeline, sink_pipeline
 from sqlengine.session import session_overrides
+from sqlengine.sink_claims import claim_file_sinks, file_sinks_ahead
 from sqlengine.storage import Location
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming.query import StreamingQuery
+    from pyspark.sql import SparkSession
 
-    from sqlengine.results import ResultTable
-    from sqlengine.translate import Translated
 
 # Flink's semantics where Spark's defaults differ: ANSI mode raises on overflow and bad casts;
 # Flink's ENCODE / DECODE are Java's String.getBytes / new String, which take any charset Java
@@ -197,7 +190,7 @@ class Engine:
             try:
                 translated = translate(plan, analysis, spark, job_dir=checkpoint, buckets=buckets, source=stmt.source)
                 if isinstance(plan, Sink):
-                    pipelines.append(self._sink_pipeline(plan, translated, f"{key}-{i}", streaming, checkpoint))
+                    pipelines.append(sink_pipeline(plan, translated, f"{key}-{i}", streaming, checkpoint))
                 else:
                     from sqlengine.results import ResultTable
 
@@ -206,7 +199,7 @@ class Engine:
                         tuple(f.name for f in plan.fields), upsert_key, changelog=translated.kind_column is not None,
                         types=tuple(f.type for f in plan.fields),
                     )
-                    pipelines.append(_result_pipeline(translated, result, f"{key}-{i}", streaming, plan, analysis.time_zone))
+                    pipelines.append(result_pipeline(translated, result, f"{key}-{i}", streaming, plan, analysis.time_zone))
             except PlanningError as err:
                 raise located(err, stmt.source, stmt.span) from None
             except ConnectorError as err:  # a sink's options, shown at the statement
@@ -235,7 +228,7 @@ class Engine:
         if outcome.kind != Kind.QUERY:
             from_savepoint = streaming and bool(outcome.settings.get(savepoints.SAVEPOINT_PATH))
             try:
-                _claim_file_sinks(outcome.plans, checkpoint, streaming, from_savepoint)
+                claim_file_sinks(outcome.plans, checkpoint, streaming, from_savepoint)
             except PlanningError as err:
                 raise located(err, stmt.source, stmt.span) from None
         sources = [s for p in pipelines for s in p.translated.sources]
@@ -271,7 +264,7 @@ class Engine:
         try:
             resume = savepoints.plan_resume(outcome.settings, fingerprint, checkpoint, settings_name(outcome.settings))
             if resume.savepoint is not None:
-                resume.notes.extend(_file_sinks_ahead(outcome.plans, resume.savepoint))
+                resume.notes.extend(file_sinks_ahead(outcome.plans, resume.savepoint))
             savepoints.apply(resume, checkpoint, len(pipelines))
             for p in pipelines:  # the end-of-input markers' directories, gone if a savepoint replaced the checkpoint
                 for src in p.translated.sources:
@@ -301,47 +294,6 @@ class Engine:
         sinks = "-".join(p.table.name for p in outcome.plans if isinstance(p, Sink))
         digest = hashlib.sha1(f"{canonical}|{streaming}".encode()).hexdigest()[:12]
         return f"{sinks or 'job'}-{digest}"
-
-    def _sink_pipeline(self, plan: Sink, translated: Translated, name: str, streaming: bool, job_dir: Location) -> Pipeline:
-        from pyspark.sql import functions as F
-
-        from sqlengine.connectors import get_connector
-        from sqlengine.connectors.base import SinkRequest
-        from sqlengine.types import spark_type
-
-        table: TableDef = plan.table
-        df = translated.df
-        persisted = [(c.name, spark_type(c.type or "STRING")) for c in table.columns if c.is_persisted]
-        connector = get_connector(table.connector)
-        spec = spec_of(table)
-        # a changelog's kind column goes to a sink that takes updates; to one that only appends
-        # (the checker let only +I rows through), the rows go without it
-        kind = translated.kind_column if spec is None or spec.accepts_updates else None
-        # the select is left out when it would change nothing (each costs Spark an analysis of the
-        # whole plan); a watermark mark on a column is taken off, not written into the files
-        fields = df.schema.fields
-        wanted = ([(kind, fields[0].dataType)] if kind else []) + persisted
-        if [(f.name, f.dataType) for f in fields] != wanted or any(f.metadata for f in fields):
-            df = df.select(*([F.col(f"`{kind}`")] if kind else []), *[F.col(f"`{n}`").cast(t).alias(n) for n, t in persisted])
-        if streaming:
-            df = _time_as_text(df, table, plan)
-        request = SinkRequest(
-            table=table,
-            streaming=streaming,
-            output_mode=translated.output_mode,
-            upsert_key=translated.upsert_key,
-            job_dir=job_dir,
-            overwrite=plan.overwrite,
-            kind_column=kind,
-        )
-
-        def start(trigger: Trigger, ck: Location) -> StreamingQuery | None:
-            writer = connector.sink(df, request)
-            if writer is None:  # batch: written already
-                return None
-            return trigger.apply(writer.option("checkpointLocation", str(ck)).queryName(name)).start()
-
-        return Pipeline(name, translated, _once(start) if not streaming else start)
 
     def stop_all(self) -> None:
         for job in self.job_list():
@@ -380,22 +332,6 @@ def _backend_notes(recorded: str | None, wanted: str, settings: dict[str, str]) 
     ]
 
 
-def _local_file_sinks(plans: Sequence[Node]) -> list[tuple[int, Sink, Path]]:
-    """The job's filesystem sinks on a local path: each query's index, its plan, its directory."""
-    return [
-        (i, p, d)
-        for i, p in enumerate(plans)
-        if isinstance(p, Sink) and p.table.connector == "filesystem"
-        and (d := owner.local_directory(p.table.options.get("path") or "")) is not None
-    ]
-
-
-def _file_sinks_ahead(plans: Sequence[Node], savepoint: Location) -> list[str]:
-    """Warnings for the file sinks that have gone past the savepoint (``savepoints.file_sink_ahead``)."""
-    notes = (savepoints.file_sink_ahead(savepoint / f"q{i}", d) for i, _, d in _local_file_sinks(plans))
-    return [n for n in notes if n]
-
-
 def _spark_refused(err: BaseException, stmt: Statement) -> SqlError:
     """Spark refused to plan a translated statement: one line at the statement (at what the error
     names, when the statement has it), never Spark's plan or trace; those go to the log."""
@@ -405,123 +341,6 @@ def _spark_refused(err: BaseException, stmt: Statement) -> SqlError:
     if found is not None:
         span = Span(stmt.span.start + found[0], stmt.span.start + found[1])
     return SqlError(f"Spark cannot run this statement: {why}", stmt.source, span, code="E003")
-
-
-def _claim_file_sinks(plans: Sequence[Node], checkpoint: Location, streaming: bool, from_savepoint: bool) -> None:
-    """Refuse a filesystem sink whose directory would lose rows to Spark's commit log, and record
-    a streaming query as its directory's writer (``connectors.file_sink_owner``)."""
-    sinks = _local_file_sinks(plans)
-    clash = owner.same_directory([(p.table.name, d) for _, p, d in sinks])
-    if clash:
-        raise PlanningError(clash, sinks[-1][1].origin)
-    for i, plan, directory in sinks:
-        try:
-            if streaming:
-                owner.claim_for_streaming(owner.SinkDir(directory, checkpoint / f"q{i}"), from_savepoint=from_savepoint)
-            else:
-                owner.check_for_batch(directory, overwrite=plan.overwrite)
-        except owner.SinkDirectoryTaken as err:
-            raise PlanningError(str(err), plan.origin) from None
-
-
-# formats that write a TIME as its text ('13:45:30'), as Flink's do; the connectors that print
-_TEXT_FORMATS = frozenset({"json", "csv", "raw", "debezium-json", "canal-json", "maxwell-json", "ogg-json"})
-_TEXT_CONNECTORS = frozenset({"print", "blackhole"})
-
-
-def _time_as_text(df: DataFrame, table: TableDef, plan: Sink) -> DataFrame:
-    """Spark's stream writer refuses a TIME column (UNSUPPORTED_TIME_TYPE) that its batch writer
-    takes. A sink that writes text gets the TIME's text, which is what it would write; a binary
-    format (Parquet, Avro, ORC) has no such way, and the job is refused before it starts."""
-    times = [f.name for f in df.schema.fields if f.dataType.typeName() == "time"]
-    if not times:
-        return df
-    formats = {v.lower() for k, v in table.options.items() if k in ("format", "value.format", "key.format")}
-    if table.connector not in _TEXT_CONNECTORS and not formats <= _TEXT_FORMATS:
-        written = ", ".join(sorted(formats)) or table.connector
-        raise PlanningError(
-            f"a streaming job cannot write the TIME column `{times[0]}` of {table.name} ({written}) on Spark: its stream "
-            "writer takes no TIME; write it to a JSON or CSV table, or CAST it to STRING",
-            plan.origin,
-        )
-    return _cast_columns(df, dict.fromkeys(times, "string"))
-
-
-def _cast_columns(df: DataFrame, types: dict[str, Any]) -> DataFrame:
-    """``df`` with the columns named in ``types`` cast to their type there, the others as they are."""
-    from pyspark.sql import functions as F
-
-    return df.select(*[F.col(f"`{c}`").cast(types[c]).alias(c) if c in types else F.col(f"`{c}`") for c in df.columns])
-
-
-def _result_pipeline(translated: Translated, result: ResultTable, name: str, streaming: bool, plan: Node, zone: str) -> Pipeline:
-    from sqlengine.spark_connect import ResultBatches, is_connect
-
-    df = _typed_like(translated.df, plan.fields, translated.kind_column, zone)
-    remote = ResultBatches(lambda n, rows: result.apply(n, [tuple(r) for r in rows])) if is_connect(df.sparkSession) else None
-    # Spark's stream writer refuses a TIME column (UNSUPPORTED_TIME_TYPE) that a batch takes:
-    # TIME crosses the writer as its text and is read back in each micro-batch
-    times = {f.name: f.dataType for f in df.schema.fields if f.dataType.typeName() == "time"} if streaming and remote is None else {}
-    if times:
-        df = _cast_columns(df, dict.fromkeys(times, "string"))
-
-    def collect(batch_df: DataFrame, batch_id: int) -> None:
-        if times:
-            batch_df = _cast_columns(batch_df, times)
-        result.apply(batch_id, [tuple(r) for r in batch_df.collect()])
-
-    def start(trigger: Trigger, ck: Location) -> StreamingQuery | None:
-        if not streaming:
-            result.apply(0, [tuple(r) for r in df.collect()])
-            return None
-        if remote is not None:  # Spark Connect: the client reads the rows (sqlengine.spark_connect)
-            query = trigger.apply(remote.start(df, translated.output_mode, ck).option("checkpointLocation", str(ck)).queryName(name)).start()
-            remote.query = query
-            return query
-        writer = df.writeStream.outputMode(translated.output_mode).foreachBatch(collect)
-        return trigger.apply(writer.option("checkpointLocation", str(ck)).queryName(name)).start()
-
-    return Pipeline(name, translated, _once(start) if not streaming else start, drain=remote.drain if remote else None)
-
-
-def _typed_like(df: DataFrame, fields: tuple[Field, ...], kind: str | None = None, zone: str | None = None) -> DataFrame:
-    """Result columns in the types the query declares (a rowtime computed as Spark's TIMESTAMP
-    goes back to Flink's TIMESTAMP, a wall-clock value with no zone); a changelog's kind column
-    stays first. ``zone``: rows read by the shell show a TIMESTAMP_LTZ as its wall time in the
-    session's zone, as Flink's SQL client prints it (whatever the zone of the Python process)."""
-    from pyspark.sql import functions as F
-
-    from sqlengine.types import UnsupportedType, spark_type
-
-    cols = [F.col(f"`{kind}`")] if kind else []
-    for f, c in zip(fields, df.columns[1:] if kind else df.columns, strict=True):
-        if zone is not None and T.is_type(f.type, exp.DType.TIMESTAMPLTZ):
-            cols.append(F.from_utc_timestamp(F.col(f"`{c}`"), zone).cast("timestamp_ntz").alias(c))
-            continue
-        try:
-            target = spark_type(f.type)
-        except UnsupportedType:  # a type Spark has no counterpart of: as Spark computed it
-            cols.append(F.col(f"`{c}`"))
-            continue
-        # the same type up to the nullability of its elements stays (Spark casts no nullable
-        # map value or array element to a non-nullable one, and nothing is gained)
-        same = df.schema[c].dataType.simpleString() == target.simpleString()
-        cols.append(F.col(f"`{c}`") if same else F.col(f"`{c}`").cast(target).alias(c))
-    return df.select(*cols)
-
-
-def _once(start: Start) -> Start:
-    """A batch pipeline runs once, synchronously, inside the job's thread."""
-    ran = False
-
-    def run(trigger: Trigger, ck: Location) -> StreamingQuery | None:
-        nonlocal ran
-        if not ran:
-            start(trigger, ck)
-            ran = True
-        return None
-
-    return run
 
 
 __all__ = ["Engine", "Result", "Status"]

@@ -31,7 +31,7 @@ class Screen(io.StringIO):
 
 class ShellDriver:
     def __init__(self, engine=None, *, rows: int = 40, columns: int = 160, start_spark: bool = False, history=None, main_args=None):
-        """A shell over ``engine``; or, with ``main_args``, the whole entry ``repl.shell.main``
+        """A shell over ``engine``; or, with ``main_args``, the whole entry ``repl.shell_main.main``
         (arguments as the CLI parses them)."""
         self._pipe_cm = create_pipe_input()
         self.pipe = self._pipe_cm.__enter__()
@@ -58,7 +58,7 @@ class ShellDriver:
         if self.shell is not None:
             self.exit_code = self.shell.run()
         else:
-            from repl.shell import main
+            from repl.shell_main import main
 
             self.exit_code = main(self.main_args, term=self.term, start_spark=False)
 
