@@ -36,14 +36,13 @@ def _err(message: str) -> None:
     print(f"sqlengine: {message}", file=sys.stderr)
 
 
-def _defines(pairs: list[str] | None) -> dict[str, str]:
-    out = {}
-    for pair in pairs or []:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise UsageError(f"--define takes NAME=value; got '{pair}'")
-        out[name.strip()] = value
-    return out
+def _defines(values: list[str] | None) -> dict[str, str]:
+    from repl.options import pairs
+
+    try:
+        return pairs(values, "--define")
+    except ValueError as err:
+        raise UsageError(str(err)) from None
 
 
 def _codes(values: list[str] | None) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from planner.errors import SqlError
 from planner.statements.script import Statement, parse_script
 from planner.statements.session import Kind, Outcome
 from repl.client import ClientError, format_value
+from repl.options import pairs
 from repl.pipes import OutputClosed, is_closed_output
 
 if TYPE_CHECKING:
@@ -45,16 +46,6 @@ def info(text: str) -> None:
 
 def error(text: str) -> None:
     print(f"[ERROR] {text}", file=sys.stderr, flush=True)
-
-
-def _pairs(values: list[str] | None, flag: str) -> dict[str, str]:
-    out = {}
-    for v in values or []:
-        key, sep, value = v.partition("=")
-        if not sep:
-            raise ValueError(f"{flag} takes key=value; got '{v}'")
-        out[key.strip().strip("'\"")] = value.strip().strip("'\"")
-    return out
 
 
 # -- result printing -----------------------------------------------------------------------------
@@ -298,9 +289,9 @@ def main(args: argparse.Namespace) -> int:
 
     setup_logging(home)
     try:
-        settings = _pairs(getattr(args, "set", None), "--set")
-        conf = _pairs(getattr(args, "conf", None), "--conf")
-        variables = _pairs(getattr(args, "define", None), "--define")
+        settings = pairs(getattr(args, "set", None), "--set")
+        conf = pairs(getattr(args, "conf", None), "--conf")
+        variables = pairs(getattr(args, "define", None), "--define")
     except ValueError as err:
         error(str(err))
         return EXIT_SQL

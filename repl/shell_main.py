@@ -10,6 +10,7 @@ import logging
 import sys
 from typing import TYPE_CHECKING
 
+from repl.options import pairs
 from repl.shell import EXIT_INTERRUPTED, EXIT_OK, EXIT_SQL, Shell
 from repl.terminal import Terminal
 
@@ -17,16 +18,6 @@ if TYPE_CHECKING:
     from sqlengine.engine import Engine
 
 log = logging.getLogger("sqlengine.shell")
-
-
-def _defines(pairs: list[str] | None, flag: str = "--define") -> dict[str, str]:
-    out = {}
-    for pair in pairs or []:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"{flag} takes NAME=value; got '{pair}'")
-        out[name.strip()] = value
-    return out
 
 
 def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark: bool = True) -> int:
@@ -42,8 +33,8 @@ def main(args: argparse.Namespace, *, term: Terminal | None = None, start_spark:
     from sqlengine import checkpoint_root
 
     try:
-        variables = _defines(getattr(args, "define", None))
-        conf = _defines(getattr(args, "conf", None), "--conf")
+        variables = pairs(getattr(args, "define", None), "--define")
+        conf = pairs(getattr(args, "conf", None), "--conf")
         settings = checkpoint_root.setting(getattr(args, "checkpoint_root", None), remote=bool(getattr(args, "remote", None)))
     except ValueError as err:
         print(f"sqlengine: {err}", file=sys.stderr)

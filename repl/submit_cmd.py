@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from repl import spark_main
+from repl.options import pairs
 
 
 def spark_submit() -> str:
@@ -62,6 +63,12 @@ def main(args: argparse.Namespace) -> int:
     home = resolve_home(getattr(args, "home", None))
     if not Path(args.file).is_file():
         print(f"[ERROR] {args.file}: no such file", file=sys.stderr)
+        return 2
+    try:  # a malformed option fails here, not in the driver after spark-submit has started it
+        for flag, values in (("--conf", args.conf), ("--set", args.set), ("--define", args.define)):
+            pairs(values, flag)
+    except ValueError as err:
+        print(f"[ERROR] {err}", file=sys.stderr)
         return 2
     log4j = None if args.dry_run else write_log4j_config(home / "logs")
     argv = command(args, home, log4j)
