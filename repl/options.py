@@ -5,7 +5,8 @@ The name is trimmed and may not be empty. A ``-D`` value is SQL text and is kept
 (``-D REGION="'EU'"`` is the string literal ``'EU'``), a ``--conf`` value is Spark's and is kept
 too. A ``--set`` value is what ``SET`` would take, so ``--set "'table.exec.state.ttl'='1 h'"``, as
 the statement writes it, means ``--set table.exec.state.ttl=1 h``: each side is trimmed and loses
-one pair of matching quotes. No pyspark here: ``lint`` and ``explain`` import it.
+one pair of matching quotes (a quote doubled inside them is one, as in SQL). No pyspark here:
+``lint`` and ``explain`` import it.
 """
 
 from __future__ import annotations
@@ -27,5 +28,6 @@ def pairs(values: list[str] | None, flag: str) -> dict[str, str]:
 
 def _unquoted(text: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
+        q = text[0]
+        return text[1:-1].replace(q + q, q)  # a quote inside is doubled, as in SQL: 'it''s'
     return text

@@ -20,7 +20,7 @@ def test_a_define_value_is_sql_text_kept_as_written():
 
 def test_a_set_may_be_written_as_the_statement_writes_it():
     assert pairs(["'table.exec.state.ttl' = '1 h'", 'a="x"', "b='it''s'", "c='x\""], "--set") == {
-        "table.exec.state.ttl": "1 h", "a": "x", "b": "it''s", "c": "'x\""}
+        "table.exec.state.ttl": "1 h", "a": "x", "b": "it's", "c": "'x\""}
 
 
 def test_a_conf_value_is_spark_s_kept_as_written():
