@@ -97,11 +97,15 @@ def _count(n: int, noun: str) -> str:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from catalog import Catalog
+    from planner.analysis.physical import JVM_SETTING
     from planner.errors import SqlError
     from planner.statements.script import parse_script
     from planner.statements.session import Kind, PlannerSession
+    from sqlengine import jvm
 
     session = PlannerSession(Catalog.in_memory(), variables=_defines(args.define), run_user_code=False)
+    if not jvm.available():  # as `sqlengine run` would run it here
+        session.environment[JVM_SETTING] = "false"
     status = EXIT_OK
     for init in args.init or []:
         script = _read_script(init, parse_script)

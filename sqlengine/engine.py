@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from catalog import Catalog
 from catalog.home import resolve_home
 from planner.analysis.analyze import Analysis, is_streaming
-from planner.analysis.physical import changelog_buckets
+from planner.analysis.physical import JVM_SETTING, changelog_buckets
 from planner.dialect import Flink
 from planner.errors import SqlError
 from planner.logical.operators import Node, Sink
@@ -25,7 +25,7 @@ from planner.problems import PlanningError, located
 from planner.source import Span
 from planner.statements.script import Statement
 from planner.statements.session import Kind, Outcome, PlannerSession
-from sqlengine import checkpoint_root, errors, savepoints, state_backend, storage
+from sqlengine import checkpoint_root, errors, jvm, savepoints, state_backend, storage
 from sqlengine.connectors.errors import ConnectorError
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Status
@@ -92,6 +92,8 @@ class Engine:
         partitions = self.conf.get(PARTITIONS) or (spark.conf.get(PARTITIONS, None) if spark is not None and remote is None else None)
         if partitions:  # the stores a stateful operator has (the state estimates count them)
             self.planner.environment[PARTITIONS] = partitions
+        if remote is not None or not jvm.available():  # Spark Connect has no py4j; a JRE no javac
+            self.planner.environment[JVM_SETTING] = "false"
         self._spark: SparkSession | None = spark
         self._spark_error: BaseException | None = None
         self._spark_thread: threading.Thread | None = None

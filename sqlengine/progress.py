@@ -88,7 +88,9 @@ def _num(v: object) -> float:
 # counts buckets, not keys, so its rows are shown as buckets until its own count arrives
 BUCKETS = "changelog operator (rows = buckets of keys)"
 KEYS = "changelog operator (rows = keys; a join's rows)"
-CHANGELOG_STATE = {"transformWithStateInPandasExec": BUCKETS}
+# sqlengine's JVM operators (sqlengine.jvm) keep one value per key: Spark counts keys
+JVM_KEYS = "changelog operator on the JVM (rows = keys)"
+CHANGELOG_STATE = {"transformWithStateInPandasExec": BUCKETS, "flatMapGroupsWithState": JVM_KEYS}
 # the observed metrics (+ node id) by which a changelog operator reports the keys, and the bytes
 # of stored state, it gained per micro-batch
 CHANGELOG_METRIC = "changelog-"

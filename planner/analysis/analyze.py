@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from planner.analysis.check import Problem, check_plans
 from planner.analysis.estimate import Estimate, Estimator
 from planner.analysis.lineage import Lineage
-from planner.analysis.physical import Physical, changelog_buckets, decide
+from planner.analysis.physical import Physical, changelog_buckets, decide, jvm_setting
 from planner.analysis.properties import NodeProps, infer
 from planner.analysis.state import StateInfo, Verdict, analyze_state
 from planner.diagnostics import Diagnostic
@@ -93,10 +93,11 @@ def analyze_plans(
     props = infer(plans)
     ttl = ttl_setting(settings)
     zone = local_time_zone(settings)
-    physical = decide(plans, props, ttl, streaming, zone)
+    physical = decide(plans, props, ttl, streaming, zone, jvm_setting(settings))
     state = analyze_state(plans, props, lineage, ttl, physical)
     backend = (settings.get("state.backend.type") or settings.get("state.backend") or "hashmap").strip().lower()
-    changelog = frozenset(i for i, ph in physical.items() if ph.changelog)
+    # the operators whose state is in RocksDB, in buckets (on the JVM: one value per key, in the job's store)
+    changelog = frozenset(i for i, ph in physical.items() if ph.changelog and not ph.jvm)
     partitions = settings.get("spark.sql.shuffle.partitions", "").strip()
     estimator = Estimator(lineage, horizon_days, provider=backend, changelog=changelog,
                           partitions=int(partitions) if partitions.isdigit() else None, buckets=changelog_buckets(settings))

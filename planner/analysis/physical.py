@@ -100,6 +100,9 @@ class Physical:
     every_change: bool = False
     # for an OVER aggregation: it runs over changes (``OverAggregate.on_changes``), not on time
     over_changes: bool = False
+    # the operator runs on the JVM (sqlengine/jvm/*.java, on flatMapGroupsWithState), not in
+    # Python on transformWithState: ``jvm_operator`` says which do
+    jvm: bool = False
 
     @property
     def changelog(self) -> bool:
@@ -109,7 +112,8 @@ class Physical:
         if self.execution == Execution.NATIVE:
             return "native"
         strategy = f", {self.strategy}" if self.strategy else ", over changes" if self.over_changes else ""
-        return f"changelog operator ({self.why}{strategy})" if self.why else "changelog operator"
+        name = "changelog operator on the JVM" if self.jvm else "changelog operator"
+        return f"{name} ({self.why}{strategy})" if self.why else name
 
 
 NATIVE = Physical(Execution.NATIVE)
@@ -117,6 +121,13 @@ NATIVE = Physical(Execution.NATIVE)
 # default of 'sqlengine.changelog.buckets'; sqlengine.translate.changelog uses it)
 DEFAULT_BUCKETS = 64
 BUCKETS_SETTING = "sqlengine.changelog.buckets"
+# whether the operators that have a JVM implementation run on it ('true', the default; the engine
+# sets 'false' where it cannot build or load them: no javac, Spark Connect)
+JVM_SETTING = "sqlengine.changelog.jvm"
+
+
+def jvm_setting(settings: dict[str, str]) -> bool:
+    return settings.get(JVM_SETTING, "true").strip().lower() not in ("false", "off", "0", "no")
 
 
 def changelog_buckets(settings: dict[str, str]) -> int:
@@ -174,6 +185,24 @@ def wall_clock_sessions(node: Node, time_zone: str) -> bool:
 def user_aggregate(node: Node) -> bool:
     """The node calls a Python aggregate function: Spark's own aggregations cannot call one."""
     return isinstance(node, (GroupAggregate, WindowAggregate, OverAggregate)) and any(a.udf is not None for a in node.aggs)
+
+
+# the order key types the JVM Top-N compares exactly as the Python one (and Flink) does
+_JVM_ORDER_TYPES = (*T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL, *T.STRINGS, exp.DType.BOOLEAN, exp.DType.DATE, *T.TIMESTAMPS)
+
+
+def jvm_operator(node: Node, strategy: RankStrategy | None) -> bool:
+    """Whether a changelog operator has a JVM implementation (sqlengine/jvm): a Top-N (or ORDER
+    BY ... LIMIT) over appends, ordered by numbers, strings, booleans, dates or timestamps."""
+    if strategy != RankStrategy.APPEND_FAST or not isinstance(node, (TopN, Sort)):
+        return False
+    if isinstance(node, TopN) and node.window is not None:
+        return False
+    for name, _ in node.order:
+        f = node.inputs[0].field(name)
+        if f is None or not T.is_type(f.type, *_JVM_ORDER_TYPES):
+            return False
+    return True
 
 
 def _windowed(node: Node) -> bool:
@@ -293,8 +322,9 @@ def _never_deletes(node: Node, props: dict[int, NodeProps]) -> bool:
 
 
 def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | None, streaming: bool = True,
-           time_zone: str = "UTC") -> dict[int, Physical]:
-    """How every stateful operator of the plans runs, by node id (in batch mode: none)."""
+           time_zone: str = "UTC", jvm: bool = True) -> dict[int, Physical]:
+    """How every stateful operator of the plans runs, by node id (in batch mode: none); ``jvm``:
+    those with a JVM implementation run on it."""
     if not streaming:
         return {}
     out: dict[int, Physical] = {}
@@ -390,7 +420,8 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         # a temporal join emits each left row once, when the watermark passes it: it counts nothing
         counted = counted_sides(node.join_kind) if isinstance(node, Join) and not isinstance(node, TemporalJoin) else (False, False)
         over_changes = isinstance(node, OverAggregate) and node.on_changes(all(props[c.node_id].changelog.insert_only for c in node.inputs))
-        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted, node.node_id in versioned_views, over_changes)
+        on_jvm = jvm and jvm_operator(node, strategy)
+        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted, node.node_id in versioned_views, over_changes, on_jvm)
     return out
 
 

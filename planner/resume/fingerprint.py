@@ -196,7 +196,9 @@ class Definitions:
 def _runs_as(physical: Physical | None) -> str:
     if physical is None or not physical.changelog:
         return "native"
-    return f"changelog operator ({physical.strategy})" if physical.strategy else "changelog operator"
+    # the JVM operator keeps its state in its own layout: a Python operator's cannot be read by it
+    name = "changelog operator on the JVM" if physical.jvm else "changelog operator"
+    return f"{name} ({physical.strategy})" if physical.strategy else name
 
 
 def _order(defs: Definitions, node: Node, order: Sequence[tuple[str, bool]]) -> str:

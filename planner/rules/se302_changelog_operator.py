@@ -38,12 +38,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             why, hint = "it turns an upsert source's records into a changelog (Spark has no such operator)", NORMALIZE_HINT
         else:
             why, hint = str(physical.why), _no_native_hint(node) if physical.why == Why.NO_NATIVE else HINTS[physical.why]
-        yield Finding(
-            node,
-            f"{node.kind} runs as a changelog operator on Spark because {why}: its rows go through Python "
-            f"(transformWithState), slower than Spark's own operators{strategy}",
-            hint,
-        )
+        how = ("its rows go through sqlengine's Java operator (flatMapGroupsWithState)" if physical.jvm
+               else "its rows go through Python (transformWithState), slower than Spark's own operators")
+        yield Finding(node, f"{node.kind} runs as a changelog operator on Spark because {why}: {how}{strategy}", hint)
 
 
 def _no_native_hint(node: Node) -> str | None:

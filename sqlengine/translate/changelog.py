@@ -20,6 +20,7 @@ from planner.logical.changelog import Mode
 from planner.logical.evaluate import compile_expression, interval_residual, residual_condition
 from planner.logical.joins import IntervalJoin, Join, JoinKind, TemporalJoin
 from planner.logical.operators import ChangelogNormalize, Deduplicate, Node, Sort, TopN
+from planner.problems import PlanningError
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import quote
@@ -164,12 +165,32 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
         _arrow_schema(t, out), function=function, rank_position=rank_position,
         strategy=(physical.strategy.value if physical.strategy else "RetractStrategy"), row_key=row_key, ttl_ms=_ttl(t, node),
     )
-    payload = df.select(_bucket(t, [F.col(quote(k)) for k in keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
-    result = _run(t, node, _packed(payload), op, out)
+    if physical.jvm:
+        result = _on_jvm(t, node, df, in_names, op, out)
+    else:
+        payload = df.select(_bucket(t, [F.col(quote(k)) for k in keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
+        result = _run(t, node, _packed(payload), op, out)
     names = tuple(f[0] for f in fields)
     if names != tuple(node.field_names()):
         raise unreachable(node, f"a ranking whose fields {node.field_names()} are not its input's {names}")
     return Rel(result, names, kind=kind)
+
+
+def _on_jvm(t: Translator, node: Node, df: DataFrame, in_names: list[str], op: Operator, out: StructType) -> DataFrame:
+    """The ranking on the JVM (``sqlengine/jvm/TopN.java``), from the Python operator's own
+    settings: its input only appends, so every row's kind is +I."""
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.topn import TopN as Op
+    from sqlengine.jvm import BuildFailed
+    from sqlengine.jvm.spark import top_n
+
+    assert isinstance(op, Op)
+    payload = df.select(F.lit(0).cast("byte"), *[F.col(quote(c)) for c in in_names])
+    try:
+        return top_n(t.spark, payload, op.partition, op.order, op.n, op.function, op.rank_position, op.ttl_ms, out)
+    except BuildFailed as err:
+        raise PlanningError(str(err), node.origin) from None
 
 
 def _ranked_fields(

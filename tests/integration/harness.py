@@ -25,7 +25,7 @@ from planner.analysis.estimate import plateau
 from planner.logical.joins import Join
 from planner.logical.operators import Deduplicate, GroupAggregate, Node, TopN, WindowAggregate
 from planner.statements.script import parse_script
-from sqlengine.progress import BUCKETS, KEYS
+from sqlengine.progress import BUCKETS, JVM_KEYS, KEYS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "nexmark"
 NO_EVIDENCE = "no evidence"
@@ -182,6 +182,7 @@ def family(kind: str) -> str:
         "sessionWindowStateStoreSaveExec": "agg",
         KEYS: "changelog",  # sqlengine's operators, their state counted in keys
         BUCKETS: "changelog",
+        JVM_KEYS: "changelog",
     }.get(kind, kind)
 
 

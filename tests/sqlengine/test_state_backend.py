@@ -60,17 +60,25 @@ def test_show_state_counts_each_operators_entries(sql):
     assert [(o.store, o.entries) for o in report.operators] == [("left", 200), ("right", 200)]
     assert report.operators[0].bytes and report.operators[1].bytes is None  # the operator's files, once
 
-    sql.ddl("SET 'pipeline.name' = 'top2';")
-    top = sql.job("INSERT INTO pairs SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn "
-                  "FROM src) WHERE rn <= 2", "streaming")
-    (entry,) = read_state(sql.engine.spark, top.checkpoint).operators
-    # a changelog operator keeps one entry per bucket of keys: no more buckets than keys
+    top2 = "INSERT INTO pairs SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src) WHERE rn <= 2"
+    sql.ddl("SET 'pipeline.name' = 'top2'; SET 'sqlengine.changelog.jvm' = 'false';")
+    top = sql.job(top2, "streaming")
+    report = read_state(sql.engine.spark, top.checkpoint)
+    (entry,) = report.operators
+    # a changelog operator in Python keeps one entry per bucket of keys (no more buckets than
+    # keys), in RocksDB
     assert entry.operator.startswith("transformWithState") and entry.store == "bucket" and 1 <= entry.entries <= KEYS
+    assert report.backend == "rocksdb"
+    # on the JVM: one entry per key, in the store the session asked for
+    sql.ddl("SET 'pipeline.name' = 'top2-jvm'; SET 'sqlengine.changelog.jvm' = 'true';")
+    report = read_state(sql.engine.spark, sql.job(top2, "streaming").checkpoint)
+    (entry,) = report.operators
+    assert (entry.operator, entry.entries, report.backend) == ("flatMapGroupsWithState", KEYS, "hashmap"), entry
 
     # by job id, or by checkpoint name (a job of an earlier session)
     assert re.search(r"symmetricHashJoin\s*\|\s*left\s*\|\s*2\s*\|\s*0\s*\|\s*200\s*\|", show_state(sql.engine, join.id))
     assert "Checkpoint 'top2'" in show_state(Engine(home=sql.engine.home, spark=sql.engine.spark), "top2")
-    with pytest.raises(ClientError, match=r"no checkpoint 'nope' under .* \(checkpoints: joined, top2\)"):
+    with pytest.raises(ClientError, match=r"no checkpoint 'nope' under .* \(checkpoints: joined, top2, top2-jvm\)"):
         show_state(sql.engine, "nope")
 
 

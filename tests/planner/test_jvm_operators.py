@@ -1,0 +1,86 @@
+"""Which changelog operators the planner runs on the JVM (planner.analysis.physical.jvm_operator,
+sqlengine/jvm): a Top-N or ORDER BY ... LIMIT over appends ordered by plain values, unless
+'sqlengine.changelog.jvm' is off; EXPLAIN says so, and a checkpoint of the other implementation
+is refused (the two keep their state in different layouts)."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.analysis.physical import JVM_SETTING
+from planner.logical.visit import distinct_nodes
+from planner.resume import compare, job_print
+from tests.planner.helpers import explain, outcome
+
+DDL = """
+CREATE TABLE bids (item BIGINT, bidder STRING, price DECIMAL(10, 2), score DOUBLE, tag BYTES, ok BOOLEAN,
+  ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+WITH ('connector' = 'filesystem', 'path' = '/tmp/bids', 'format' = 'json');
+CREATE TABLE out3 (item BIGINT, price DECIMAL(10, 2), r BIGINT) WITH ('connector' = 'print');
+"""
+
+
+def _top(order: str, fn: str = "ROW_NUMBER", source: str = "bids") -> str:
+    return (f"SELECT item, price, r FROM (SELECT item, price, {fn}() OVER (PARTITION BY item ORDER BY {order}) AS r "
+            f"FROM {source}) WHERE r <= 3;")
+
+
+def _ranking(sql: str, **settings: str):
+    ddl = DDL + "".join(f"SET '{k}' = '{v}';" for k, v in settings.items())
+    analysis = outcome(ddl, sql).analysis
+    assert analysis is not None and analysis.problems == ()
+    rankings = [n for n in distinct_nodes(analysis.plans) if str(n.kind) in ("TopN", "Sort")]
+    physical = analysis.physical_of(rankings[0])
+    assert physical is not None
+    return physical, analysis
+
+
+@pytest.mark.parametrize("fn", ["ROW_NUMBER", "RANK", "DENSE_RANK"])
+@pytest.mark.parametrize("order", ["price DESC", "score", "bidder DESC", "ts", "ok, price DESC"])
+def test_a_top_n_over_appends_runs_on_the_jvm(fn, order):
+    physical, _ = _ranking(_top(order, fn))
+    assert (physical.jvm, str(physical.strategy)) == (True, "AppendFastStrategy")
+    assert str(physical).startswith("changelog operator on the JVM (")
+
+
+def test_order_by_limit_over_appends_runs_on_the_jvm():
+    physical, _ = _ranking("SELECT item, price FROM bids ORDER BY price DESC LIMIT 5;")
+    assert physical.jvm
+
+
+def test_explain_says_where_it_runs():
+    text = explain(DDL, _top("price DESC"))
+    assert "runs as: changelog operator on the JVM (Spark has no operator for it, AppendFastStrategy)" in text
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # over updates: RetractStrategy, which only the Python operator has
+        pytest.param(
+            "SELECT bidder, n, r FROM (SELECT bidder, n, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY n DESC) AS r "
+            "FROM (SELECT bidder, item, SUM(score) AS n FROM bids GROUP BY bidder, item)) WHERE r <= 3;",
+            id="over updates",
+        ),
+        pytest.param(_top("tag"), id="ordered by bytes"),
+    ],
+)
+def test_what_the_jvm_operator_does_not_run_stays_in_python(sql):
+    physical, _ = _ranking(sql)
+    assert physical.changelog and not physical.jvm
+    assert str(physical).startswith("changelog operator (")
+
+
+def test_the_setting_turns_it_off():
+    physical, _ = _ranking(_top("price DESC"), **{JVM_SETTING: "false"})
+    assert physical.changelog and not physical.jvm
+
+
+def test_a_checkpoint_of_the_other_implementation_is_refused():
+    sql = "INSERT INTO out3 " + _top("price DESC")
+    on_jvm = job_print(_ranking(sql)[1], backend="HDFSBackedStateStoreProvider", buckets=64)
+    in_python = job_print(_ranking(sql, **{JVM_SETTING: "false"})[1], backend="HDFSBackedStateStoreProvider", buckets=64)
+    verdict = compare(in_python, on_jvm)
+    assert not verdict.compatible
+    assert "TopN #2 runs as changelog operator on the JVM (AppendFastStrategy) (Spark has no operator for it) now, as changelog operator (AppendFastStrategy) before" in str(verdict)
+    assert compare(on_jvm, on_jvm).compatible

@@ -1,0 +1,76 @@
+"""The JVM operators' jar (sqlengine.jvm): built once with the JDK's javac against pyspark's jars
+and cached; without a javac the planner picks the Python operators, for `run` and `explain`
+alike, and says so; asking for them anyway is one clear error. Needs a JDK (as the Spark tests
+do), not a SparkSession."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from planner.analysis.physical import JVM_SETTING
+from planner.statements.script import parse_script
+from sqlengine import jvm
+from sqlengine.engine import Engine
+
+pytestmark = pytest.mark.spark
+
+TOP = """CREATE TABLE bids (item BIGINT, price BIGINT) WITH ('connector' = 'filesystem', 'path' = '/tmp/b', 'format' = 'json');
+SELECT item, price, r FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER BY price DESC) AS r FROM bids) WHERE r <= 3;
+"""
+
+
+@pytest.fixture
+def no_javac(tmp_path, monkeypatch) -> Path:
+    """A JAVA_HOME with a java but no javac (a JRE), and an empty jar cache."""
+    home = tmp_path / "jre"
+    (home / "bin").mkdir(parents=True)
+    (home / "bin" / "java").symlink_to(Path(subprocess.check_output(["bash", "-c", "readlink -f $(command -v java)"], text=True).strip()))
+    monkeypatch.setenv("JAVA_HOME", str(home))
+    monkeypatch.setenv(jvm.CACHE_ENV, str(tmp_path / "cache"))
+    return home
+
+
+def test_the_jar_is_built_once_and_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv(jvm.CACHE_ENV, str(tmp_path / "cache"))
+    assert not jvm.jar_path().exists() and jvm.available()
+    built = jvm.jar()
+    assert built.parent == tmp_path / "cache" and built.name.startswith("operators-")
+    with zipfile.ZipFile(built) as zf:
+        assert "sqlengine/jvm/TopN.class" in zf.namelist()
+    stamp = built.stat().st_mtime_ns
+    assert jvm.jar() == built and built.stat().st_mtime_ns == stamp  # cached: not rebuilt
+    assert [p.name for p in built.parent.iterdir()] == [built.name]  # nothing half-written left
+
+
+def test_without_javac_the_python_operators_run_and_asking_for_the_jvm_is_one_clear_error(no_javac, tmp_path):
+    assert not jvm.available()
+    with pytest.raises(jvm.BuildFailed, match=r"need a JDK's javac \(a JRE has none\); set 'sqlengine.changelog.jvm' = 'false'"):
+        jvm.jar()
+    engine = Engine(home=tmp_path / "home")
+    *ddl, query = parse_script(TOP).statements
+    for stmt in ddl:
+        engine.plan(stmt)
+    (physical,) = [p for p in engine.plan(query).analysis.physical.values() if p.changelog]
+    assert not physical.jvm
+    engine.planner.settings[JVM_SETTING] = "true"  # the user's SET wins over what the engine found
+    (physical,) = [p for p in engine.plan(query).analysis.physical.values() if p.changelog]
+    assert physical.jvm
+
+
+def test_explain_says_what_would_run_here(no_javac, tmp_path):
+    script = tmp_path / "top.sql"
+    script.write_text(TOP)
+
+    def explain() -> str:
+        proc = subprocess.run([sys.executable, "-m", "repl.cli", "explain", str(script)], capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    assert "runs as: changelog operator (Spark has no operator for it, AppendFastStrategy)" in explain()
+    (no_javac / "bin" / "javac").symlink_to(Path(subprocess.check_output(["bash", "-c", "readlink -f $(command -v javac)"], text=True).strip()))
+    assert "runs as: changelog operator on the JVM (Spark has no operator for it, AppendFastStrategy)" in explain()
