@@ -192,9 +192,10 @@ _JVM_ORDER_TYPES = (*T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL, *T.STRINGS, exp.D
 
 
 def jvm_operator(node: Node, strategy: RankStrategy | None) -> bool:
-    """Whether a changelog operator has a JVM implementation (sqlengine/jvm): a Top-N (or ORDER
-    BY ... LIMIT) over appends, ordered by numbers, strings, booleans, dates or timestamps."""
-    if strategy != RankStrategy.APPEND_FAST or not isinstance(node, (TopN, Sort)):
+    """Whether a changelog operator has a JVM implementation (sqlengine/jvm): a Top-N or ORDER
+    BY ... LIMIT, with any ranking strategy, ordered by numbers, strings, booleans, dates or
+    timestamps."""
+    if strategy is None or not isinstance(node, (TopN, Sort)):
         return False
     if isinstance(node, TopN) and node.window is not None:
         return False

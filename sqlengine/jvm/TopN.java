@@ -24,21 +24,26 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Top-N per partition over an insert-only input (Flink's AppendFastStrategy), as
- * sqlengine/changelog/topn.py computes it, on Spark's flatMapGroupsWithState: its state is one
- * value per partition key in whichever state store the job uses (no RocksDB required), and its
- * rows never leave the JVM.
+ * Top-N per partition over a changelog, as sqlengine/changelog/topn.py computes it (the same
+ * changes, batch by batch), on Spark's flatMapGroupsWithState: its state is one value per
+ * partition key in whichever state store the job uses (no RocksDB required), and its rows never
+ * leave the JVM.
  *
- * <p>Input: the row kind (ignored: every row is an insert), then the input fields; each row is
- * numbered as it arrives (its Spark partition, then its place there), which orders a key's rows
- * of a micro-batch as sqlengine/changelog/wire.py orders them for the Python operator. State per key: the rows ranked within N, sorted by the order
- * (ties in arrival order), and when they were last written (for the TTL). Output: the kind byte,
- * then the input fields with the rank number (BIGINT) at its position, if any.
+ * <p>Input: the row kind, then the input fields; each row is numbered as it arrives (its Spark
+ * partition, then its place there), which orders a key's rows of a micro-batch as
+ * sqlengine/changelog/wire.py orders them for the Python operator. State per key, by Flink's
+ * strategies: the rows ranked within N (AppendFastStrategy: the input only appends;
+ * UpdateFastStrategy: upserts whose order only improves, a row replacing the one of its upsert
+ * key), or every row the input holds (RetractStrategy: a retraction may bring any back into the
+ * top N); sorted by the order, ties in arrival order; and when they were last written (the
+ * TTL). Output: the kind byte, then the input fields with the rank number (BIGINT) at its
+ * position, if any.
  */
 public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row, Row> {
     private static final long serialVersionUID = 1L;
     static final byte INSERT = 0, UPDATE_BEFORE = 1, UPDATE_AFTER = 2, DELETE = 3;
     static final int ROW_NUMBER = 0, RANK = 1, DENSE_RANK = 2;
+    static final int APPEND_FAST = 0, UPDATE_FAST = 1, RETRACT = 2;
 
     private final int width;           // the input fields (the kind and the arrival number excluded)
     private final int[] orderCols;     // positions among the input fields
@@ -48,8 +53,11 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
     private final int function;
     private final int rankPosition;    // where the rank goes in the output fields, or -1
     private final long ttlMs;          // 0: none
+    private final int strategy;
+    private final int[] rowKey;        // UpdateFastStrategy: the upsert key's positions
 
-    TopN(int width, int[] orderCols, boolean[] desc, boolean[] textual, int n, int function, int rankPosition, long ttlMs) {
+    TopN(int width, int[] orderCols, boolean[] desc, boolean[] textual, int n, int function, int rankPosition, long ttlMs,
+         int strategy, int[] rowKey) {
         this.width = width;
         this.orderCols = orderCols;
         this.desc = desc;
@@ -58,6 +66,8 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         this.function = function;
         this.rankPosition = rankPosition;
         this.ttlMs = ttlMs;
+        this.strategy = strategy;
+        this.rowKey = rowKey;
     }
 
     // -- order: NULLs smallest, NaN above every number (first ascending, last descending) -------
@@ -119,6 +129,22 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         return out;
     }
 
+    /** The first row that does not sort before {@code row}. */
+    private int lowerBound(List<Row> rows, Row row) {
+        int lo = 0, hi = rows.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (compareRows(rows.get(mid), row) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
+    }
+
+    private boolean sameKey(Row a, Row b) {
+        for (int k : rowKey) if (!java.util.Objects.equals(a.get(k), b.get(k))) return false;
+        return true;
+    }
+
     /** Where a row goes: after every row it ties with (arrival order). */
     private int upperBound(List<Row> rows, Row row) {
         int lo = 0, hi = rows.size();
@@ -148,16 +174,35 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         int seqAt = width + 1;
         arrived.sort(Comparator.comparingLong(r -> r.getLong(seqAt)));
 
-        List<Row> before = new ArrayList<>(kept);
-        long[] beforeRanks = ranks(before);
-        // ROW_NUMBER without a TTL: a row no better than the Nth of a full partition never enters,
-        // and does not count as a change (with a TTL it does: it keeps the partition alive)
-        boolean skip = function == ROW_NUMBER && ttlMs == 0;
+        long[] beforeRanks = ranks(kept);
+        List<Row> before = new ArrayList<>(kept.subList(0, beforeRanks.length));
+        // appends ranked by ROW_NUMBER without a TTL: a row no better than the Nth of a full
+        // partition never enters, and does not count as a change (with a TTL it keeps the
+        // partition alive)
+        boolean skip = strategy == APPEND_FAST && function == ROW_NUMBER && ttlMs == 0;
+        boolean exists = !kept.isEmpty();  // as the Python operator's partition: until its batch ends
         boolean touched = false;
         for (Row r : arrived) {
+            boolean adds = r.getByte(0) == INSERT || r.getByte(0) == UPDATE_AFTER;
             Row row = fields(r);
             if (skip && kept.size() >= n && compareRows(row, kept.get(n - 1)) >= 0) continue;
-            touched = true;
+            if (!exists && !adds) continue;  // the retraction of a row this operator does not hold
+            exists = touched = true;
+            if (strategy == RETRACT) {
+                if (adds) {
+                    kept.add(upperBound(kept, row), row);
+                } else {
+                    for (int i = lowerBound(kept, row); i < kept.size() && compareRows(kept.get(i), row) == 0; i++) {
+                        if (kept.get(i).equals(row)) {
+                            kept.remove(i);
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
+            if (!adds) continue;  // UpdateFastStrategy: an update's -U is followed by its +U, which replaces the row
+            if (strategy == UPDATE_FAST) kept.removeIf(old -> sameKey(old, row));
             kept.add(upperBound(kept, row), row);
             int keep = function == ROW_NUMBER ? n : ranks(kept).length;
             if (kept.size() > keep) kept.subList(keep, kept.size()).clear();
@@ -223,7 +268,8 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
      * {@code outJson} (a StructType as JSON: the kind, then the output fields) says.
      */
     public static Dataset<Row> apply(Dataset<Row> input, int[] keyCols, int[] orderCols, boolean[] desc, int n,
-                                     String function, int rankPosition, long ttlMs, String outJson) {
+                                     String function, int rankPosition, long ttlMs, String strategy, int[] rowKey,
+                                     String outJson) {
         StructType in = input.schema();
         int width = in.fields().length - 1;
         StructField[] fields = Arrays.copyOfRange(in.fields(), 1, width + 1);
@@ -237,6 +283,12 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             case "RANK" -> RANK;
             case "DENSE_RANK" -> DENSE_RANK;
             default -> throw new IllegalArgumentException("no rank function " + function);
+        };
+        int kept = switch (strategy) {
+            case "AppendFastStrategy" -> APPEND_FAST;
+            case "UpdateFastStrategy" -> UPDATE_FAST;
+            case "RetractStrategy" -> RETRACT;
+            default -> throw new IllegalArgumentException("no rank strategy " + strategy);
         };
         List<StructField> keyFields = new ArrayList<>();
         for (int k : keyCols) keyFields.add(fields[k]);
@@ -271,7 +323,7 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         };
         StructType numbered = in.add("arrival", DataTypes.LongType, false);
         return input.mapPartitions(number, Encoders.row(numbered)).groupByKey(keyOf, Encoders.row(DataTypes.createStructType(keyFields)))
-            .flatMapGroupsWithState(new TopN(width, orderCols.clone(), desc.clone(), textual, n, fn, rankPosition, ttlMs),
+            .flatMapGroupsWithState(new TopN(width, orderCols.clone(), desc.clone(), textual, n, fn, rankPosition, ttlMs, kept, rowKey.clone()),
                 OutputMode.Append(), Encoders.row(stateSchema), Encoders.row(out), timeout);
     }
 }

@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 SOURCES = tuple(sorted(Path(__file__).parent.glob("*.java")))
 CACHE_ENV = "SQLENGINE_CACHE"
+KEEP = 3  # jars kept (other pyspark installs, other sqlengine versions): the newest
 
 
 class BuildFailed(RuntimeError):
@@ -93,7 +94,19 @@ def jar() -> Path:
         with zipfile.ZipFile(pending, "w", zipfile.ZIP_DEFLATED) as zf:
             for f in sorted(classes.rglob("*.class")):
                 zf.write(f, f.relative_to(classes).as_posix())
-        shutil.move(str(pending), str(path.with_suffix(f".{os.getpid()}.tmp")))
-        os.replace(path.with_suffix(f".{os.getpid()}.tmp"), path)
+        moved = path.with_suffix(f".{os.getpid()}.tmp")
+        shutil.move(str(pending), str(moved))  # (the temporary directory may be on another file system)
+        os.replace(moved, path)
     log.info("built %s", path)
+    _prune(path.parent)
     return path
+
+
+def _prune(directory: Path) -> None:
+    """Remove all but the newest ``KEEP`` jars (a running JVM keeps the one it opened)."""
+    jars = sorted(directory.glob("operators-*.jar"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in jars[KEEP:]:
+        try:
+            old.unlink()
+        except OSError:
+            pass

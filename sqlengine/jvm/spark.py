@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
+    from sqlengine.changelog.topn import TopN
+
 
 def _load(spark: SparkSession) -> Any:
     """The package of the operators' classes, their jar added to the session (again: a no-op)."""
@@ -30,18 +32,16 @@ def _array(spark: SparkSession, java_type: str, values: Sequence[Any]) -> Any:
     return out
 
 
-def top_n(
-    spark: SparkSession, payload: DataFrame, keys: Sequence[int], order: Sequence[tuple[int, bool]], n: int,
-    function: str, rank_position: int | None, ttl_ms: int | None, out: StructType,
-) -> DataFrame:
-    """``TopN.java`` over ``payload`` (the kind, then the fields; ``keys`` and ``order`` are
-    positions among the fields): its changes, the kind first, as ``out``."""
+def top_n(spark: SparkSession, payload: DataFrame, op: TopN, out: StructType) -> DataFrame:
+    """``TopN.java`` over ``payload`` (the kind, then the fields), set up as the Python operator
+    ``op`` is: its changes, the kind first, as ``out``."""
     from pyspark.sql import DataFrame
 
     ops = _load(spark)
     jdf = ops.TopN.apply(
-        payload._jdf, _array(spark, "int", list(keys)), _array(spark, "int", [i for i, _ in order]),
-        _array(spark, "boolean", [d for _, d in order]), n, function, -1 if rank_position is None else rank_position,
-        ttl_ms or 0, out.json(),
+        payload._jdf, _array(spark, "int", list(op.partition)), _array(spark, "int", [i for i, _ in op.order]),
+        _array(spark, "boolean", [d for _, d in op.order]), op.n, op.function,
+        -1 if op.rank_position is None else op.rank_position, op.ttl_ms or 0, op.strategy,
+        _array(spark, "int", list(op.row_key)), out.json(),
     )
     return DataFrame(jdf, spark)

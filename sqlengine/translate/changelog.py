@@ -166,7 +166,7 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
         strategy=(physical.strategy.value if physical.strategy else "RetractStrategy"), row_key=row_key, ttl_ms=_ttl(t, node),
     )
     if physical.jvm:
-        result = _on_jvm(t, node, df, in_names, op, out)
+        result = _on_jvm(t, node, df.select(rel.kind_column(), *[F.col(quote(c)) for c in in_names]), op, out)
     else:
         payload = df.select(_bucket(t, [F.col(quote(k)) for k in keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
         result = _run(t, node, _packed(payload), op, out)
@@ -176,19 +176,16 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
     return Rel(result, names, kind=kind)
 
 
-def _on_jvm(t: Translator, node: Node, df: DataFrame, in_names: list[str], op: Operator, out: StructType) -> DataFrame:
-    """The ranking on the JVM (``sqlengine/jvm/TopN.java``), from the Python operator's own
-    settings: its input only appends, so every row's kind is +I."""
-    from pyspark.sql import functions as F
-
+def _on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: StructType) -> DataFrame:
+    """The ranking on the JVM (``sqlengine/jvm/TopN.java``) over ``payload`` (the kind, then the
+    fields), set up as the Python operator ``op``."""
     from sqlengine.changelog.topn import TopN as Op
     from sqlengine.jvm import BuildFailed
     from sqlengine.jvm.spark import top_n
 
     assert isinstance(op, Op)
-    payload = df.select(F.lit(0).cast("byte"), *[F.col(quote(c)) for c in in_names])
     try:
-        return top_n(t.spark, payload, op.partition, op.order, op.n, op.function, op.rank_position, op.ttl_ms, out)
+        return top_n(t.spark, payload, op, out)
     except BuildFailed as err:
         raise PlanningError(str(err), node.origin) from None
 

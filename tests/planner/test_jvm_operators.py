@@ -1,5 +1,5 @@
 """Which changelog operators the planner runs on the JVM (planner.analysis.physical.jvm_operator,
-sqlengine/jvm): a Top-N or ORDER BY ... LIMIT over appends ordered by plain values, unless
+sqlengine/jvm): a Top-N or ORDER BY ... LIMIT, with any strategy, ordered by plain values, unless
 'sqlengine.changelog.jvm' is off; EXPLAIN says so, and a checkpoint of the other implementation
 is refused (the two keep their state in different layouts)."""
 
@@ -54,19 +54,22 @@ def test_explain_says_where_it_runs():
 
 
 @pytest.mark.parametrize(
-    "sql",
-    [
-        # over updates: RetractStrategy, which only the Python operator has
-        pytest.param(
-            "SELECT bidder, n, r FROM (SELECT bidder, n, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY n DESC) AS r "
-            "FROM (SELECT bidder, item, SUM(score) AS n FROM bids GROUP BY bidder, item)) WHERE r <= 3;",
-            id="over updates",
-        ),
-        pytest.param(_top("tag"), id="ordered by bytes"),
-    ],
+    "aggregate,strategy",
+    [("SUM(score)", "RetractStrategy"), ("COUNT(*)", "UpdateFastStrategy")],
 )
-def test_what_the_jvm_operator_does_not_run_stays_in_python(sql):
-    physical, _ = _ranking(sql)
+def test_a_top_n_over_updates_runs_on_the_jvm_with_its_strategy(aggregate, strategy):
+    physical, analysis = _ranking(
+        "SELECT item, n, r FROM (SELECT item, n, ROW_NUMBER() OVER (PARTITION BY item ORDER BY n DESC) AS r "
+        f"FROM (SELECT bidder, item, {aggregate} AS n FROM bids GROUP BY bidder, item)) WHERE r <= 3;"
+    )
+    assert (physical.jvm, str(physical.strategy)) == (True, strategy)
+    # the aggregation below it stays in Python (it has no JVM implementation)
+    (below,) = [p for n in distinct_nodes(analysis.plans) if str(n.kind) == "GroupAggregate" and (p := analysis.physical_of(n))]
+    assert below.changelog and not below.jvm
+
+
+def test_a_ranking_ordered_by_bytes_stays_in_python():
+    physical, _ = _ranking(_top("tag"))
     assert physical.changelog and not physical.jvm
     assert str(physical).startswith("changelog operator (")
 

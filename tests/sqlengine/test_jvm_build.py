@@ -5,6 +5,7 @@ do), not a SparkSession."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import zipfile
@@ -45,6 +46,14 @@ def test_the_jar_is_built_once_and_cached(tmp_path, monkeypatch):
     stamp = built.stat().st_mtime_ns
     assert jvm.jar() == built and built.stat().st_mtime_ns == stamp  # cached: not rebuilt
     assert [p.name for p in built.parent.iterdir()] == [built.name]  # nothing half-written left
+    # jars of other sources or pyspark versions: the newest few are kept
+    for i in range(4):
+        old = built.parent / f"operators-old{i}.jar"
+        old.write_bytes(b"")
+        os.utime(old, (1_700_000_000 + i, 1_700_000_000 + i))
+    built.unlink()
+    assert jvm.jar() == built
+    assert sorted(p.name for p in built.parent.iterdir()) == sorted([built.name, "operators-old3.jar", "operators-old2.jar"])
 
 
 def test_without_javac_the_python_operators_run_and_asking_for_the_jvm_is_one_clear_error(no_javac, tmp_path):
