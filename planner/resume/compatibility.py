@@ -17,7 +17,8 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from planner.resume.fingerprint import FORMAT, JobPrint, OperatorPrint, PipelinePrint, Term
+from planner.analysis.physical import JVM_SETTING
+from planner.resume.fingerprint import FORMAT, JVM_NAME, PYTHON_NAME, JobPrint, OperatorPrint, PipelinePrint, Term
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,10 @@ def compare_operators(old: OperatorPrint, new: OperatorPrint) -> list[Change]:
             out.append(Change(f"{name} keeps whole rows, and they changed: ({a}) → ({b})", at))
     if old.runs_as != new.runs_as:
         why = f" ({new.why})" if new.why else ""
-        out.append(Change(f"{name} runs as {new.runs_as}{why} now, as {old.runs_as} before", at))
+        # only the implementation changed (a Top-N on the JVM or in Python): the setting that chooses it
+        jvm = {old.runs_as.replace(JVM_NAME, PYTHON_NAME), new.runs_as.replace(JVM_NAME, PYTHON_NAME)}
+        hint = "" if len(jvm) > 1 else f"; SET '{JVM_SETTING}' = '{'true' if JVM_NAME in old.runs_as else 'false'}' runs it as before"
+        out.append(Change(f"{name} runs as {new.runs_as}{why} now, as {old.runs_as} before{hint}", at))
     return out
 
 

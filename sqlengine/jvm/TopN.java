@@ -52,12 +52,15 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
     private final int n;
     private final int function;
     private final int rankPosition;    // where the rank goes in the output fields, or -1
-    private final long ttlMs;          // 0: none
+    private final long ttlMs;          // 0: none (the partition's state expires, unseen, that long after its last write)
     private final int strategy;
     private final int[] rowKey;        // UpdateFastStrategy: the upsert key's positions
+    // Spark's processing-time timeouts release an idle partition's state (an unbounded job; a
+    // bounded one ends instead: with them Spark would run batches without input for ever)
+    private final boolean timeouts;
 
     TopN(int width, int[] orderCols, boolean[] desc, boolean[] textual, int n, int function, int rankPosition, long ttlMs,
-         int strategy, int[] rowKey) {
+         int strategy, int[] rowKey, boolean timeouts) {
         this.width = width;
         this.orderCols = orderCols;
         this.desc = desc;
@@ -68,6 +71,7 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         this.ttlMs = ttlMs;
         this.strategy = strategy;
         this.rowKey = rowKey;
+        this.timeouts = timeouts;
     }
 
     // -- order: NULLs smallest, NaN above every number (first ascending, last descending) -------
@@ -141,8 +145,24 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
     }
 
     private boolean sameKey(Row a, Row b) {
-        for (int k : rowKey) if (!java.util.Objects.equals(a.get(k), b.get(k))) return false;
+        for (int k : rowKey) if (!same(a.get(k), b.get(k))) return false;
         return true;
+    }
+
+    /** Two rows equal as the Python operator's tuples are: the same object, or equal values. */
+    static boolean sameRow(Row a, Row b) {
+        if (a == b) return true;
+        for (int i = 0; i < a.length(); i++) if (!same(a.get(i), b.get(i))) return false;
+        return true;
+    }
+
+    /** Python's == on two values: NaN equals nothing, -0.0 equals 0.0, bytes by content. */
+    static boolean same(Object a, Object b) {
+        if (a == null || b == null) return a == b;
+        if (a instanceof Double || a instanceof Float) return ((Number) a).doubleValue() == ((Number) b).doubleValue();
+        if (a instanceof byte[] && b instanceof byte[]) return Arrays.equals((byte[]) a, (byte[]) b);
+        if (a instanceof BigDecimal && b instanceof BigDecimal) return ((BigDecimal) a).compareTo((BigDecimal) b) == 0;
+        return a.equals(b);
     }
 
     /** Where a row goes: after every row it ties with (arrival order). */
@@ -158,7 +178,8 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
 
     @Override
     public Iterator<Row> call(Row key, Iterator<Row> input, GroupState<Row> state) {
-        long now = System.currentTimeMillis();
+        // the micro-batch's start: the clock Spark's timeouts run on
+        long now = state.getCurrentProcessingTimeMs();
         if (state.hasTimedOut()) {  // idle longer than the TTL: gone, nothing retracted
             state.remove();
             return java.util.Collections.emptyIterator();
@@ -166,8 +187,8 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         List<Row> kept = new ArrayList<>();
         if (state.exists()) {
             Row s = state.get();
-            boolean expired = ttlMs > 0 && now >= s.getLong(1) + ttlMs;
-            if (!expired) kept.addAll(s.getList(0));
+            if (ttlMs > 0 && now >= s.getLong(1) + ttlMs) state.remove();  // expired before its timeout ran
+            else kept.addAll(s.getList(0));
         }
         List<Row> arrived = new ArrayList<>();
         input.forEachRemaining(arrived::add);
@@ -193,7 +214,7 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
                     kept.add(upperBound(kept, row), row);
                 } else {
                     for (int i = lowerBound(kept, row); i < kept.size() && compareRows(kept.get(i), row) == 0; i++) {
-                        if (kept.get(i).equals(row)) {
+                        if (sameRow(kept.get(i), row)) {
                             kept.remove(i);
                             break;
                         }
@@ -214,7 +235,7 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             state.remove();
         } else {
             state.update(RowFactory.create(scala.jdk.javaapi.CollectionConverters.asScala(kept).toSeq(), now));
-            if (ttlMs > 0) state.setTimeoutDuration(ttlMs);
+            if (timeouts) state.setTimeoutDuration(ttlMs);
         }
         return out.iterator();
     }
@@ -230,7 +251,10 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             List<Row> gone = new ArrayList<>(before.subList(0, br.length));
             for (int i = 0; i < ar.length; i++) {
                 Row row = after.get(i);
-                if (!gone.remove(row)) out.add(output(INSERT, row, 0));
+                int at = 0;
+                while (at < gone.size() && !sameRow(gone.get(at), row)) at++;
+                if (at < gone.size()) gone.remove(at);
+                else out.add(output(INSERT, row, 0));
             }
             for (Row row : gone) out.add(output(DELETE, row, 0));
             return;
@@ -238,7 +262,7 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         for (int i = 0; i < Math.max(br.length, ar.length); i++) {
             Row old = i < br.length ? before.get(i) : null, now = i < ar.length ? after.get(i) : null;
             if (old != null && now != null) {
-                if (br[i] == ar[i] && (old == now || old.equals(now))) continue;
+                if (br[i] == ar[i] && sameRow(old, now)) continue;
                 out.add(output(UPDATE_BEFORE, old, br[i]));
                 out.add(output(UPDATE_AFTER, now, ar[i]));
             } else if (now != null) {
@@ -268,8 +292,8 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
      * {@code outJson} (a StructType as JSON: the kind, then the output fields) says.
      */
     public static Dataset<Row> apply(Dataset<Row> input, int[] keyCols, int[] orderCols, boolean[] desc, int n,
-                                     String function, int rankPosition, long ttlMs, String strategy, int[] rowKey,
-                                     String outJson) {
+                                     String function, int rankPosition, long ttlMs, boolean timeouts, String strategy,
+                                     int[] rowKey, String outJson) {
         StructType in = input.schema();
         int width = in.fields().length - 1;
         StructField[] fields = Arrays.copyOfRange(in.fields(), 1, width + 1);
@@ -304,7 +328,8 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             DataTypes.createStructField("rows", DataTypes.createArrayType(DataTypes.createStructType(fields), false), false),
             DataTypes.createStructField("written", DataTypes.LongType, false)));
         StructType out = (StructType) DataType.fromJson(outJson);
-        GroupStateTimeout timeout = ttlMs > 0 ? GroupStateTimeout.ProcessingTimeTimeout() : GroupStateTimeout.NoTimeout();
+        boolean timed = timeouts && ttlMs > 0;
+        GroupStateTimeout timeout = timed ? GroupStateTimeout.ProcessingTimeTimeout() : GroupStateTimeout.NoTimeout();
         // each row numbered as it arrives (its Spark partition, then its place there): a key's rows
         // of a micro-batch reach the operator grouped and sorted by key, in no defined order
         MapPartitionsFunction<Row, Row> number = rows -> {
@@ -323,7 +348,7 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         };
         StructType numbered = in.add("arrival", DataTypes.LongType, false);
         return input.mapPartitions(number, Encoders.row(numbered)).groupByKey(keyOf, Encoders.row(DataTypes.createStructType(keyFields)))
-            .flatMapGroupsWithState(new TopN(width, orderCols.clone(), desc.clone(), textual, n, fn, rankPosition, ttlMs, kept, rowKey.clone()),
+            .flatMapGroupsWithState(new TopN(width, orderCols.clone(), desc.clone(), textual, n, fn, rankPosition, ttlMs, kept, rowKey.clone(), timed),
                 OutputMode.Append(), Encoders.row(stateSchema), Encoders.row(out), timeout);
     }
 }

@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import zipfile
 from pathlib import Path
 
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 SOURCES = tuple(sorted(Path(__file__).parent.glob("*.java")))
 CACHE_ENV = "SQLENGINE_CACHE"
 KEEP = 3  # jars kept (other pyspark installs, other sqlengine versions): the newest
+_building = threading.Lock()  # one build per process (another process builds under its own name)
 
 
 class BuildFailed(RuntimeError):
@@ -78,6 +80,17 @@ def jar() -> Path:
     path = jar_path()
     if path.is_file():
         return path
+    with _building:
+        if path.is_file():
+            return path
+        try:
+            return _build(path)
+        except OSError as err:  # the cache directory cannot be written, javac cannot be run
+            raise BuildFailed(f"sqlengine's JVM operators could not be built in {path.parent}: {err.strerror or err}; "
+                              f"set {CACHE_ENV} to a writable directory, or 'sqlengine.changelog.jvm' = 'false'") from None
+
+
+def _build(path: Path) -> Path:
     javac = _javac()
     if javac is None:
         raise BuildFailed("sqlengine's JVM operators need a JDK's javac (a JRE has none); set 'sqlengine.changelog.jvm' = 'false' to run them in Python")

@@ -32,16 +32,17 @@ def _array(spark: SparkSession, java_type: str, values: Sequence[Any]) -> Any:
     return out
 
 
-def top_n(spark: SparkSession, payload: DataFrame, op: TopN, out: StructType) -> DataFrame:
+def top_n(spark: SparkSession, payload: DataFrame, op: TopN, out: StructType, timeouts: bool) -> DataFrame:
     """``TopN.java`` over ``payload`` (the kind, then the fields), set up as the Python operator
-    ``op`` is: its changes, the kind first, as ``out``."""
+    ``op`` is: its changes, the kind first, as ``out``; ``timeouts``: Spark's processing-time
+    timeouts release the partitions the TTL expires (else each is released when next touched)."""
     from pyspark.sql import DataFrame
 
     ops = _load(spark)
     jdf = ops.TopN.apply(
         payload._jdf, _array(spark, "int", list(op.partition)), _array(spark, "int", [i for i, _ in op.order]),
         _array(spark, "boolean", [d for _, d in op.order]), op.n, op.function,
-        -1 if op.rank_position is None else op.rank_position, op.ttl_ms or 0, op.strategy,
+        -1 if op.rank_position is None else op.rank_position, op.ttl_ms or 0, timeouts, op.strategy,
         _array(spark, "int", list(op.row_key)), out.json(),
     )
     return DataFrame(jdf, spark)

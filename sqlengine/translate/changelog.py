@@ -184,8 +184,13 @@ def _on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: St
     from sqlengine.jvm.spark import top_n
 
     assert isinstance(op, Op)
+    # a TTL releases idle partitions on Spark's processing-time timeouts, which make Spark run
+    # batches without input (so every 200 ms, as processing-time timers); a bounded job has none
+    timeouts = bool(op.ttl_ms) and not all(s.bounded for s in t.sources)
+    if timeouts:
+        t.processing_timers = True
     try:
-        return top_n(t.spark, payload, op, out)
+        return top_n(t.spark, payload, op, out, timeouts)
     except BuildFailed as err:
         raise PlanningError(str(err), node.origin) from None
 

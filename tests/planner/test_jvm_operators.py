@@ -85,5 +85,7 @@ def test_a_checkpoint_of_the_other_implementation_is_refused():
     in_python = job_print(_ranking(sql, **{JVM_SETTING: "false"})[1], backend="HDFSBackedStateStoreProvider", buckets=64)
     verdict = compare(in_python, on_jvm)
     assert not verdict.compatible
-    assert "TopN #2 runs as changelog operator on the JVM (AppendFastStrategy) (Spark has no operator for it) now, as changelog operator (AppendFastStrategy) before" in str(verdict)
+    assert ("TopN #2 runs as changelog operator on the JVM (AppendFastStrategy) (Spark has no operator for it) now, as "
+            "changelog operator (AppendFastStrategy) before; SET 'sqlengine.changelog.jvm' = 'false' runs it as before") in str(verdict)
+    assert "SET 'sqlengine.changelog.jvm' = 'true' runs it as before" in str(compare(on_jvm, in_python))
     assert compare(on_jvm, on_jvm).compatible

@@ -71,6 +71,14 @@ def test_without_javac_the_python_operators_run_and_asking_for_the_jvm_is_one_cl
     assert physical.jvm
 
 
+def test_an_unwritable_cache_is_one_clear_error(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    monkeypatch.setenv(jvm.CACHE_ENV, str(blocked / "cache"))  # under a file: cannot be made
+    with pytest.raises(jvm.BuildFailed, match=r"could not be built in .*/file/cache: .*; set SQLENGINE_CACHE to a writable"):
+        jvm.jar()
+
+
 def test_explain_says_what_would_run_here(no_javac, tmp_path):
     script = tmp_path / "top.sql"
     script.write_text(TOP)

@@ -45,6 +45,11 @@ def sql(spark, tmp_path_factory) -> Sql:
     runner = Sql(Engine(home=root / "home", spark=spark))
     runner.ddl(f"""CREATE TABLE bids (item BIGINT, bidder STRING, price DOUBLE, amount DECIMAL(10, 2), placed TIMESTAMP(3))
         WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json', 'source.max-files-per-trigger' = '1')""")
+    runner.ddl(f"""CREATE TABLE timed_bids (item BIGINT, bidder STRING, price DOUBLE, amount DECIMAL(10, 2), placed TIMESTAMP(3),
+            WATERMARK FOR placed AS placed - INTERVAL '1' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json', 'source.max-files-per-trigger' = '1')""")
+    runner.ddl(f"""CREATE TABLE endless_bids (item BIGINT, bidder STRING, price DOUBLE, amount DECIMAL(10, 2), placed TIMESTAMP(3))
+        WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json', 'source.monitor-interval' = '1 s')""")
     return runner
 
 
@@ -137,6 +142,36 @@ def test_a_ttl_that_expires_between_micro_batches_forgets_on_both(sql):
     assert on_jvm == in_python
     kinds = Counter(k[0] for k in on_jvm[0].elements())
     assert set(kinds) == {"+I"} and kinds["+I"] == sum(on_jvm[1].values())
+
+
+def test_a_bounded_job_waiting_on_the_watermark_ends_with_a_ttl(sql):
+    """With a TTL an unbounded job releases idle partitions on Spark's processing-time timeouts,
+    which make Spark run batches without input for ever: a bounded job, here one whose window
+    waits on the watermark, has none, and ends."""
+    query = ("SELECT item, n, r FROM (SELECT item, n, ROW_NUMBER() OVER (PARTITION BY item ORDER BY n DESC) AS r FROM "
+             "(SELECT item, window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE timed_bids, DESCRIPTOR(placed), INTERVAL '5' SECOND)) "
+             "GROUP BY item, window_start, window_end)) WHERE r <= 1")
+    on_jvm, in_python = _run(sql, query, True, "1 h"), _run(sql, query, False, "1 h")
+    assert on_jvm == in_python
+    assert on_jvm[1] == multiset([(1, 3, 1), (2, 2, 1), (3, 2, 1)])
+
+
+def test_an_unbounded_job_with_a_ttl_runs_batches_on_the_clock(sql, tmp_path):
+    """...and an unbounded one, whose timeouts need batches without input, starts one every
+    200 ms (as processing-time timers do) instead of back to back."""
+    from sqlengine.translate import translate
+
+    settings = sql.engine.planner.settings
+    query = _top("ROW_NUMBER", "price DESC").replace("FROM bids", "FROM endless_bids")
+    for ttl, timers in ((None, False), ("1 h", True)):
+        if ttl:
+            settings["table.exec.state.ttl"] = ttl
+        try:
+            analysis = sql.outcome(query).analysis
+        finally:
+            settings.pop("table.exec.state.ttl", None)
+        translated = translate(analysis.plans[0], analysis, sql.engine.spark, job_dir=tmp_path / (ttl or "none"))
+        assert not translated.bounded and translated.processing_timers == timers
 
 
 def test_decimal_and_timestamp_order_keys(sql):
