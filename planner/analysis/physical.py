@@ -1,5 +1,6 @@
 """How each stateful operator runs on Spark: as Spark's own operator (native), or as one of our
-changelog operators on ``transformWithState`` (rows carry their kind: +I, -U, +U, -D).
+changelog operators (rows carry their kind: +I, -U, +U, -D), in Python on ``transformWithState``
+or, where it has a Java implementation (``jvm_operator``), on ``flatMapGroupsWithState``.
 
 Decided once per plan, from the plan alone, and shown by EXPLAIN, lint (SE302), ``SHOW JOBS`` and
 ``DESCRIBE JOB``; the checker and the translator follow it. Native wherever Spark's operator gives
@@ -60,7 +61,7 @@ from planner.time_zone import fixed_offset_ms
 
 class Execution(StrEnum):
     NATIVE = "native"  # Spark's own operator
-    CHANGELOG = "changelog"  # ours, on transformWithState
+    CHANGELOG = "changelog"  # ours, on transformWithState (Python) or flatMapGroupsWithState (Java)
 
 
 class Why(StrEnum):
