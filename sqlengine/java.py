@@ -44,13 +44,14 @@ def parse_major(version: str) -> int | None:
         return None
 
 
-def find_java() -> tuple[str | None, str | None]:
-    """(java executable or None, JAVA_HOME or None), in the order Spark's launcher uses."""
+def find_java(tool: str = "java") -> tuple[str | None, str | None]:
+    """(the JDK's ``tool`` executable or None, JAVA_HOME or None), in the order Spark's launcher
+    looks for java: $JAVA_HOME/bin, else PATH."""
     home = os.environ.get("JAVA_HOME")
     if home:
-        candidate = Path(home) / "bin" / "java"
+        candidate = Path(home) / "bin" / tool
         return (str(candidate) if candidate.is_file() else None), home
-    return shutil.which("java"), None
+    return shutil.which(tool), None
 
 
 def check_java(minimum: int = MIN_VERSION) -> JavaInfo:

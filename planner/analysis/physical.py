@@ -58,6 +58,8 @@ from planner.logical.specs import AggFunc, WindowKind
 from planner.logical.visit import distinct_nodes
 from planner.time_zone import fixed_offset_ms
 
+PYTHON_NAME, JVM_NAME = "changelog operator", "changelog operator on the JVM"
+
 
 class Execution(StrEnum):
     NATIVE = "native"  # Spark's own operator
@@ -109,12 +111,18 @@ class Physical:
     def changelog(self) -> bool:
         return self.execution == Execution.CHANGELOG
 
+    @property
+    def name(self) -> str:
+        """What runs it: "native", or which changelog operator (the resume fingerprint records it)."""
+        if self.execution == Execution.NATIVE:
+            return "native"
+        return JVM_NAME if self.jvm else PYTHON_NAME
+
     def __str__(self) -> str:
         if self.execution == Execution.NATIVE:
             return "native"
         strategy = f", {self.strategy}" if self.strategy else ", over changes" if self.over_changes else ""
-        name = "changelog operator on the JVM" if self.jvm else "changelog operator"
-        return f"{name} ({self.why}{strategy})" if self.why else name
+        return f"{self.name} ({self.why}{strategy})" if self.why else self.name
 
 
 NATIVE = Physical(Execution.NATIVE)

@@ -17,8 +17,8 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from planner.analysis.physical import JVM_SETTING
-from planner.resume.fingerprint import FORMAT, JVM_NAME, PYTHON_NAME, JobPrint, OperatorPrint, PipelinePrint, Term
+from planner.analysis.physical import JVM_NAME, JVM_SETTING, PYTHON_NAME
+from planner.resume.fingerprint import FORMAT, JobPrint, OperatorPrint, PipelinePrint, Term
 
 
 @dataclass(frozen=True)

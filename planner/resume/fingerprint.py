@@ -193,15 +193,11 @@ class Definitions:
 # -- the fingerprint -----------------------------------------------------------------------------
 
 
-PYTHON_NAME, JVM_NAME = "changelog operator", "changelog operator on the JVM"
-
-
 def _runs_as(physical: Physical | None) -> str:
     if physical is None or not physical.changelog:
         return "native"
     # the JVM operator keeps its state in its own layout: a Python operator's cannot be read by it
-    name = JVM_NAME if physical.jvm else PYTHON_NAME
-    return f"{name} ({physical.strategy})" if physical.strategy else name
+    return f"{physical.name} ({physical.strategy})" if physical.strategy else physical.name
 
 
 def _order(defs: Definitions, node: Node, order: Sequence[tuple[str, bool]]) -> str:

@@ -26,6 +26,8 @@ import threading
 import zipfile
 from pathlib import Path
 
+from sqlengine.java import find_java
+
 log = logging.getLogger(__name__)
 
 SOURCES = tuple(sorted(Path(__file__).parent.glob("*.java")))
@@ -52,11 +54,7 @@ def _spark_jars() -> Path:
 
 
 def _javac() -> str | None:
-    home = os.environ.get("JAVA_HOME")
-    if home:
-        candidate = Path(home) / "bin" / "javac"
-        return str(candidate) if candidate.is_file() else None
-    return shutil.which("javac")
+    return find_java("javac")[0]  # beside the java Spark runs on
 
 
 def jar_path() -> Path:
