@@ -87,13 +87,17 @@ def java_causes(err: BaseException, links: int = 8) -> list[str]:
 
 
 _INTERRUPTIONS = ("java.lang.InterruptedException", "java.io.InterruptedIOException", "java.nio.channels.ClosedByInterruptException")
+# HDFS's DFSOutputStream.closeThreads turns the InterruptedException of its join into this,
+# without the interrupt as its cause; one with a cause is another failure
+_HDFS_INTERRUPTED = "java.io.IOException: Failed to shutdown streamer"
 
 
 def interrupted(err: BaseException) -> bool:
     """Whether a query failed because its thread was interrupted: stopping a query interrupts
     its batch, and Spark takes most such failures for the stop they are, but not one from deeper
-    in a file system's client (HDFS's "Failed to shutdown streamer", caused by the interrupt)."""
-    return any(c.startswith(_INTERRUPTIONS) for c in java_causes(err))
+    in a file system's client (HDFS's "Failed to shutdown streamer", which drops the interrupt)."""
+    causes = java_causes(err)
+    return any(c.startswith(_INTERRUPTIONS) for c in causes) or (bool(causes) and causes[-1] == _HDFS_INTERRUPTED)
 
 
 def describe(err: BaseException) -> str:
