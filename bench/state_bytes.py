@@ -46,12 +46,12 @@ def write_input(directory: Path, keys: int, rows_per_batch: int) -> None:
         os.utime(path, (1_000_000 + b, 1_000_000 + b))
 
 
-def measure(spark, work: Path, backend: str, query: str, keys: int) -> tuple[int, int]:
+def measure(spark, work: Path, backend: str, query: str, keys: int, settings: str = "") -> tuple[int, int]:
     data = work / f"in-{backend}-{keys}-{abs(hash(query)) % 10_000}"
     write_input(data, keys, max(keys, 2000))
     engine = Engine(home=work / f"home-{data.name}", spark=spark)
     ddl = (
-        f"SET 'state.backend.type' = '{backend}';\n"
+        f"SET 'state.backend.type' = '{backend}';\n{settings}"
         "CREATE TABLE t (ts TIMESTAMP(3), k BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
         f"WITH ('connector' = 'filesystem', 'path' = '{data}', 'format' = 'json', 'source.max-files-per-trigger' = '1');\n"
     )
@@ -74,9 +74,14 @@ QUERIES = {
     ),
     # one store keyed by (key, session start) and scanned by the key's prefix: the HDFS-backed
     # store keeps a second map from each prefix to its keys
-    # a changelog operator (a TTL makes the aggregation one): its stored state, pickled per
-    # bucket of keys, as it reports it (sqlengine.progress.ChangelogKeys)
-    "changelog GROUP BY k (TTL): COUNT(*)": ("SELECT /*+ STATE_TTL('t' = '1 d') */ k, COUNT(*) FROM t GROUP BY k;", (1000, 4000)),
+    # a changelog operator (a TTL makes the aggregation one), on the JVM: one state row per key
+    "changelog GROUP BY k (TTL), JVM: COUNT(*)": ("SELECT /*+ STATE_TTL('t' = '1 d') */ k, COUNT(*) FROM t GROUP BY k;", (1000, 4000)),
+    "changelog GROUP BY k (TTL), JVM: COUNT(*), SUM(v), MAX(v)": (
+        "SELECT /*+ STATE_TTL('t' = '1 d') */ k, COUNT(*), SUM(v), MAX(v) FROM t GROUP BY k;", (1000, 4000)),
+    # ... and in Python: its stored state, pickled per bucket of keys, as it reports it
+    # (sqlengine.progress.ChangelogKeys)
+    "changelog GROUP BY k (TTL), Python: COUNT(*)": (
+        "SELECT /*+ STATE_TTL('t' = '1 d') */ k, COUNT(*) FROM t GROUP BY k;", (1000, 4000), "SET 'sqlengine.changelog.jvm' = 'false';\n"),
     "SESSION 5 s per k: COUNT(*)": (
         "SELECT k, SESSION_START(ts, INTERVAL '5' SECOND), COUNT(*) FROM t GROUP BY k, SESSION(ts, INTERVAL '5' SECOND);",
         (100, 400),
@@ -112,8 +117,8 @@ def main() -> None:
     print("| provider | query | keys | Spark rows | Spark bytes | bytes per entry (marginal) |")
     print("|---|---|---|---|---|---|")
     for backend in ("hashmap", "rocksdb"):
-        for name, (query, sizes) in QUERIES.items():
-            (r1, b1), (r2, b2) = (measure(spark, work, backend, query, k) for k in sizes)
+        for name, (query, sizes, *settings) in QUERIES.items():
+            (r1, b1), (r2, b2) = (measure(spark, work, backend, query, k, "".join(settings)) for k in sizes)
             per = (b2 - b1) / (r2 - r1) if r2 != r1 else float("nan")
             print(f"| {backend} | {name} | {sizes[0]} / {sizes[1]} | {r1} / {r2} | {b1} / {b2} | {per:.0f} |", flush=True)
 

@@ -26,8 +26,13 @@ class Change:
         return f"{self.kind}[{', '.join('NULL' if v is None else str(v) for v in self.row)}]"
 
 
+_NAN = object()  # every NaN, as a key: a NaN equals nothing, not even itself, so a row with one could never be taken back
+
+
 def _frozen(v: Any) -> Any:
     """A value as a hashable key (Spark gives lists for arrays, dicts for maps)."""
+    if isinstance(v, float) and v != v:
+        return _NAN
     if isinstance(v, list):
         return tuple(_frozen(x) for x in v)
     if isinstance(v, dict):
@@ -71,7 +76,7 @@ class ResultTable:
                     self._seq += 1
                     out.append(Change(RowKind.INSERT, row))
                     continue
-                key = tuple(row[i] for i in self._key_idx)
+                key = tuple(_frozen(row[i]) for i in self._key_idx)
                 old = self._rows.get(key)
                 if old is None:
                     out.append(Change(RowKind.INSERT, row))

@@ -30,6 +30,7 @@ from enum import StrEnum
 
 from sqlglot import exp
 
+from planner.analysis.jvm_operators import jvm_operator
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import history
 from planner.logical import typing as T
@@ -194,25 +195,6 @@ def wall_clock_sessions(node: Node, time_zone: str) -> bool:
 def user_aggregate(node: Node) -> bool:
     """The node calls a Python aggregate function: Spark's own aggregations cannot call one."""
     return isinstance(node, (GroupAggregate, WindowAggregate, OverAggregate)) and any(a.udf is not None for a in node.aggs)
-
-
-# the order key types the JVM Top-N compares exactly as the Python one (and Flink) does
-_JVM_ORDER_TYPES = (*T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL, *T.STRINGS, exp.DType.BOOLEAN, exp.DType.DATE, *T.TIMESTAMPS)
-
-
-def jvm_operator(node: Node, strategy: RankStrategy | None) -> bool:
-    """Whether a changelog operator has a JVM implementation (sqlengine/jvm): a Top-N or ORDER
-    BY ... LIMIT, with any ranking strategy, ordered by numbers, strings, booleans, dates or
-    timestamps."""
-    if strategy is None or not isinstance(node, (TopN, Sort)):
-        return False
-    if isinstance(node, TopN) and node.window is not None:
-        return False
-    for name, _ in node.order:
-        f = node.inputs[0].field(name)
-        if f is None or not T.is_type(f.type, *_JVM_ORDER_TYPES):
-            return False
-    return True
 
 
 def _windowed(node: Node) -> bool:

@@ -59,6 +59,17 @@ class AggCallSpec:
     offset: int = 1  # LAG's: how many rows back
 
 
+class _NaN(float):
+    """The one NaN a multiset holds: a dict finds NaN keys by identity only (NaN equals nothing),
+    so every NaN becomes this object, which a pickled state gives back as itself."""
+
+    def __reduce__(self) -> str:
+        return "_NAN"  # the module's global of that name
+
+
+_NAN = _NaN("nan")
+
+
 class _CountStar(Accumulator):
     def new(self) -> Any:
         return 0
@@ -155,6 +166,8 @@ class _Multiset(Accumulator):
             if a is None:
                 return acc
         v = args[0] if len(args) == 1 else tuple(args)
+        if isinstance(v, float) and v != v:  # NaN: one value, as Flink's map of values and Spark's DISTINCT take every NaN
+            v = _NAN
         n = acc.get(v, 0) + sign
         if n > 0:
             acc[v] = n

@@ -8,9 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 
 import org.apache.spark.api.java.function.FlatMapGroupsWithStateFunction;
-import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.MapFunction;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -330,24 +328,7 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         StructType out = (StructType) DataType.fromJson(outJson);
         boolean timed = timeouts && ttlMs > 0;
         GroupStateTimeout timeout = timed ? GroupStateTimeout.ProcessingTimeTimeout() : GroupStateTimeout.NoTimeout();
-        // each row numbered as it arrives (its Spark partition, then its place there): a key's rows
-        // of a micro-batch reach the operator grouped and sorted by key, in no defined order
-        MapPartitionsFunction<Row, Row> number = rows -> {
-            long base = (long) TaskContext.getPartitionId() << 33;
-            return new Iterator<Row>() {
-                long seq = base;
-                public boolean hasNext() { return rows.hasNext(); }
-                public Row next() {
-                    Row r = rows.next();
-                    Object[] v = new Object[width + 2];
-                    for (int i = 0; i <= width; i++) v[i] = r.get(i);
-                    v[width + 1] = seq++;
-                    return RowFactory.create(v);
-                }
-            };
-        };
-        StructType numbered = in.add("arrival", DataTypes.LongType, false);
-        return input.mapPartitions(number, Encoders.row(numbered)).groupByKey(keyOf, Encoders.row(DataTypes.createStructType(keyFields)))
+        return Arrival.numbered(input).groupByKey(keyOf, Encoders.row(DataTypes.createStructType(keyFields)))
             .flatMapGroupsWithState(new TopN(width, orderCols.clone(), desc.clone(), textual, n, fn, rankPosition, ttlMs, kept, rowKey.clone(), timed),
                 OutputMode.Append(), Encoders.row(stateSchema), Encoders.row(out), timeout);
     }

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
+    from sqlengine.changelog.aggregate import GroupAggregate
     from sqlengine.changelog.topn import TopN
 
 
@@ -44,5 +45,21 @@ def top_n(spark: SparkSession, payload: DataFrame, op: TopN, out: StructType, ti
         _array(spark, "boolean", [d for _, d in op.order]), op.n, op.function,
         -1 if op.rank_position is None else op.rank_position, op.ttl_ms or 0, timeouts, op.strategy,
         _array(spark, "int", list(op.row_key)), out.json(),
+    )
+    return DataFrame(jdf, spark)
+
+
+def group_aggregate(spark: SparkSession, payload: DataFrame, op: GroupAggregate, out: StructType, timeouts: bool) -> DataFrame:
+    """``GroupAgg.java`` over ``payload`` (the kind, the keys, then per call its arguments and
+    filter), set up as the Python operator ``op`` is: its changes, the kind first, as ``out``."""
+    from pyspark.sql import DataFrame
+
+    ops = _load(spark)
+    calls = op.calls
+    jdf = ops.GroupAgg.apply(
+        payload._jdf, op.n_keys, _array(spark, "String", ["COUNT_STAR" if c.star else c.func for c in calls]),
+        _array(spark, "int", [c.args for c in calls]), _array(spark, "boolean", [c.filtered for c in calls]),
+        _array(spark, "String", [c.typing.kind for c in calls]), _array(spark, "int", [c.typing.precision for c in calls]),
+        _array(spark, "int", [c.typing.scale for c in calls]), op.retracting, op.ttl_ms or 0, timeouts, out.json(),
     )
     return DataFrame(jdf, spark)

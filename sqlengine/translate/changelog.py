@@ -166,7 +166,7 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
         strategy=(physical.strategy.value if physical.strategy else "RetractStrategy"), row_key=row_key, ttl_ms=_ttl(t, node),
     )
     if physical.jvm:
-        result = _on_jvm(t, node, df.select(rel.kind_column(), *[F.col(quote(c)) for c in in_names]), op, out)
+        result = on_jvm(t, node, df.select(rel.kind_column(), *[F.col(quote(c)) for c in in_names]), op, out)
     else:
         payload = df.select(_bucket(t, [F.col(quote(k)) for k in keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
         result = _run(t, node, _packed(payload), op, out)
@@ -176,20 +176,24 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
     return Rel(result, names, kind=kind)
 
 
-def _on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: StructType) -> DataFrame:
-    """The ranking on the JVM (``sqlengine/jvm/TopN.java``) over ``payload`` (the kind, then the
-    fields), set up as the Python operator ``op``."""
-    from sqlengine.changelog.topn import TopN as Op
+def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: StructType) -> DataFrame:
+    """The operator's JVM twin (``sqlengine/jvm/TopN.java``, ``GroupAgg.java``) over ``payload``
+    (the kind, then its columns), set up as the Python operator ``op``."""
+    from sqlengine.changelog.aggregate import GroupAggregate
     from sqlengine.jvm import BuildFailed
-    from sqlengine.jvm.spark import top_n
+    from sqlengine.jvm.spark import group_aggregate, top_n
 
-    assert isinstance(op, Op)
-    # a TTL releases idle partitions on Spark's processing-time timeouts, which make Spark run
-    # batches without input (so every 200 ms, as processing-time timers); a bounded job has none
+    # a TTL releases idle keys on Spark's processing-time timeouts, which make Spark run batches
+    # without input (so every 200 ms, as processing-time timers); a bounded job has none
     timeouts = bool(op.ttl_ms) and not all(s.bounded for s in t.sources)
     if timeouts:
         t.processing_timers = True
     try:
+        if isinstance(op, GroupAggregate):
+            return group_aggregate(t.spark, payload, op, out, timeouts)
+        from sqlengine.changelog.topn import TopN as Op
+
+        assert isinstance(op, Op)
         return top_n(t.spark, payload, op, out, timeouts)
     except BuildFailed as err:
         raise PlanningError(str(err), node.origin) from None

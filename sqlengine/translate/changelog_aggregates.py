@@ -23,7 +23,7 @@ from planner.logical.operators import GroupAggregate, Node, OverAggregate, Windo
 from planner.logical.specs import AggCall, AggFunc, WindowKind
 from planner.udf import load
 from sqlengine.translate import collection_aggregates
-from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, _ttl, operator_rows
+from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, _ttl, on_jvm, operator_rows
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.event_time import WATERMARK_KEY, watermarked, without_event_time
 from sqlengine.translate.expressions import SparkExpressions, agg_sql, quote
@@ -138,7 +138,11 @@ def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
     out = _out_schema(t, kind, out_fields)
     updating = not t.props[node.input.node_id].changelog.insert_only or rel.kind is not None
     op = Op(len(node.keys), specs, arg_types, updating, _arrow_schema(t, out), _ttl(t, node) if t.streaming else None)
-    result = operator_rows(t, node, payload, op, out)
+    physical = t.physical.get(node.node_id)
+    if physical is not None and physical.jvm:  # (a streaming query's only: batch mode has no changelog operators)
+        result = on_jvm(t, node, payload.select(*payload.columns[1:]), op, out)  # (without the bucket)
+    else:
+        result = operator_rows(t, node, payload, op, out)
     names = tuple(node.field_names())
     if not t.streaming:  # every row is final
         return Rel(result.select(*[F.col(quote(n)) for n in names]), names)

@@ -179,15 +179,16 @@ def test_a_session_entry_carries_the_index_of_its_keys_sessions_in_the_hdfs_stor
     assert r.row_bytes is not None and r.row_bytes < 100  # RocksDB: the rows only
 
 
-def test_a_changelog_operator_stores_its_keys_pickled_per_bucket() -> None:
+def test_a_changelog_operator_in_python_stores_its_keys_pickled_per_bucket() -> None:
     # bench/state_bytes.py: a changelog GROUP BY over 1,000 keys stored 39,912 B (33 B a key and
     # about 108 B for each of the 64 buckets); Spark's own figure was RocksDB's memory, 2.1 MB
-    (e,) = estimates("SELECT /*+ STATE_TTL('g2' = '1 d') */ k, COUNT(*) FROM g2 GROUP BY k;")
+    python = DDL + "SET 'sqlengine.changelog.jvm' = 'false';\n"
+    (e,) = estimates("SELECT /*+ STATE_TTL('g2' = '1 d') */ k, COUNT(*) FROM g2 GROUP BY k;", python)
     assert e.plateau_entries == 1000
     assert within(e.plateau_bytes, 39_912, 1.25)
     # more buckets, more of them filled: the setting the operator runs with is the estimate's
     (more,) = estimates("SELECT /*+ STATE_TTL('g2' = '1 d') */ k, COUNT(*) FROM g2 GROUP BY k;",
-                        DDL + "SET 'sqlengine.changelog.buckets' = '512';\n")
+                        python + "SET 'sqlengine.changelog.buckets' = '512';\n")
     assert more.plateau_bytes - e.plateau_bytes == pytest.approx((expected_distinct(512, 1000) - expected_distinct(64, 1000)) * 108)
 
 

@@ -63,15 +63,49 @@ def test_a_top_n_over_updates_runs_on_the_jvm_with_its_strategy(aggregate, strat
         f"FROM (SELECT bidder, item, {aggregate} AS n FROM bids GROUP BY bidder, item)) WHERE r <= 3;"
     )
     assert (physical.jvm, str(physical.strategy)) == (True, strategy)
-    # the aggregation below it stays in Python (it has no JVM implementation)
+    # the aggregation below it, whose updates it reads, runs on the JVM too
     (below,) = [p for n in distinct_nodes(analysis.plans) if str(n.kind) == "GroupAggregate" and (p := analysis.physical_of(n))]
-    assert below.changelog and not below.jvm
+    assert below.changelog and below.jvm
 
 
 def test_a_ranking_ordered_by_bytes_stays_in_python():
     physical, _ = _ranking(_top("tag"))
     assert physical.changelog and not physical.jvm
     assert str(physical).startswith("changelog operator (")
+
+
+def _aggregation(calls: str, keys: str = "n") -> object:
+    """The outer aggregation's physical plan, over the updates of a count per item."""
+    ddl = DDL
+    sql = f"SELECT {keys}, {calls} FROM (SELECT item, COUNT(*) AS n, MAX(score) AS hi, MAX(bidder) AS who, " \
+          f"SUM(price) AS total FROM bids GROUP BY item) GROUP BY {keys};"
+    analysis = outcome(ddl, sql).analysis
+    assert analysis is not None and analysis.problems == ()
+    top = next(n for n in distinct_nodes(analysis.plans) if str(n.kind) == "GroupAggregate")  # the outer one first
+    physical = analysis.physical_of(top)
+    assert physical is not None and physical.changelog
+    return physical
+
+
+@pytest.mark.parametrize("calls", [
+    "COUNT(*), COUNT(who), SUM(n), AVG(total), MIN(hi), MAX(who)",
+    "SUM(hi) FILTER (WHERE n > 2), AVG(n) FILTER (WHERE who <> 'x')",
+    "MIN(total), MAX(n), COUNT(hi)",
+])
+def test_a_group_aggregation_of_counts_sums_averages_and_extremes_runs_on_the_jvm(calls):
+    assert _aggregation(calls).jvm
+
+
+@pytest.mark.parametrize("calls,keys", [
+    ("COUNT(DISTINCT who)", "n"),  # a multiset of distinct values: Python's
+    ("LISTAGG(who)", "n"),
+    ("STDDEV_POP(hi)", "n"),
+    ("COUNT(*)", "hi"),  # a floating key: -0.0 and NaN group differently in Python and in Spark
+    ("ARRAY_AGG(who)", "n"),
+])
+def test_other_group_aggregations_stay_in_python(calls, keys):
+    physical = _aggregation(calls, keys)
+    assert not physical.jvm and str(physical).startswith("changelog operator (")
 
 
 def test_the_setting_turns_it_off():

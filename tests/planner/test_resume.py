@@ -158,7 +158,7 @@ def test_compatible_changes_resume(changed):
         pytest.param(
             TOTALS,
             "INSERT INTO totals SELECT user_id, COUNT(*), SUM(amount) FROM orders GROUP BY user_id HAVING SUM(amount) > 5;",
-            "GroupAggregate #2 runs as changelog operator (a filter on its result turns an update that leaves the filter into a delete) now, "
+            "GroupAggregate #2 runs as changelog operator on the JVM (a filter on its result turns an update that leaves the filter into a delete) now, "
             "as native before",
             id="the same operator run another way",
         ),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import math
 import pickle
 from collections import Counter
 from typing import Any
@@ -183,6 +184,22 @@ def test_a_sum_of_bigints_wraps_as_the_batch_engine_does() -> None:
     f = [("k", pa.string()), ("v", pa.int64())]
     got = run(op, [[table(f, [(INSERT, ("a", 2**63 - 1)), (INSERT, ("a", 1))])]])
     assert got == [("+I", ("a", -(2**63)))]
+
+
+def test_a_retracted_nan_leaves_a_max_and_every_nan_is_one_distinct_value() -> None:
+    """Every NaN is one value, as in Flink's map of values (Double.equals) and Spark's DISTINCT:
+    retracting the NaN maximum falls back to the next value, and COUNT(DISTINCT) counts it once
+    (each NaN arrives as a float object of its own)."""
+    out = out_schema([("k", pa.string()), ("hi", pa.float64()), ("d", pa.int64())])
+    calls = [AggCallSpec("MAX"), AggCallSpec("COUNT", distinct=True)]
+    op = GroupAggregate(1, calls, [pa.float64(), pa.float64()], retracting=True, out_schema=out)
+    f = [("k", pa.string()), ("a", pa.float64()), ("b", pa.float64())]
+    nan = float("nan")
+    got = run(op, [[table(f, [(INSERT, ("a", 1.0, 1.0)), (INSERT, ("a", nan, nan)), (INSERT, ("a", nan, nan))])],
+                   [table(f, [(DELETE, ("a", nan, nan)), (DELETE, ("a", float("nan"), float("nan")))])]])
+    assert [k for k, _ in got] == ["+I", "-U", "+U"]
+    assert math.isnan(got[0][1][1]) and got[0][1][2] == 2
+    assert got[2][1] == ("a", 1.0, 1)
 
 
 def test_state_ttl_forgets_an_idle_group_without_a_retraction() -> None:

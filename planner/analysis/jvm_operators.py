@@ -1,0 +1,61 @@
+"""Which changelog operators run on the JVM (sqlengine/jvm/*.java, on Spark's
+flatMapGroupsWithState) rather than in Python: those with a Java twin that gives exactly the
+Python operator's changes, over the types where the two compare and compute values alike.
+
+- Top-N and ORDER BY ... LIMIT (``TopN.java``), with any ranking strategy, ordered by numbers,
+  strings, booleans, dates or timestamps;
+- group aggregation (``GroupAgg.java``) whose calls are all COUNT(*), COUNT, SUM, AVG, MIN or MAX
+  without DISTINCT (FILTER allowed), summing numbers and taking the extremes of the ordered types
+  above, grouped by keys that are not floating (Python's dict and Spark's grouping disagree on
+  -0.0 and NaN).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from planner.binder.types import type_of
+from planner.logical import typing as T
+from planner.logical.operators import GroupAggregate, Node, Sort, TopN
+from planner.logical.specs import AggFunc
+
+if TYPE_CHECKING:
+    from planner.analysis.physical import RankStrategy
+
+# the value types the Java operators compare exactly as the Python ones (and Flink) do
+ORDERED = (*T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL, *T.STRINGS, exp.DType.BOOLEAN, exp.DType.DATE, *T.TIMESTAMPS)
+_NUMBERS = (*T.INTEGERS, *T.FLOATS, exp.DType.DECIMAL)
+_KEYS = (*T.INTEGERS, exp.DType.DECIMAL, *T.STRINGS, exp.DType.BOOLEAN, exp.DType.DATE, *T.TIMESTAMPS)
+_AGGREGATES = {AggFunc.COUNT: None, AggFunc.SUM: _NUMBERS, AggFunc.AVG: _NUMBERS, AggFunc.MIN: ORDERED, AggFunc.MAX: ORDERED}
+
+
+def jvm_operator(node: Node, strategy: RankStrategy | None) -> bool:
+    """Whether a changelog operator has a JVM implementation (``strategy``: a ranking's)."""
+    if isinstance(node, GroupAggregate):
+        return _group_aggregate(node)
+    if strategy is None or not isinstance(node, (TopN, Sort)):
+        return False
+    if isinstance(node, TopN) and node.window is not None:
+        return False
+    for name, _ in node.order:
+        f = node.inputs[0].field(name)
+        if f is None or not T.is_type(f.type, *ORDERED):
+            return False
+    return True
+
+
+def _group_aggregate(node: GroupAggregate) -> bool:
+    fields = {f.name: f for f in node.input.fields}
+    for k in node.keys:
+        f = fields.get(k)
+        if f is None or not T.is_type(f.type, *_KEYS):
+            return False
+    for call in node.aggs:
+        if call.udf is not None or call.distinct or call.func not in _AGGREGATES:
+            return False
+        types = _AGGREGATES[call.func]
+        if types is not None and not all(T.is_type(type_of(a, fields), *types) for a in call.args):
+            return False
+    return True

@@ -1,0 +1,42 @@
+package sqlengine.jvm;
+
+import java.util.Iterator;
+
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Each row numbered as it arrives: its Spark partition, then its place there. A key's rows of a
+ * micro-batch reach flatMapGroupsWithState grouped and sorted by key, in no defined order; sorted
+ * by this number they come in the order sqlengine/changelog/wire.py gives the Python operators.
+ */
+final class Arrival {
+    private Arrival() {}
+
+    /** {@code input} with one more column, last: the row's arrival number (BIGINT). */
+    static Dataset<Row> numbered(Dataset<Row> input) {
+        StructType in = input.schema();
+        int width = in.fields().length;
+        MapPartitionsFunction<Row, Row> number = rows -> {
+            long base = (long) TaskContext.getPartitionId() << 33;
+            return new Iterator<Row>() {
+                long seq = base;
+                public boolean hasNext() { return rows.hasNext(); }
+                public Row next() {
+                    Row r = rows.next();
+                    Object[] v = new Object[width + 1];
+                    for (int i = 0; i < width; i++) v[i] = r.get(i);
+                    v[width] = seq++;
+                    return RowFactory.create(v);
+                }
+            };
+        };
+        return input.mapPartitions(number, Encoders.row(in.add("arrival", DataTypes.LongType, false)));
+    }
+}

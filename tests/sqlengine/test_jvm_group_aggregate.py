@@ -1,0 +1,187 @@
+"""The JVM group aggregation (sqlengine/jvm/GroupAgg.java) against the Python one
+(sqlengine/changelog/aggregate.py) on the same input, micro-batch by micro-batch: the same
+changes (kinds and rows) and the same final table, for COUNT(*), COUNT, SUM, AVG, MIN and MAX with
+and without FILTER, over appends (an aggregation another one reads) and over updates (groups
+that change, and groups whose last row leaves: -D), with and without GROUP BY, a TTL that
+expires, and the values Java and Python could compute or order differently: NaN (one value,
+retracted as any other), -0.0, floating sums in arrival order, decimal sums and averages at the
+result's scale, BIGINT sums that wrap and averages that must not, strings beyond the BMP. The
+final tables are also checked against the aggregation computed here in plain Python."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from decimal import Decimal
+
+import pytest
+
+from planner.analysis.physical import JVM_SETTING
+from sqlengine.engine import Engine
+from tests.sqlengine.helpers import Sql, multiset, ts, write_batches
+
+pytestmark = pytest.mark.spark
+
+NAN = float("nan")
+BIG = 9_223_372_036_854_775_000  # near BIGINT's largest: two of them overflow 64 bits
+# (item, bidder, price, amount, placed): 'ｚ' (U+FF5A) is above '𝒜' (U+1D49C) in UTF-16 code units,
+# below it in code points (Python's and Flink's order)
+BATCHES = [
+    [(1, "ann", 3.0, "1.50", 1), (1, "bob", 5.0, "2.00", 2), (2, "𝒜", 1.0, "1.00", 3), (2, "ｚ", NAN, "1.25", 4),
+     (1, "cy", None, None, 5)],
+    [(1, "dee", 5.0, "2.00", 6), (2, "ann", -0.0, "-0.50", 7), (2, "bob", 0.0, "0.50", 8), (3, "eve", 0.1, "3.00", 9),
+     (1, "fay", 0.2, "9.99", 10)],
+    [(1, "gus", 0.3, "2.00", 11), (3, "hal", 7.0, "3.00", 12), (2, "ivy", NAN, "7.75", 13), (3, None, 8.0, "0.01", 14)],
+    [(1, "ann", 2.0, "1.00", 15), (1, "ann", 1e16, "1.00", 16), (2, "ivy", 3.0, "-2.50", 17), (4, "bob", 6.0, "-1.00", 18),
+     (3, "hal", 5.0, "1.00", 19)],
+]
+COLUMNS = ("item", "bidder", "price", "amount", "placed")
+CALLS = ("COUNT(*) AS c, COUNT(m) AS cm, SUM(m) AS s, AVG(m) AS a, MIN(m) AS lo, MAX(m) AS hi, "
+         "SUM(m) FILTER (WHERE n > 1) AS sf")
+
+QUERIES = {
+    # the inner aggregation's updates move items between the outer groups: -U/+U and -D
+    "prices regrouped by count": f"SELECT n, {CALLS} FROM (SELECT item, COUNT(*) AS n, MAX(price) AS m FROM bids GROUP BY item) GROUP BY n",
+    "sums of prices regrouped": f"SELECT n, {CALLS} FROM (SELECT item, COUNT(*) AS n, SUM(price) AS m FROM bids GROUP BY item) GROUP BY n",
+    "decimals regrouped": f"SELECT n, {CALLS} FROM (SELECT item, COUNT(*) AS n, SUM(amount) AS m FROM bids GROUP BY item) GROUP BY n",
+    "bigints regrouped": f"SELECT n, {CALLS} FROM (SELECT item, COUNT(*) AS n, SUM(item) - 2 AS m FROM bids GROUP BY item) GROUP BY n",
+    "bigint sums past 64 bits": "SELECT n >= 4 AS many, SUM(m) AS s, AVG(m) AS a, COUNT(*) AS c FROM "
+                                f"(SELECT item, COUNT(*) AS n, MAX(item) + {BIG} AS m FROM bids GROUP BY item) GROUP BY n >= 4",
+    "strings regrouped": "SELECT n, MIN(bidder) AS lo, MAX(bidder) AS hi, COUNT(bidder) AS c FROM "
+                         "(SELECT bidder, COUNT(*) AS n FROM bids GROUP BY bidder) GROUP BY n",
+    "no group by": "SELECT COUNT(*) AS c, SUM(n) AS s, MAX(n) AS hi, MIN(lo) AS lo FROM "
+                   "(SELECT bidder, COUNT(*) AS n, MIN(placed) AS lo FROM bids GROUP BY bidder)",
+    # over appends, read by another aggregation: every call of its own on the JVM too
+    "appends with filters": "SELECT c, COUNT(*) AS k FROM (SELECT item, COUNT(*) AS c, COUNT(bidder) FILTER (WHERE price > 2) AS f, "
+                            "MIN(price) AS lo, MAX(amount) AS hi, AVG(amount) AS a, SUM(price) AS s FROM bids GROUP BY item) GROUP BY c",
+}
+# items that move between two groups, several in each: a retracted extreme falls back to the next
+QUERIES["prices regrouped by size"] = QUERIES["prices regrouped by count"].replace("SELECT n,", "SELECT n >= 4 AS many,").replace(
+    "GROUP BY n", "GROUP BY n >= 4").replace("WHERE n > 1", "WHERE n > 4")
+# one aggregation over appends, alone: a TTL makes it a changelog operator (its changes are the result's)
+WITH_TTL = {"appends: every call": "SELECT item, COUNT(*) AS c, COUNT(bidder) FILTER (WHERE price > 2) AS f, MIN(price) AS lo, "
+                                   "MAX(bidder) AS hi, AVG(amount) AS a, SUM(price) AS s, AVG(price) AS ap FROM bids GROUP BY item"}
+
+
+@pytest.fixture(scope="module")
+def sql(spark, tmp_path_factory) -> Sql:
+    root = tmp_path_factory.mktemp("jvm-group-aggregate")
+    directory = write_batches(root / "bids", [
+        [{"item": i, "bidder": b, "price": p, "amount": a, "placed": ts(t)} for i, b, p, a, t in batch] for batch in BATCHES
+    ])
+    runner = Sql(Engine(home=root / "home", spark=spark))
+    runner.ddl(f"""CREATE TABLE bids (item BIGINT, bidder STRING, price DOUBLE, amount DECIMAL(10, 2), placed TIMESTAMP(3))
+        WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json', 'source.max-files-per-trigger' = '1')""")
+    return runner
+
+
+def _run(sql: Sql, query: str, jvm: bool, ttl: str | None = None):
+    settings = sql.engine.planner.settings
+    settings[JVM_SETTING] = "true" if jvm else "false"
+    if ttl:
+        settings["table.exec.state.ttl"] = ttl
+    try:
+        outcome = sql.outcome(query)
+        changelog = [p for p in outcome.analysis.physical.values() if p.changelog]
+        assert changelog and [p.jvm for p in changelog] == [jvm] * len(changelog), changelog
+        job = sql.job(query, "streaming")
+    finally:
+        settings.pop(JVM_SETTING, None)
+        settings.pop("table.exec.state.ttl", None)
+    assert job.result is not None
+    changes, total, dropped = job.result.changes_since(0)
+    assert dropped == 0 and total == len(changes)
+    return [(str(c.kind), *c.row) for c in changes], multiset(job.result.rows())
+
+
+def _comparable(rows):
+    """Rows as a multiset in which NaN equals NaN (the rows' own == says it never does)."""
+    return multiset(tuple("NaN" if isinstance(v, float) and math.isnan(v) else v for v in r) for r in rows)
+
+
+@pytest.mark.parametrize("name", [*QUERIES, *WITH_TTL])
+def test_the_jvm_and_python_operators_emit_the_same_changes(sql, name):
+    query, ttl = (QUERIES[name], None) if name in QUERIES else (WITH_TTL[name], "1 h")
+    on_jvm, in_python = _run(sql, query, True, ttl), _run(sql, query, False, ttl)
+    assert _comparable(on_jvm[0]) == _comparable(in_python[0]), (
+        f"changes differ:\njvm {sorted(map(repr, on_jvm[0]))}\npy  {sorted(map(repr, in_python[0]))}")
+    assert _comparable(on_jvm[1].elements()) == _comparable(in_python[1].elements())
+    kinds = Counter(c[0] for c in on_jvm[0])
+    assert kinds["-U"] == kinds["+U"] and set(kinds) - {"+I"}, kinds  # micro-batches changed earlier rows
+
+
+def _flink(rows):
+    """The outer aggregation of "prices regrouped by count", in plain Python: per item its count
+    and maximum price (NaN above every number), then per count the calls of CALLS."""
+    items: dict[int, list[float | None]] = {}
+    for r in rows:
+        items.setdefault(r[0], []).append(r[2])
+    groups: dict[int, list[float | None]] = {}
+    for prices in items.values():
+        known = [p for p in prices if p is not None]
+        top = (NAN if any(math.isnan(p) for p in known) else max(known)) if known else None
+        groups.setdefault(len(prices), []).append(top)
+    out = Counter()
+    for n, ms in groups.items():
+        vs = [m for m in ms if m is not None]
+        nan = any(math.isnan(v) for v in vs)
+        total = sum(vs) if vs else None
+        lo = min(vs, key=lambda v: (math.isnan(v), v)) if vs else None  # NaN above every number
+        hi = (NAN if nan else max(vs)) if vs else None
+        out[(n, len(ms), len(vs), total, None if not vs else total / len(vs), lo, hi, total if n > 1 and vs else None)] += 1
+    return _comparable(out.elements())
+
+
+def test_the_final_table_is_the_aggregation_of_the_final_input(sql):
+    _, final = _run(sql, QUERIES["prices regrouped by count"], True)
+    assert _comparable(final.elements()) == _flink([r for batch in BATCHES for r in batch])
+
+
+def test_a_nan_maximum_moves_between_groups_and_an_emptied_group_is_deleted(sql):
+    changes, final = _run(sql, QUERIES["prices regrouped by count"], True)
+    # item 2's maximum is NaN from the first batch on; it moves from n=2 to 4, 5 and 6, and
+    # each group it leaves empty is deleted with its NaN
+    left = [c[1] for c in changes if c[0] == "-D" and isinstance(c[7], float) and math.isnan(c[7])]
+    assert left == [2, 4, 5]
+    nan_groups = [r for r in final.elements() if r[6] == "NaN"]  # (the rows normalised: NaN as a string)
+    assert [r[0] for r in nan_groups] == [6]
+
+
+def test_a_retracted_extreme_falls_back_to_the_next(sql):
+    changes, _ = _run(sql, QUERIES["prices regrouped by size"], True)
+    few = [("NaN" if math.isnan(c[7]) else c[7]) for c in changes if c[0] in ("+I", "+U") and c[1] is False]
+    assert few == ["NaN", 0.1, 8.0, 6.0]  # the NaN maximum retracted: the next value is the maximum
+    many = [c[6] for c in changes if c[0] in ("+I", "+U") and c[1] is True]
+    assert many == [5.0, 5.0, 8.0]  # the minimum 5.0 (item 1's) retracted, with item 3's 8.0 added
+
+
+def test_bigint_sums_wrap_and_their_averages_do_not(sql):
+    _, final = _run(sql, QUERIES["bigint sums past 64 bits"], True)
+    items = Counter(r[0] for batch in BATCHES for r in batch)
+    for many, s, a, c in final.elements():
+        ms = [item + BIG for item, k in items.items() if (k >= 4) == many]
+        assert c == len(ms) and a == sum(ms) // len(ms)
+        assert s == ((sum(ms) + 2**63) % 2**64) - 2**63
+    assert max(c for *_, c in final.elements()) > 1  # a sum past 64 bits
+
+
+def test_decimal_sums_exact_and_averages_rounded_half_up_at_the_result_scale(sql):
+    _, final = _run(sql, QUERIES["decimals regrouped"], True)
+    items: dict[int, list[Decimal]] = {}
+    for item, _, _, amount, _ in (r for batch in BATCHES for r in batch):
+        items.setdefault(item, []).extend([Decimal(amount)] if amount is not None else [])
+    groups: dict[int, list[Decimal]] = {}
+    for item, amounts in items.items():
+        n = sum(1 for batch in BATCHES for r in batch if r[0] == item)
+        groups.setdefault(n, []).append(sum(amounts))
+    for n, c, cm, total, average, *_ in final.elements():
+        assert (c, cm, total) == (len(groups[n]), len(groups[n]), sum(groups[n]))
+        exact = sum(groups[n]) / len(groups[n])
+        assert average == exact.quantize(Decimal(1).scaleb(average.as_tuple().exponent), rounding="ROUND_HALF_UP"), (average, exact)
+
+
+def test_a_ttl_that_expires_between_micro_batches_forgets_on_both(sql):
+    query = QUERIES["prices regrouped by count"]
+    on_jvm, in_python = _run(sql, query, True, "1 ms"), _run(sql, query, False, "1 ms")
+    assert _comparable(on_jvm[0]) == _comparable(in_python[0])
+    assert {c[0] for c in on_jvm[0]} <= {"+I", "-U", "+U", "-D"}
