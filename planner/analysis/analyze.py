@@ -100,7 +100,8 @@ def analyze_plans(
     changelog = frozenset(i for i, ph in physical.items() if ph.changelog and not ph.jvm)
     partitions = settings.get("spark.sql.shuffle.partitions", "").strip()
     estimator = Estimator(lineage, horizon_days, provider=backend, changelog=changelog,
-                          partitions=int(partitions) if partitions.isdigit() else None, buckets=changelog_buckets(settings))
+                          partitions=int(partitions) if partitions.isdigit() else None, buckets=changelog_buckets(settings),
+                          jvm=frozenset(i for i, ph in physical.items() if ph.jvm))
     estimates: dict[int, tuple[Estimate, ...]] = {}
     texts: dict[int, tuple[str | None, tuple[str | None, ...]]] = {}
     for info in state:

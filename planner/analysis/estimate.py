@@ -29,16 +29,20 @@ from planner.analysis.row_bytes import (
     BUCKET_OVERHEAD,
     DEFAULT_STRING,
     JOIN_SIDE_STORES,
+    JVM_ENTRY_OVERHEAD,
+    JVM_ROW_COPIES,
     SESSION_INDEX_OVERHEAD,
     STORE_FIXED,
     STORE_OVERHEAD,
     default_partitions,
+    jvm_aggregate_value,
     null_bits,
     type_bytes,
 )
 from planner.analysis.state import Grouping, Growth, StateInfo, StatePart, StoredKind
 from planner.durations import format_duration
-from planner.logical.operators import Node, Scan
+from planner.logical.operators import GroupAggregate, Node, Scan
+from planner.logical.specs import AggFunc
 
 DAY = 86_400
 WINDOW_BOUNDS = ("window_start", "window_end", "window_time")
@@ -47,6 +51,9 @@ ROW_KINDS = frozenset({StoredKind.ROWS, StoredKind.WAITING_ROWS, StoredKind.OVER
 # a changelog operator keeping these counts partitions, not rows (the entries of
 # sqlengine.changelog.over and .match_recognize)
 PARTITIONED_ROWS = frozenset({StoredKind.OVER_ROWS, StoredKind.OVER_RANGE, StoredKind.PARTIAL_MATCHES})
+# GroupAgg.java's accumulator rows: a count; a sum (long, double, exact as a string) and its count;
+# the extreme (a value of the argument's type: counted as 16 B)
+_JVM_ACCUMULATOR = {AggFunc.COUNT: 16, AggFunc.SUM: 8 + 32, AggFunc.AVG: 8 + 32}
 # the event time a micro-batch of a live stream covers: batches run back to back, about a second each
 LIVE_BATCH_MS = 1000
 
@@ -143,13 +150,15 @@ class Flow:
 
 class Estimator:
     def __init__(self, lineage: Lineage, horizon_days: int = 30, provider: str = "hashmap",
-                 changelog: frozenset[int] = frozenset(), partitions: int | None = None, buckets: int = DEFAULT_BUCKETS):
+                 changelog: frozenset[int] = frozenset(), partitions: int | None = None, buckets: int = DEFAULT_BUCKETS,
+                 jvm: frozenset[int] = frozenset()):
         self.lineage = lineage  # it holds the statistics too (Lineage.option)
         self.horizon_days = horizon_days
         self.provider = provider if provider in STORE_OVERHEAD else "hashmap"
         self.changelog = changelog  # node ids of changelog operators: their state is in RocksDB
         self.partitions = partitions or default_partitions()  # one store instance each
         self.buckets = buckets  # a changelog operator's ('sqlengine.changelog.buckets')
+        self.jvm = jvm  # node ids of changelog operators on the JVM
 
     def provider_of(self, node: Node) -> str:
         return "rocksdb" if node.node_id in self.changelog else self.provider
@@ -279,6 +288,10 @@ class Estimator:
         key = null_bits(len(key_names) + windowed) + sum(self._field_bytes(node, n) for n in key_names)
         key += WINDOW_KEY_BYTES if windowed else 0
         value = null_bits(len(value_names)) + sum(self._field_bytes(node, n) for n in value_names) if value_names else 8
+        if node.node_id in self.jvm and isinstance(node, GroupAggregate):  # GroupAgg.java's state row
+            rows = key + jvm_aggregate_value([self._field_bytes(node, n) for n in (*node.keys, *(a.name for a in node.aggs))],
+                                             [_JVM_ACCUMULATOR.get(a.func, 16) for a in node.aggs])
+            return int(JVM_ENTRY_OVERHEAD + JVM_ROW_COPIES * rows) if provider == "hashmap" else rows
         overhead = STORE_OVERHEAD.get(provider, STORE_OVERHEAD["hashmap"])
         if part.grouping == Grouping.SESSION_AND_KEY:
             overhead += SESSION_INDEX_OVERHEAD.get(provider, 0)

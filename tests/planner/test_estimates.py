@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from planner.analysis.estimate import STORE_OVERHEAD
 from planner.analysis.key_spans import expected_distinct
-from planner.analysis.row_bytes import JOIN_SIDE_STORES, STORE_FIXED, unsafe_row_bytes
+from planner.analysis.row_bytes import JOIN_SIDE_STORES, STORE_FIXED, default_partitions, unsafe_row_bytes
 from planner.logical import typing as T
 from tests.planner.helpers import outcome
 
@@ -190,6 +190,17 @@ def test_a_changelog_operator_in_python_stores_its_keys_pickled_per_bucket() -> 
     (more,) = estimates("SELECT /*+ STATE_TTL('g2' = '1 d') */ k, COUNT(*) FROM g2 GROUP BY k;",
                         python + "SET 'sqlengine.changelog.buckets' = '512';\n")
     assert more.plateau_bytes - e.plateau_bytes == pytest.approx((expected_distinct(512, 1000) - expected_distinct(64, 1000)) * 108)
+
+
+def test_a_group_aggregation_on_the_jvm_stores_one_state_row_per_key() -> None:
+    # bench/state_bytes.py ('hashmap', marginal per key): 498 B for COUNT(*), 671 B for COUNT(*),
+    # SUM and MAX (GroupAgg.java's state row: the row last emitted and one struct per call)
+    (count,) = estimates("SELECT /*+ STATE_TTL('g2' = '1 d') */ k, COUNT(*) FROM g2 GROUP BY k;")
+    assert count.plateau_entries == 1000 and within(count.row_bytes, 498, 1.1)
+    (three,) = estimates("SELECT /*+ STATE_TTL('g2' = '1 d') */ k, COUNT(*), SUM(v), MAX(v) FROM g2 GROUP BY k;")
+    assert within(three.row_bytes, 671, 1.1)
+    # the job's store, no RocksDB buckets: the entries and each partition's empty store
+    assert three.plateau_bytes == 1000 * three.row_bytes + default_partitions() * STORE_FIXED["hashmap"]
 
 
 def test_each_partitions_store_costs_its_empty_size_and_a_join_side_keeps_two() -> None:
