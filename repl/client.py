@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 from tabulate import tabulate
 
-from planner.analysis.estimate import human_bytes
+from planner.analysis.estimate_figures import human_bytes
 from planner.dialect import nodes
 from planner.statements.session import KNOWN_SETTINGS, Kind, Outcome
 from repl.state_prompt import measured_vs_estimate

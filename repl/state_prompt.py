@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from planner.analysis.analyze import Analysis
-from planner.analysis.estimate import human_bytes, human_count, plateau
+from planner.analysis.estimate_figures import human_bytes, human_count, plateau
 from planner.analysis.state import StateInfo, Verdict
 
 if TYPE_CHECKING:

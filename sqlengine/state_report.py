@@ -16,7 +16,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from planner.analysis.estimate import human_bytes
+from planner.analysis.estimate_figures import human_bytes
 from sqlengine import state_backend, storage
 from sqlengine.storage import Location
 

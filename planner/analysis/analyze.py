@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from planner.analysis.check import Problem, check_plans
-from planner.analysis.estimate import Estimate, Estimator
+from planner.analysis.estimate import Estimator
+from planner.analysis.estimate_figures import Estimate
 from planner.analysis.lineage import Lineage
 from planner.analysis.physical import Physical, changelog_buckets, decide, jvm_setting
 from planner.analysis.properties import NodeProps, infer

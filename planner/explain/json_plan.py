@@ -13,7 +13,7 @@ from planner.logical.visit import distinct_nodes
 
 if TYPE_CHECKING:
     from planner.analysis.analyze import Analysis
-    from planner.analysis.estimate import Estimate
+    from planner.analysis.estimate_figures import Estimate
     from planner.analysis.state import StatePart
 
 

@@ -32,7 +32,7 @@ from sqlengine.changelog.kinds import DELETE, INSERT, SIGN, UPDATE_AFTER, UPDATE
 from sqlengine.changelog.operator import Changes, Expiry, Operator
 from sqlengine.changelog.ordered import FirstLast, Lag, ListAgg
 from sqlengine.changelog.user_aggregate import UserAggregate
-from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing, columns, freezer, thaw, value_key
+from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing, columns, freezer, same_row, thaw, value_key
 from sqlengine.changelog.variance import FUNCTIONS as VARIANCE_FUNCTIONS
 from sqlengine.changelog.variance import Sums, Welford
 
@@ -392,7 +392,7 @@ class GroupAggregate(Operator):
                 if expiry is not None:
                     expiry.forget(key)
                 continue
-            _emit_group(out, key, group, before, accs)
+            _emit_group(out, key, group, before, accs, ttl=expiry is not None)
             if expiry is not None:
                 expiry.touch(key, now_ms)
         if expiry is not None:
@@ -400,13 +400,15 @@ class GroupAggregate(Operator):
         return out
 
 
-def _emit_group(out: Changes, key: Any, group: list[Any], before: Any, accs: Sequence[Accumulator]) -> None:
+def _emit_group(out: Changes, key: Any, group: list[Any], before: Any, accs: Sequence[Accumulator], ttl: bool = False) -> None:
     """A group's row after the batch: +I when it is new, -U/+U when it changed (nothing when it
-    is the row emitted before), kept as the group's last emitted row."""
+    is the row emitted before, as Flink's equaliser compares them, unless a state TTL is in force:
+    Flink then emits it again, so that the operators after it keep their state of it alive), kept
+    as the group's last emitted row."""
     row = (*(thaw(k) for k in key), *(accs[j].value(group[j + 1]) for j in range(len(accs))))
     if before is None:
         out.emit(INSERT, row)
-    elif row != before:
+    elif ttl or not same_row(row, before):
         out.emit(UPDATE_BEFORE, before)
         out.emit(UPDATE_AFTER, row)
     group[-1] = row

@@ -130,6 +130,20 @@ def thawed(row: Row) -> Row:
     return row
 
 
+def same_value(a: Any, b: Any) -> bool:
+    """Two result values equal as Flink's equaliser compares its binary rows: floats by their
+    bits (NaN equals NaN, -0.0 differs from 0.0), anything else by value."""
+    if isinstance(a, float) and isinstance(b, float):
+        if a != a or b != b:
+            return a != a and b != b
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    return bool(a == b)
+
+
+def same_row(a: Row, b: Row) -> bool:
+    return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+
+
 def columns(batch: pa.Table, start: int, stop: int | None = None) -> list[list[Any]]:
     """The batch's columns from ``start`` as Python lists, made hashable where needed."""
     out = []

@@ -281,7 +281,7 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
         Row row = row(key, g);
         if (before == null) {
             out.add(output(INSERT, row));
-        } else if (!TopN.sameRow(row, before)) {
+        } else if (ttlMs > 0 || !sameRow(row, before)) {  // under a TTL, as Flink: emitted again, to keep it alive after
             out.add(output(UPDATE_BEFORE, before));
             out.add(output(UPDATE_AFTER, row));
         }
@@ -296,6 +296,19 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
         for (int i = 0; i < nKeys; i++) v[i] = key.get(i);
         for (int j = 0; j < func.length; j++) v[nKeys + j] = as(value(j, g.accs[j], floating[j]), results[j]);
         return RowFactory.create(v);
+    }
+
+    /** Two result rows equal as Flink's equaliser compares its binary rows (values.same_row). */
+    static boolean sameRow(Row a, Row b) {
+        for (int i = 0; i < a.length(); i++) {
+            Object x = a.get(i), y = b.get(i);
+            if (x instanceof Double || x instanceof Float) {
+                if (!(y instanceof Number) || Double.doubleToLongBits(((Number) x).doubleValue()) != Double.doubleToLongBits(((Number) y).doubleValue())) return false;
+            } else if (!TopN.same(x, y)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Row output(byte kind, Row row) {
@@ -432,11 +445,14 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
                 argTypes[j] = fields[1 + at].dataType();
                 textual[j] = argTypes[j] instanceof StringType;
                 floating[j] = argTypes[j] instanceof DoubleType || argTypes[j] instanceof FloatType;
-                ordered |= floating[j] && func[j] != COUNT;
+                ordered |= floating[j] && func[j] != COUNT;  // floating sums, -0.0 against 0.0
             }
             at += nArgs[j];
             filterAt[j] = filtered[j] ? at++ : -1;
         }
+        // over updates, a retraction of a group not held is dropped only when it comes before the
+        // group's first row: the rows must come in the order the Python operator reads them
+        ordered |= retracting;
         StructType out = (StructType) DataType.fromJson(outJson);
         StructField[] outFields = out.fields();
         DataType[] results = new DataType[calls];

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner.analysis.analyze import Analysis
-from planner.analysis.estimate import plateau
+from planner.analysis.estimate_figures import plateau
 from planner.logical.joins import Join
 from planner.logical.operators import Deduplicate, GroupAggregate, Node, TopN, WindowAggregate
 from planner.statements.script import parse_script

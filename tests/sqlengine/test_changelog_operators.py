@@ -202,6 +202,24 @@ def test_a_retracted_nan_leaves_a_max_and_every_nan_is_one_distinct_value() -> N
     assert got[2][1] == ("a", 1.0, 1)
 
 
+def test_an_unchanged_row_is_emitted_again_only_under_a_ttl_and_compared_as_flink_does() -> None:
+    """Flink's GroupAggFunction emits nothing for a group whose row did not change, unless a state
+    TTL is in force (then -U/+U, so that the operators after it keep its state alive); its
+    equaliser compares binary rows: NaN equals NaN, -0.0 is not 0.0."""
+    f = [("k", pa.string()), ("v", pa.float64())]
+    out = out_schema([("k", pa.string()), ("hi", pa.float64())])
+
+    def changes(first: float, second: float, ttl: int | None = None) -> list[str]:
+        op = GroupAggregate(1, [AggCallSpec("MAX")], [pa.float64()], retracting=True, out_schema=out, ttl_ms=ttl)
+        got = run(op, [[table(f, [(INSERT, ("a", first))])], [table(f, [(DELETE, ("a", first)), (INSERT, ("a", second))])]])
+        return [k for k, _ in got]
+
+    assert changes(2.0, 2.0) == ["+I"]
+    assert changes(float("nan"), float("nan")) == ["+I"]
+    assert changes(0.0, -0.0) == ["+I", "-U", "+U"]
+    assert changes(2.0, 2.0, ttl=60_000) == ["+I", "-U", "+U"]
+
+
 def test_state_ttl_forgets_an_idle_group_without_a_retraction() -> None:
     out = out_schema([("k", pa.string()), ("n", pa.int64())])
     op = GroupAggregate(1, [AggCallSpec("COUNT", star=True, args=0)], [None], retracting=False, out_schema=out, ttl_ms=1000)

@@ -60,7 +60,9 @@ QUERIES["prices regrouped by size"] = QUERIES["prices regrouped by count"].repla
     "GROUP BY n", "GROUP BY n >= 4").replace("WHERE n > 1", "WHERE n > 4")
 # one aggregation over appends, alone: a TTL makes it a changelog operator (its changes are the result's)
 WITH_TTL = {"appends: every call": "SELECT item, COUNT(*) AS c, COUNT(bidder) FILTER (WHERE price > 2) AS f, MIN(price) AS lo, "
-                                   "MAX(bidder) AS hi, AVG(amount) AS a, SUM(price) AS s, AVG(price) AS ap FROM bids GROUP BY item"}
+                                   "MAX(bidder) AS hi, AVG(amount) AS a, SUM(price) AS s, AVG(price) AS ap FROM bids GROUP BY item",
+            # under a TTL an unchanged row is emitted again (-U/+U), as Flink's GroupAggFunction does
+            "regrouped under a TTL": QUERIES["prices regrouped by size"]}
 
 
 @pytest.fixture(scope="module")
@@ -185,3 +187,14 @@ def test_a_ttl_that_expires_between_micro_batches_forgets_on_both(sql):
     on_jvm, in_python = _run(sql, query, True, "1 ms"), _run(sql, query, False, "1 ms")
     assert _comparable(on_jvm[0]) == _comparable(in_python[0])
     assert {c[0] for c in on_jvm[0]} <= {"+I", "-U", "+U", "-D"}
+
+
+def test_an_unchanged_row_is_emitted_again_only_under_a_ttl(sql):
+    """Every batch moves an item's count, yet the lowest item stays 1: Flink's GroupAggFunction
+    emits nothing for the unchanged row, unless a state TTL is in force (then -U/+U, so that the
+    operators after it keep their state of it alive)."""
+    query = "SELECT n > 0 AS k, MIN(item) AS lo FROM (SELECT item, COUNT(*) AS n FROM bids GROUP BY item) GROUP BY n > 0"
+    for ttl, want in ((None, ["+I"]), ("1 h", ["+I"] + ["-U", "+U"] * (len(BATCHES) - 1))):
+        on_jvm, in_python = _run(sql, query, True, ttl), _run(sql, query, False, ttl)
+        assert [c[0] for c in on_jvm[0]] == [c[0] for c in in_python[0]] == want, (ttl, on_jvm[0], in_python[0])
+        assert {c[1:] for c in on_jvm[0]} == {(True, 1)}
