@@ -16,9 +16,8 @@ from decimal import Decimal
 
 import pytest
 
-from planner.analysis.physical import JVM_SETTING
-from sqlengine.engine import Engine
-from tests.sqlengine.helpers import Sql, multiset, ts, write_batches
+from tests.sqlengine.helpers import Sql, multiset
+from tests.sqlengine.jvm_runs import bids, run
 
 pytestmark = pytest.mark.spark
 
@@ -35,7 +34,6 @@ BATCHES = [
     [(1, "ann", 2.0, "1.00", 15), (1, "ann", 1e16, "1.00", 16), (2, "ivy", 3.0, "-2.50", 17), (4, "bob", 6.0, "-1.00", 18),
      (3, "hal", 5.0, "1.00", 19)],
 ]
-COLUMNS = ("item", "bidder", "price", "amount", "placed")
 CALLS = ("COUNT(*) AS c, COUNT(m) AS cm, SUM(m) AS s, AVG(m) AS a, MIN(m) AS lo, MAX(m) AS hi, "
          "SUM(m) FILTER (WHERE n > 1) AS sf")
 
@@ -67,33 +65,14 @@ WITH_TTL = {"appends: every call": "SELECT item, COUNT(*) AS c, COUNT(bidder) FI
 
 @pytest.fixture(scope="module")
 def sql(spark, tmp_path_factory) -> Sql:
-    root = tmp_path_factory.mktemp("jvm-group-aggregate")
-    directory = write_batches(root / "bids", [
-        [{"item": i, "bidder": b, "price": p, "amount": a, "placed": ts(t)} for i, b, p, a, t in batch] for batch in BATCHES
-    ])
-    runner = Sql(Engine(home=root / "home", spark=spark))
-    runner.ddl(f"""CREATE TABLE bids (item BIGINT, bidder STRING, price DOUBLE, amount DECIMAL(10, 2), placed TIMESTAMP(3))
-        WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json', 'source.max-files-per-trigger' = '1')""")
-    return runner
+    return bids(spark, tmp_path_factory.mktemp("jvm-group-aggregate"), BATCHES)
 
 
 def _run(sql: Sql, query: str, jvm: bool, ttl: str | None = None):
-    settings = sql.engine.planner.settings
-    settings[JVM_SETTING] = "true" if jvm else "false"
-    if ttl:
-        settings["table.exec.state.ttl"] = ttl
-    try:
-        outcome = sql.outcome(query)
-        changelog = [p for p in outcome.analysis.physical.values() if p.changelog]
+    def planned(changelog):
         assert changelog and [p.jvm for p in changelog] == [jvm] * len(changelog), changelog
-        job = sql.job(query, "streaming")
-    finally:
-        settings.pop(JVM_SETTING, None)
-        settings.pop("table.exec.state.ttl", None)
-    assert job.result is not None
-    changes, total, dropped = job.result.changes_since(0)
-    assert dropped == 0 and total == len(changes)
-    return [(str(c.kind), *c.row) for c in changes], multiset(job.result.rows())
+
+    return run(sql, query, jvm, ttl, planned)
 
 
 def _comparable(rows):

@@ -14,12 +14,9 @@ from decimal import Decimal
 
 import pytest
 
-from planner.analysis import physical
-from planner.analysis.jvm_operators import jvm_operator
-from planner.analysis.physical import JVM_SETTING
 from planner.logical.operators import GroupAggregate
-from sqlengine.engine import Engine
-from tests.sqlengine.helpers import Sql, multiset, ts, write_batches
+from tests.sqlengine.helpers import Sql, multiset, ts
+from tests.sqlengine.jvm_runs import COLUMNS, bids, only_on_jvm, run
 
 pytestmark = pytest.mark.spark
 
@@ -36,24 +33,11 @@ BATCHES = [
     [(1, "ann", 2.0, "1.00", 15), (1, "ann", 1.0, "1.00", 16), (2, "ivy", 3.0, "2.50", 17), (1, "bob", 6.0, "-1.00", 18),
      (3, "hal", 5.0, "1.00", 19)],
 ]
-COLUMNS = ("item", "bidder", "price", "amount", "placed")
 
 
 @pytest.fixture(scope="module")
 def sql(spark, tmp_path_factory) -> Sql:
-    root = tmp_path_factory.mktemp("jvm-top-n")
-    directory = write_batches(root / "bids", [
-        [{"item": i, "bidder": b, "price": p, "amount": a, "placed": ts(t)} for i, b, p, a, t in batch] for batch in BATCHES
-    ])
-    runner = Sql(Engine(home=root / "home", spark=spark))
-    runner.ddl(f"""CREATE TABLE bids (item BIGINT, bidder STRING, price DOUBLE, amount DECIMAL(10, 2), placed TIMESTAMP(3))
-        WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json', 'source.max-files-per-trigger' = '1')""")
-    runner.ddl(f"""CREATE TABLE timed_bids (item BIGINT, bidder STRING, price DOUBLE, amount DECIMAL(10, 2), placed TIMESTAMP(3),
-            WATERMARK FOR placed AS placed - INTERVAL '1' SECOND)
-        WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json', 'source.max-files-per-trigger' = '1')""")
-    runner.ddl(f"""CREATE TABLE endless_bids (item BIGINT, bidder STRING, price DOUBLE, amount DECIMAL(10, 2), placed TIMESTAMP(3))
-        WITH ('connector' = 'filesystem', 'path' = '{directory}', 'format' = 'json', 'source.monitor-interval' = '1 s')""")
-    return runner
+    return bids(spark, tmp_path_factory.mktemp("jvm-top-n"), BATCHES)
 
 
 def _top(fn: str, order: str, columns: str = "item, bidder, price, r", n: int = 2) -> str:
@@ -77,31 +61,16 @@ QUERIES = {
 }
 
 
-def _rankings_only(node, strategy) -> bool:
-    """Only the rankings on the JVM: an aggregation below one runs in Python in both runs, so
-    that the ranking reads the same changes in the same order (its order decides ties)."""
-    return not isinstance(node, GroupAggregate) and jvm_operator(node, strategy)
-
-
 def _run(sql: Sql, query: str, jvm: bool, ttl: str | None = None):
-    settings = sql.engine.planner.settings
-    settings[JVM_SETTING] = "true" if jvm else "false"
-    if ttl:
-        settings["table.exec.state.ttl"] = ttl
-    try:
-        physical.jvm_operator = _rankings_only
-        outcome = sql.outcome(query)
-        rankings = [p for p in outcome.analysis.physical.values() if p.strategy is not None]
+    def planned(changelog):
+        rankings = [p for p in changelog if p.strategy is not None]
         assert [p.jvm for p in rankings] == [jvm], rankings
-        job = sql.job(query, "streaming")
-    finally:
-        physical.jvm_operator = jvm_operator
-        settings.pop(JVM_SETTING, None)
-        settings.pop("table.exec.state.ttl", None)
-    assert job.result is not None
-    changes, total, dropped = job.result.changes_since(0)
-    assert dropped == 0 and total == len(changes)
-    return multiset((str(c.kind), *c.row) for c in changes), multiset(job.result.rows())
+
+    # only the rankings on the JVM: an aggregation below one runs in Python in both runs, so that
+    # the ranking reads the same changes in the same order (its order decides ties)
+    with only_on_jvm(lambda node: not isinstance(node, GroupAggregate)):
+        changes, final = run(sql, query, jvm, ttl, planned)
+    return multiset(changes), final
 
 
 @pytest.mark.parametrize("name", list(QUERIES))
