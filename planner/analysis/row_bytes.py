@@ -39,10 +39,10 @@ BUCKET_OVERHEAD = 108
 
 # sqlengine/jvm/GroupAgg.java keeps one state row per group (``jvm_aggregate_value``); in the
 # HDFS-backed store an entry cost 498 B for COUNT(*) over 120 B of key and state rows, and 671 B for
-# COUNT(*), SUM, MAX over 200 B (bench/state_bytes.py): 2.16 B per byte of rows (the store's maps
-# hold two versions of a row updated in every batch) and 238 B of objects
-JVM_ROW_COPIES = 2.16
-JVM_ENTRY_OVERHEAD = 238
+# COUNT(*), SUM, MAX over 208 B (bench/state_bytes.py): 1.97 B per byte of rows (the store's maps
+# hold two versions of a row updated in every batch) and 262 B of objects
+JVM_ROW_COPIES = 1.97
+JVM_ENTRY_OVERHEAD = 262
 
 
 def jvm_aggregate_value(emitted: list[int], accumulators: list[int]) -> int:

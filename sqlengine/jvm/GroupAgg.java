@@ -47,7 +47,8 @@ import org.apache.spark.sql.types.StructType;
  * exact past 64 bits, a decimal one to 100 digits, as Python's are); the extreme value (MIN/MAX
  * over appends); or every value with its count (MIN/MAX over updates, so that retracting the
  * extreme falls back to the next). Output per micro-batch and group: +I for a new group, -U/+U
- * when its row changed, -D when its last row was retracted; nothing when the row is unchanged.
+ * when its row changed, -D when its last row was retracted; nothing when the row is unchanged
+ * (as Flink's equaliser compares binary rows), unless a state TTL is in force: then -U/+U again.
  */
 public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, Row, Row> {
     private static final long serialVersionUID = 1L;

@@ -1,5 +1,6 @@
-"""Which changelog operators the planner runs on the JVM (planner.analysis.physical.jvm_operator,
-sqlengine/jvm): a Top-N or ORDER BY ... LIMIT, with any strategy, ordered by plain values, unless
+"""Which changelog operators the planner runs on the JVM (planner.analysis.jvm_operators,
+sqlengine/jvm): a Top-N or ORDER BY ... LIMIT, with any strategy, ordered by plain values, and a
+group aggregation of counts, sums, averages and extremes without DISTINCT, unless
 'sqlengine.changelog.jvm' is off; EXPLAIN says so, and a checkpoint of the other implementation
 is refused (the two keep their state in different layouts)."""
 
