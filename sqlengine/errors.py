@@ -92,11 +92,26 @@ _INTERRUPTIONS = ("java.lang.InterruptedException", "java.io.InterruptedIOExcept
 _HDFS_INTERRUPTED = "java.io.IOException: Failed to shutdown streamer"
 
 
+def _captured_causes(err: BaseException, links: int = 8) -> list[str]:
+    """The texts of the causes pyspark captured with ``err``: StreamingQuery.exception() keeps no
+    Java throwable of its own, and a cause of a class pyspark does not know only as its text."""
+    out: list[str] = []
+    cause = getattr(err, "_cause", None)
+    for _ in range(links):
+        if cause is None:
+            break
+        if getattr(cause, "_origin", None) is not None:
+            return out + java_causes(cause)
+        out.append(str(getattr(cause, "_desc", "") or cause))
+        cause = getattr(cause, "_cause", None)
+    return out
+
+
 def interrupted(err: BaseException) -> bool:
     """Whether a query failed because its thread was interrupted: stopping a query interrupts
     its batch, and Spark takes most such failures for the stop they are, but not one from deeper
     in a file system's client (HDFS's "Failed to shutdown streamer", which drops the interrupt)."""
-    causes = java_causes(err)
+    causes = java_causes(err) or _captured_causes(err)
     return any(c.startswith(_INTERRUPTIONS) for c in causes) or (bool(causes) and causes[-1] == _HDFS_INTERRUPTED)
 
 

@@ -65,10 +65,15 @@ def test_planned_verdict_matches_spark_state(measured, case):
     # a bounded operator's estimate against the entries Spark kept at the largest size: within
     # 1.5x when it comes from statistics, never under what Spark kept when it is an upper bound;
     # its bytes within 2x (an upper bound: never under half)
+    # a Python changelog operator puts the whole job on RocksDB, whose memory every other operator
+    # then reports: not its entries, and not what the estimate models (docs/state.md)
+    rocksdb = any(op.startswith("changelog operator (") for op in result.spark_ops)
     for (entries, nbytes, upper), j in zip(result.estimates, result.matched, strict=False):
         if j is None or entries is None or nbytes is None:
             continue  # unbounded, or no statistics
         spark_bytes = result.peak_bytes[SIZES[-1]][j]
+        if rocksdb and not result.spark_ops[j].startswith("changelog operator ("):
+            spark_bytes = 0
         if spark_bytes:  # an operator keeping nothing still reports its stores' fixed cost
             bratio = nbytes / spark_bytes
             assert bratio >= 1 / BYTES_WITHIN, f"{case.name}: estimated {nbytes:,.0f} B, Spark's store {spark_bytes:,} B ({bratio:.2f}x)"

@@ -109,6 +109,16 @@ def test_other_group_aggregations_stay_in_python(calls, keys):
     assert not physical.jvm and str(physical).startswith("changelog operator (")
 
 
+def test_a_group_aggregation_under_a_ttl_stays_in_python():
+    """The Java one would release an idle group only on Spark's timeouts, which a bounded job
+    cannot run."""
+    ddl = DDL + "SET 'table.exec.state.ttl' = '1 h';"
+    analysis = outcome(ddl, "SELECT item, COUNT(*) FROM bids GROUP BY item;").analysis
+    assert analysis is not None
+    (physical,) = [p for p in analysis.physical.values() if p.changelog]
+    assert not physical.jvm
+
+
 def test_the_setting_turns_it_off():
     physical, _ = _ranking(_top("price DESC"), **{JVM_SETTING: "false"})
     assert physical.changelog and not physical.jvm

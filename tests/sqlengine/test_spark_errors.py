@@ -94,6 +94,12 @@ def test_a_failure_caused_by_the_stops_interrupt_is_told_from_another(spark):
     assert interrupted(Failed(jvm.java.nio.channels.ClosedByInterruptException()))
     # as Hadoop throws it, with no cause: CI saw a stopped job on HDFS end this way
     assert interrupted(Failed(jvm.java.lang.RuntimeException("wrapped", jvm.java.io.IOException("Failed to shutdown streamer"))))
+    # ... and as StreamingQuery.exception() hands it over: the query's exception with its cause only
+    from pyspark.errors.exceptions.captured import StreamingQueryException
+
+    stopped = StreamingQueryException("Failed to shutdown streamer", "", jvm.java.io.IOException("Failed to shutdown streamer"))
+    assert interrupted(stopped)
+    assert not interrupted(StreamingQueryException("disk full", "", jvm.java.io.IOException("disk full")))
     assert not interrupted(Failed(jvm.java.io.IOException("Failed to flush")))
     assert not interrupted(Failed(jvm.java.io.IOException("Failed to shutdown streamer", jvm.java.io.IOException("disk full"))))
     assert not interrupted(ValueError("not from the JVM"))
