@@ -100,7 +100,7 @@ def test_the_jvm_and_python_operators_emit_the_same_changes(sql, name):
         f"changes differ:\njvm {sorted(map(repr, on_jvm[0]))}\npy  {sorted(map(repr, in_python[0]))}")
     assert _comparable(on_jvm[1].elements()) == _comparable(in_python[1].elements())
     kinds = Counter(c[0] for c in on_jvm[0])
-    assert kinds["-U"] == kinds["+U"] and set(kinds) - {"+I"}, kinds  # micro-batches changed earlier rows
+    assert set(kinds) - {"+I"}, kinds  # micro-batches changed earlier rows (a HAVING may drop half of a pair)
 
 
 def _flink(rows):
