@@ -7,7 +7,7 @@ Python operator's changes, over the types where the two compare and compute valu
 - group aggregation (``GroupAgg.java``) whose calls are all COUNT(*), COUNT, SUM, AVG, MIN or MAX
   without DISTINCT (FILTER allowed), summing numbers and taking the extremes of the ordered types
   above, grouped by keys that are not floating (Python's dict and Spark's grouping disagree on
-  -0.0 and NaN).
+  -0.0 and NaN), and not under a state TTL.
 """
 
 from __future__ import annotations
@@ -31,10 +31,13 @@ _KEYS = (*T.INTEGERS, exp.DType.DECIMAL, *T.STRINGS, exp.DType.BOOLEAN, exp.DTyp
 _AGGREGATES = {AggFunc.COUNT: None, AggFunc.SUM: _NUMBERS, AggFunc.AVG: _NUMBERS, AggFunc.MIN: ORDERED, AggFunc.MAX: ORDERED}
 
 
-def jvm_operator(node: Node, strategy: RankStrategy | None) -> bool:
-    """Whether a changelog operator has a JVM implementation (``strategy``: a ranking's)."""
+def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False) -> bool:
+    """Whether a changelog operator has a JVM implementation (``strategy``: a ranking's; ``ttl``:
+    a state TTL applies to it)."""
     if isinstance(node, GroupAggregate):
-        return _group_aggregate(node)
+        # under a TTL it stays in Python: the Java one could release an idle group only on Spark's
+        # timeouts, which a bounded job cannot run (its untouched groups would stay)
+        return not ttl and _group_aggregate(node)
     if strategy is None or not isinstance(node, (TopN, Sort)):
         return False
     if isinstance(node, TopN) and node.window is not None:

@@ -38,19 +38,19 @@ BUCKET_OVERHEAD = 108
 
 
 # sqlengine/jvm/GroupAgg.java keeps one state row per group (``jvm_aggregate_value``); in the
-# HDFS-backed store an entry cost 498 B for COUNT(*) over 120 B of key and state rows, and 671 B for
-# COUNT(*), SUM, MAX over 208 B (bench/state_bytes.py): 1.97 B per byte of rows (the store's maps
-# hold two versions of a row updated in every batch) and 262 B of objects
-JVM_ROW_COPIES = 1.97
-JVM_ENTRY_OVERHEAD = 262
+# HDFS-backed store an entry cost 482 B for COUNT(*) over 112 B of key and state rows, and 656 B for
+# COUNT(*), SUM, MAX over 200 B (bench/state_bytes.py): 1.98 B per byte of rows (the store's maps
+# hold two versions of a row updated in every batch) and 260 B of objects
+JVM_ROW_COPIES = 1.98
+JVM_ENTRY_OVERHEAD = 260
 
 
 def jvm_aggregate_value(emitted: list[int], accumulators: list[int]) -> int:
     """GroupAgg.java's state row, as Spark's state encoder lays it out: the state struct and its
-    timeout, the struct holding the rows counted, when it was written, the row last emitted
-    (``emitted``: its fields' bytes) and one struct per call (``accumulators``: their rows' bytes)."""
+    timeout, the struct holding the rows counted, the row last emitted (``emitted``: its fields'
+    bytes) and one struct per call (``accumulators``: their rows' bytes)."""
     emitted_row = 8 + null_bits(len(emitted)) + sum(emitted)
-    state = null_bits(3 + len(accumulators)) + 8 + 8 + emitted_row + sum(8 + a for a in accumulators)
+    state = null_bits(2 + len(accumulators)) + 8 + emitted_row + sum(8 + a for a in accumulators)
     return null_bits(2) + 8 + state + 8
 
 

@@ -42,13 +42,14 @@ import org.apache.spark.sql.types.StructType;
  *
  * <p>Input: the row kind, the group key columns, then per call its argument columns and, with a
  * FILTER clause, the filter's value. State per group: the number of input rows it holds (+1 for
- * each +I/+U, -1 for each -U/-D), one accumulator per call, the row last emitted, and when it was
- * last written (the TTL). An accumulator is a count; a sum and its count of values (an integer sum
+ * each +I/+U, -1 for each -U/-D), the row last emitted, and one accumulator per call. No state
+ * TTL: under one the planner keeps the aggregation in Python (planner/analysis/jvm_operators.py),
+ * whose idle groups are found without Spark's timeouts, which a bounded job cannot run. An accumulator is a count; a sum and its count of values (an integer sum
  * exact past 64 bits, a decimal one to 100 digits, as Python's are); the extreme value (MIN/MAX
  * over appends); or every value with its count (MIN/MAX over updates, so that retracting the
  * extreme falls back to the next). Output per micro-batch and group: +I for a new group, -U/+U
  * when its row changed, -D when its last row was retracted; nothing when the row is unchanged
- * (as Flink's equaliser compares binary rows), unless a state TTL is in force: then -U/+U again.
+ * (as Flink's equaliser compares binary rows).
  */
 public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, Row, Row> {
     private static final long serialVersionUID = 1L;
@@ -66,12 +67,10 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
     private final boolean[] floating;                 // the argument is FLOAT or DOUBLE: a floating sum
     private final DataType[] results;                 // each call's result type
     private final boolean retracting;                 // the input updates: MIN/MAX keep every value
-    private final long ttlMs;                         // 0: none
-    private final boolean timeouts;                   // Spark's processing-time timeouts release idle groups
     private final int arrivalAt;                      // the arrival number's position in a row, or -1: any order will do
 
     GroupAgg(int nKeys, int[] func, int[] argAt, int[] nArgs, int[] filterAt, int[] typing, int[] precision, int[] scale,
-             boolean[] textual, boolean[] floating, DataType[] results, boolean retracting, long ttlMs, boolean timeouts, int arrivalAt) {
+             boolean[] textual, boolean[] floating, DataType[] results, boolean retracting, int arrivalAt) {
         this.nKeys = nKeys;
         this.func = func;
         this.argAt = argAt;
@@ -84,8 +83,6 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
         this.floating = floating;
         this.results = results;
         this.retracting = retracting;
-        this.ttlMs = ttlMs;
-        this.timeouts = timeouts;
         this.arrivalAt = arrivalAt;
     }
 
@@ -166,12 +163,12 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
 
     // -- results ------------------------------------------------------------------------------
 
-    private Object value(int j, Acc a, boolean floating) {
+    private Object value(int j, Acc a) {
         switch (func[j]) {
             case COUNT_STAR, COUNT -> { return a.n; }
             case SUM, AVG -> {
                 if (a.n <= 0) return null;
-                Object total = floating ? (Object) a.d : a.big != null ? a.big : (Object) a.l;
+                Object total = floating[j] ? (Object) a.d : a.big != null ? a.big : (Object) a.l;
                 return func[j] == AVG ? divide(j, total, a.n) : cast(j, total);
             }
             default -> {
@@ -237,17 +234,7 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
 
     @Override
     public Iterator<Row> call(Row key, Iterator<Row> input, GroupState<Row> state) {
-        long now = state.getCurrentProcessingTimeMs();  // the micro-batch's start: the clock of Spark's timeouts
-        if (state.hasTimedOut()) {  // idle longer than the TTL: gone, nothing retracted
-            state.remove();
-            return Collections.emptyIterator();
-        }
-        Group g = null;
-        if (state.exists()) {
-            Row s = state.get();
-            if (ttlMs > 0 && now >= s.getLong(1) + ttlMs) state.remove();  // expired before its timeout ran
-            else g = load(s);
-        }
+        Group g = state.exists() ? load(state.get()) : null;
         Iterator<Row> rows = input;
         if (arrivalAt >= 0) {  // floating sums and ties: in the order the Python operator adds them
             List<Row> arrived = new ArrayList<>();
@@ -282,20 +269,19 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
         Row row = row(key, g);
         if (before == null) {
             out.add(output(INSERT, row));
-        } else if (ttlMs > 0 || !sameRow(row, before)) {  // under a TTL, as Flink: emitted again, to keep it alive after
+        } else if (!sameRow(row, before)) {
             out.add(output(UPDATE_BEFORE, before));
             out.add(output(UPDATE_AFTER, row));
         }
         g.emitted = row;
-        state.update(save(g, now));
-        if (timeouts) state.setTimeoutDuration(ttlMs);
+        state.update(save(g));
         return out.iterator();
     }
 
     private Row row(Row key, Group g) {
         Object[] v = new Object[nKeys + func.length];
         for (int i = 0; i < nKeys; i++) v[i] = key.get(i);
-        for (int j = 0; j < func.length; j++) v[nKeys + j] = as(value(j, g.accs[j], floating[j]), results[j]);
+        for (int j = 0; j < func.length; j++) v[nKeys + j] = as(value(j, g.accs[j]), results[j]);
         return RowFactory.create(v);
     }
 
@@ -319,7 +305,7 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
         return RowFactory.create(v);
     }
 
-    // -- state: [rows, written, emitted, acc_1, ..., acc_n] -----------------------------------
+    // -- state: [rows, emitted, acc_1, ..., acc_n] --------------------------------------------
 
     private Group fresh() {
         Group g = new Group();
@@ -339,9 +325,9 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
     private Group load(Row s) {
         Group g = fresh();
         g.rows = s.getLong(0);
-        g.emitted = s.isNullAt(2) ? null : s.getStruct(2);
+        g.emitted = s.isNullAt(1) ? null : s.getStruct(1);
         for (int j = 0; j < func.length; j++) {
-            Row a = s.getStruct(3 + j);
+            Row a = s.getStruct(2 + j);
             Acc acc = g.accs[j];
             switch (func[j]) {
                 case COUNT_STAR, COUNT -> acc.n = a.getLong(0);
@@ -363,14 +349,13 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
         return g;
     }
 
-    private Row save(Group g, long now) {
-        Object[] v = new Object[3 + func.length];
+    private Row save(Group g) {
+        Object[] v = new Object[2 + func.length];
         v[0] = g.rows;
-        v[1] = now;
-        v[2] = g.emitted;
+        v[1] = g.emitted;
         for (int j = 0; j < func.length; j++) {
             Acc a = g.accs[j];
-            v[3 + j] = switch (func[j]) {
+            v[2 + j] = switch (func[j]) {
                 case COUNT_STAR, COUNT -> RowFactory.create(a.n);
                 case SUM, AVG -> RowFactory.create(a.n, a.l, a.d, a.big == null ? null : a.big.toString());
                 default -> {
@@ -416,8 +401,7 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
      * float or as-is, with the decimal's precision and scale.
      */
     public static Dataset<Row> apply(Dataset<Row> input, int nKeys, String[] funcs, int[] nArgs, boolean[] filtered,
-                                     String[] typings, int[] precision, int[] scale, boolean retracting, long ttlMs,
-                                     boolean timeouts, String outJson) {
+                                     String[] typings, int[] precision, int[] scale, boolean retracting, String outJson) {
         StructField[] fields = input.schema().fields();
         int calls = funcs.length;
         int[] func = new int[calls], argAt = new int[calls], filterAt = new int[calls], typing = new int[calls];
@@ -460,7 +444,6 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
         for (int j = 0; j < calls; j++) results[j] = outFields[1 + nKeys + j].dataType();
         List<StructField> state = new ArrayList<>(List.of(
             DataTypes.createStructField("rows", DataTypes.LongType, false),
-            DataTypes.createStructField("written", DataTypes.LongType, false),
             DataTypes.createStructField("emitted", DataTypes.createStructType(java.util.Arrays.copyOfRange(outFields, 1, outFields.length)), true)));
         for (int j = 0; j < calls; j++) state.add(DataTypes.createStructField("a" + j, accSchema(func[j], retracting, argTypes[j]), false));
 
@@ -473,12 +456,11 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
             for (int i = 0; i < nKeys; i++) v[i] = r.get(1 + i);
             return RowFactory.create(v);
         };
-        boolean timed = timeouts && ttlMs > 0;
         GroupAgg op = new GroupAgg(nKeys, func, argAt, nArgs.clone(), filterAt, typing, precision.clone(), scale.clone(), textual,
-                                   floating, results, retracting, ttlMs, timed, ordered ? fields.length : -1);
+                                   floating, results, retracting, ordered ? fields.length : -1);
         Dataset<Row> rows = ordered ? Arrival.numbered(input) : input;
         return rows.groupByKey(keyOf, Encoders.row(DataTypes.createStructType(keyFields)))
             .flatMapGroupsWithState(op, OutputMode.Append(), Encoders.row(DataTypes.createStructType(state)), Encoders.row(out),
-                                    timed ? GroupStateTimeout.ProcessingTimeTimeout() : GroupStateTimeout.NoTimeout());
+                                    GroupStateTimeout.NoTimeout());
     }
 }

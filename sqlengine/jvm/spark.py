@@ -49,9 +49,10 @@ def top_n(spark: SparkSession, payload: DataFrame, op: TopN, out: StructType, ti
     return DataFrame(jdf, spark)
 
 
-def group_aggregate(spark: SparkSession, payload: DataFrame, op: GroupAggregate, out: StructType, timeouts: bool) -> DataFrame:
+def group_aggregate(spark: SparkSession, payload: DataFrame, op: GroupAggregate, out: StructType) -> DataFrame:
     """``GroupAgg.java`` over ``payload`` (the kind, the keys, then per call its arguments and
-    filter), set up as the Python operator ``op`` is: its changes, the kind first, as ``out``."""
+    filter), set up as the Python operator ``op`` is (without a TTL): its changes, the kind first,
+    as ``out``."""
     from pyspark.sql import DataFrame
 
     ops = _load(spark)
@@ -60,6 +61,6 @@ def group_aggregate(spark: SparkSession, payload: DataFrame, op: GroupAggregate,
         payload._jdf, op.n_keys, _array(spark, "String", ["COUNT_STAR" if c.star else c.func for c in calls]),
         _array(spark, "int", [c.args for c in calls]), _array(spark, "boolean", [c.filtered for c in calls]),
         _array(spark, "String", [c.typing.kind for c in calls]), _array(spark, "int", [c.typing.precision for c in calls]),
-        _array(spark, "int", [c.typing.scale for c in calls]), op.retracting, op.ttl_ms or 0, timeouts, out.json(),
+        _array(spark, "int", [c.typing.scale for c in calls]), op.retracting, out.json(),
     )
     return DataFrame(jdf, spark)

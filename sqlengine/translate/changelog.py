@@ -183,17 +183,19 @@ def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: Str
     from sqlengine.jvm import BuildFailed
     from sqlengine.jvm.spark import group_aggregate, top_n
 
-    # a TTL releases idle keys on Spark's processing-time timeouts, which make Spark run batches
-    # without input (so every 200 ms, as processing-time timers); a bounded job has none
-    timeouts = bool(op.ttl_ms) and not all(s.bounded for s in t.sources)
-    if timeouts:
-        t.processing_timers = True
     try:
         if isinstance(op, GroupAggregate):
-            return group_aggregate(t.spark, payload, op, out, timeouts)
+            if op.ttl_ms:  # the planner keeps an aggregation under a TTL in Python
+                raise unreachable(node, "a group aggregation under a state TTL planned on the JVM")
+            return group_aggregate(t.spark, payload, op, out)
         from sqlengine.changelog.topn import TopN as Op
 
         assert isinstance(op, Op)
+        # a TTL releases idle partitions on Spark's processing-time timeouts, which make Spark run
+        # batches without input (so every 200 ms, as processing-time timers); a bounded job has none
+        timeouts = bool(op.ttl_ms) and not all(s.bounded for s in t.sources)
+        if timeouts:
+            t.processing_timers = True
         return top_n(t.spark, payload, op, out, timeouts)
     except BuildFailed as err:
         raise PlanningError(str(err), node.origin) from None
