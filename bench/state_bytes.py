@@ -3,7 +3,8 @@ planner/analysis/row_bytes.py (STORE_OVERHEAD, SESSION_INDEX_OVERHEAD, BUCKET_OV
 
 For each provider (Flink's names: 'hashmap' = Spark's HDFS-backed store, 'rocksdb') it runs, as
 bounded streaming jobs over files, a GROUP BY count over D distinct keys and a 10-second TUMBLE
-count and sum per key over K keys, and a session count per key over K keys, each at two sizes, and prints Spark's ``numRowsTotal`` and
+count and sum per key over K keys, a session count per key over K keys, and the changelog
+operators' state (on the JVM and in Python), each at two sizes, and prints Spark's ``numRowsTotal`` and
 ``memoryUsedBytes`` at the end of the last batch before the end of input. The marginal bytes per
 entry, (bytes(2) - bytes(1)) / (rows(2) - rows(1)), less the entry's key and value as Spark's
 UnsafeRow lays them out, is the store's own overhead per entry.
@@ -52,7 +53,7 @@ def measure(spark, work: Path, backend: str, query: str, keys: int, settings: st
     engine = Engine(home=work / f"home-{data.name}", spark=spark)
     ddl = (
         f"SET 'state.backend.type' = '{backend}';\n{settings}"
-        "CREATE TABLE t (ts TIMESTAMP(3), k BIGINT, v BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+        "CREATE TABLE t (ts TIMESTAMP(3), k BIGINT, v BIGINT, pt AS PROCTIME(), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
         f"WITH ('connector' = 'filesystem', 'path' = '{data}', 'format' = 'json', 'source.max-files-per-trigger' = '1');\n"
     )
     for stmt in parse_script(ddl).statements:
@@ -79,6 +80,11 @@ QUERIES = {
     "changelog GROUP BY k (HAVING), JVM: COUNT(*)": ("SELECT k, COUNT(*) FROM t GROUP BY k HAVING COUNT(*) > 0;", (1000, 4000)),
     "changelog GROUP BY k (HAVING), JVM: COUNT(*), SUM(v), MAX(v)": (
         "SELECT k, COUNT(*), SUM(v), MAX(v) FROM t GROUP BY k HAVING COUNT(*) > 0;", (1000, 4000)),
+    # a window aggregation on processing time, on the JVM: one state row per key, holding its open
+    # windows (a day's: none closes while the job runs)
+    "processing-time TUMBLE 1 d per k, JVM: COUNT(*), SUM(v)": (
+        "SELECT k, window_start, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(pt), INTERVAL '1' DAY)) "
+        "GROUP BY k, window_start, window_end;", (1000, 4000)),
     # ... and in Python: its stored state, pickled per bucket of keys, as it reports it
     # (sqlengine.progress.ChangelogKeys)
     "changelog GROUP BY k (TTL), Python: COUNT(*)": (

@@ -37,12 +37,13 @@ from planner.analysis.row_bytes import (
     STORE_OVERHEAD,
     default_partitions,
     jvm_aggregate_value,
+    jvm_window_value,
     null_bits,
     type_bytes,
 )
 from planner.analysis.state import Grouping, Growth, StateInfo, StatePart, StoredKind
 from planner.durations import format_duration
-from planner.logical.operators import GroupAggregate, Node, Scan
+from planner.logical.operators import GroupAggregate, Node, Scan, WindowAggregate
 from planner.logical.specs import AggFunc
 
 DAY = 86_400
@@ -245,6 +246,10 @@ class Estimator:
         if node.node_id in self.jvm and isinstance(node, GroupAggregate):  # GroupAgg.java's state row
             rows = key + jvm_aggregate_value([self._field_bytes(node, n) for n in (*node.keys, *(a.name for a in node.aggs))],
                                              [_JVM_ACCUMULATOR.get(a.func, 16) for a in node.aggs])
+            return int(JVM_ENTRY_OVERHEAD + JVM_ROW_COPIES * rows) if provider == "hashmap" else rows
+        if node.node_id in self.jvm and isinstance(node, WindowAggregate):  # WindowAgg.java's, per key with one window
+            group = null_bits(len(node.keys)) + sum(self._field_bytes(node, n) for n in node.keys) if node.keys else 16
+            rows = group + jvm_window_value([_JVM_ACCUMULATOR.get(a.func, 16) for a in node.aggs])
             return int(JVM_ENTRY_OVERHEAD + JVM_ROW_COPIES * rows) if provider == "hashmap" else rows
         overhead = STORE_OVERHEAD.get(provider, STORE_OVERHEAD["hashmap"])
         if part.grouping == Grouping.SESSION_AND_KEY:

@@ -7,7 +7,11 @@ Python operator's changes, over the types where the two compare and compute valu
 - group aggregation (``GroupAgg.java``) whose calls are all COUNT(*), COUNT, SUM, AVG, MIN or MAX
   without DISTINCT (FILTER allowed), summing numbers and taking the extremes of the ordered types
   above, grouped by keys that are not floating (Python's dict and Spark's grouping disagree on
-  -0.0 and NaN), and not under a state TTL.
+  -0.0 and NaN), and not under a state TTL;
+- window aggregation on processing time (``WindowAgg.java``: TUMBLE, HOP, CUMULATE, SESSION)
+  with such calls and keys, unless its windows are on the wall clock of a zone whose offset
+  changes (daylight saving time: a window's end is not its instant moved by one offset there, and
+  its sessions may merge).
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from sqlglot import exp
 
 from planner.binder.types import type_of
 from planner.logical import typing as T
-from planner.logical.operators import GroupAggregate, Node, Sort, TopN
+from planner.logical.operators import GroupAggregate, Node, Sort, TopN, WindowAggregate, window_time_field
 from planner.logical.specs import AggFunc
+from planner.time_zone import fixed_offset_ms
 
 if TYPE_CHECKING:
     from planner.analysis.physical import RankStrategy
@@ -31,13 +36,15 @@ _KEYS = (*T.INTEGERS, exp.DType.DECIMAL, *T.STRINGS, exp.DType.BOOLEAN, exp.DTyp
 _AGGREGATES = {AggFunc.COUNT: None, AggFunc.SUM: _NUMBERS, AggFunc.AVG: _NUMBERS, AggFunc.MIN: ORDERED, AggFunc.MAX: ORDERED}
 
 
-def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False) -> bool:
+def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, time_zone: str = "UTC") -> bool:
     """Whether a changelog operator has a JVM implementation (``strategy``: a ranking's; ``ttl``:
-    a state TTL applies to it)."""
+    a state TTL applies to it; ``time_zone``: 'table.local-time-zone')."""
     if isinstance(node, GroupAggregate):
         # under a TTL it stays in Python: the Java one could release an idle group only on Spark's
         # timeouts, which a bounded job cannot run (its untouched groups would stay)
         return not ttl and _group_aggregate(node)
+    if isinstance(node, WindowAggregate):
+        return node.on_proctime and _group_aggregate(node) and _one_offset(node, time_zone)
     if strategy is None or not isinstance(node, (TopN, Sort)):
         return False
     if isinstance(node, TopN) and node.window is not None:
@@ -49,7 +56,13 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False) -
     return True
 
 
-def _group_aggregate(node: GroupAggregate) -> bool:
+def _one_offset(node: WindowAggregate, time_zone: str) -> bool:
+    """The window's bounds are instants, or wall times in a zone of one offset."""
+    f = window_time_field(node, node.window)
+    return f is None or not T.is_type(f.type, exp.DType.TIMESTAMPLTZ) or fixed_offset_ms(time_zone) is not None
+
+
+def _group_aggregate(node: GroupAggregate | WindowAggregate) -> bool:
     fields = {f.name: f for f in node.input.fields}
     for k in node.keys:
         f = fields.get(k)

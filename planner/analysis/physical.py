@@ -412,7 +412,7 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         # a temporal join emits each left row once, when the watermark passes it: it counts nothing
         counted = counted_sides(node.join_kind) if isinstance(node, Join) and not isinstance(node, TemporalJoin) else (False, False)
         over_changes = isinstance(node, OverAggregate) and node.on_changes(all(props[c.node_id].changelog.insert_only for c in node.inputs))
-        on_jvm = jvm and jvm_operator(node, strategy, _ttl(node, ttl_ms))
+        on_jvm = jvm and jvm_operator(node, strategy, _ttl(node, ttl_ms), time_zone)
         out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted, node.node_id in versioned_views, over_changes, on_jvm)
     return out
 

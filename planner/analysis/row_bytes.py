@@ -54,6 +54,17 @@ def jvm_aggregate_value(emitted: list[int], accumulators: list[int]) -> int:
     return null_bits(2) + 8 + state + 8
 
 
+def jvm_window_value(accumulators: list[int]) -> int:
+    """WindowAgg.java's state row for a key with one open window, as Spark's state encoder lays it
+    out: the state struct and its timeout, the struct holding the array of open windows (its
+    length, null bits and one offset), and the window's struct: its end, start and one struct per
+    call (``accumulators``: their rows' bytes). With the entry's cost above: 608 B a key for
+    COUNT(*) and SUM over a BIGINT key, and 608 B measured (bench/state_bytes.py, hashmap)."""
+    window = null_bits(2 + len(accumulators)) + 16 + sum(8 + a for a in accumulators)
+    state = null_bits(1) + 8 + 8 + 8 + 8 + window
+    return null_bits(2) + 8 + state + 8
+
+
 def type_bytes(t: exp.DataType, avg_len: int = DEFAULT_STRING) -> int:
     """The bytes a value of ``t`` takes in an UnsafeRow: its 8-byte slot and, for variable-length
     values, the data after the slots in 8-byte words."""

@@ -13,8 +13,9 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
-    from sqlengine.changelog.aggregate import GroupAggregate
+    from sqlengine.changelog.aggregate import AggCallSpec, GroupAggregate
     from sqlengine.changelog.topn import TopN
+    from sqlengine.changelog.window_aggregate import WindowAggregate
 
 
 def _load(spark: SparkSession) -> Any:
@@ -49,6 +50,17 @@ def top_n(spark: SparkSession, payload: DataFrame, op: TopN, out: StructType, ti
     return DataFrame(jdf, spark)
 
 
+def _calls(spark: SparkSession, calls: Sequence[AggCallSpec]) -> list[Any]:
+    """The calls as Calls.java takes them: functions, argument counts, filters, typings,
+    precisions and scales."""
+    return [
+        _array(spark, "String", ["COUNT_STAR" if c.star else c.func for c in calls]),
+        _array(spark, "int", [c.args for c in calls]), _array(spark, "boolean", [c.filtered for c in calls]),
+        _array(spark, "String", [c.typing.kind for c in calls]), _array(spark, "int", [c.typing.precision for c in calls]),
+        _array(spark, "int", [c.typing.scale for c in calls]),
+    ]
+
+
 def group_aggregate(spark: SparkSession, payload: DataFrame, op: GroupAggregate, out: StructType) -> DataFrame:
     """``GroupAgg.java`` over ``payload`` (the kind, the keys, then per call its arguments and
     filter), set up as the Python operator ``op`` is (without a TTL): its changes, the kind first,
@@ -56,11 +68,22 @@ def group_aggregate(spark: SparkSession, payload: DataFrame, op: GroupAggregate,
     from pyspark.sql import DataFrame
 
     ops = _load(spark)
-    calls = op.calls
-    jdf = ops.GroupAgg.apply(
-        payload._jdf, op.n_keys, _array(spark, "String", ["COUNT_STAR" if c.star else c.func for c in calls]),
-        _array(spark, "int", [c.args for c in calls]), _array(spark, "boolean", [c.filtered for c in calls]),
-        _array(spark, "String", [c.typing.kind for c in calls]), _array(spark, "int", [c.typing.precision for c in calls]),
-        _array(spark, "int", [c.typing.scale for c in calls]), op.retracting, out.json(),
+    jdf = ops.GroupAgg.apply(payload._jdf, op.n_keys, *_calls(spark, op.calls), op.retracting, out.json())
+    return DataFrame(jdf, spark)
+
+
+def window_aggregate(spark: SparkSession, payload: DataFrame, op: WindowAggregate, out: StructType, zone_offset_ms: int,
+                     timeouts: bool) -> DataFrame:
+    """``WindowAgg.java`` over ``payload`` (the kind, the keys, the window's bounds or the row's
+    time, then per call its arguments and filter), set up as the processing-time Python operator
+    ``op`` is: its rows as ``out`` (the kind, the keys, the window's start, end and time as
+    milliseconds, the calls); ``zone_offset_ms``: the fixed offset of the zone whose wall times
+    the bounds are; ``timeouts``: windows close on Spark's processing-time timeouts (unbounded)."""
+    from pyspark.sql import DataFrame
+
+    ops = _load(spark)
+    jdf = ops.WindowAgg.apply(
+        payload._jdf, op.n_keys, op.kind, op.size_ms, op.slide_ms, op.offset_ms, op.given, zone_offset_ms, timeouts,
+        *_calls(spark, op.calls), out.json(),
     )
     return DataFrame(jdf, spark)

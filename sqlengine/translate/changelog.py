@@ -21,6 +21,7 @@ from planner.logical.evaluate import compile_expression, interval_residual, resi
 from planner.logical.joins import IntervalJoin, Join, JoinKind, TemporalJoin
 from planner.logical.operators import ChangelogNormalize, Deduplicate, Node, Sort, TopN
 from planner.problems import PlanningError
+from planner.time_zone import fixed_offset_ms
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import quote
@@ -177,17 +178,25 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
 
 
 def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: StructType) -> DataFrame:
-    """The operator's JVM twin (``sqlengine/jvm/TopN.java``, ``GroupAgg.java``) over ``payload``
-    (the kind, then its columns), set up as the Python operator ``op``."""
+    """The operator's JVM twin (``sqlengine/jvm/TopN.java``, ``GroupAgg.java``, ``WindowAgg.java``)
+    over ``payload`` (the kind, then its columns), set up as the Python operator ``op``."""
     from sqlengine.changelog.aggregate import GroupAggregate
+    from sqlengine.changelog.window_aggregate import WindowAggregate
     from sqlengine.jvm import BuildFailed
-    from sqlengine.jvm.spark import group_aggregate, top_n
+    from sqlengine.jvm.spark import group_aggregate, top_n, window_aggregate
 
     try:
         if isinstance(op, GroupAggregate):
             if op.ttl_ms:  # the planner keeps an aggregation under a TTL in Python
                 raise unreachable(node, "a group aggregation under a state TTL planned on the JVM")
             return group_aggregate(t.spark, payload, op, out)
+        if isinstance(op, WindowAggregate):
+            offset = fixed_offset_ms(op.zone) if op.zone else 0
+            if op.event_time or op.merging or offset is None:  # the planner keeps these in Python
+                raise unreachable(node, "a window aggregation on event time or on a zone with daylight saving time planned on the JVM")
+            if op.timers:  # Spark's processing-time timeouts: batches run without input (as the Python one's timers)
+                t.processing_timers = True
+            return window_aggregate(t.spark, payload, op, out, offset, op.timers)
         from sqlengine.changelog.topn import TopN as Op
 
         assert isinstance(op, Op)

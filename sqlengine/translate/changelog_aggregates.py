@@ -170,7 +170,7 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     on a MATCH_RECOGNIZE's MATCH_ROWTIME() or an OVER's time (``chained``: their rows come as the
     watermark passes them)."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import TimestampType
+    from pyspark.sql.types import LongType, TimestampType
 
     from sqlengine.changelog.window_aggregate import WindowAggregate as Op
 
@@ -206,8 +206,14 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
             _arrow_schema(t, out), given, event_time, zone, chained=event_time and _after_release(t, node))
     # processing-time timers close windows on an idle source; a bounded job has none (see the operator)
     op.timers = not event_time and not all(s.bounded for s in t.sources)
-    result = operator_rows(t, node, payload, op, out)
     names = tuple(node.field_names())
+    physical = t.physical.get(node.node_id)
+    if physical is not None and physical.jvm:  # WindowAgg.java: the bounds and time come as milliseconds
+        millis = _out_schema(t, kind, [(n, LongType()) if n in window_names else (n, dt) for n, dt in out_fields])
+        result = on_jvm(t, node, payload.select(*payload.columns[1:]), op, millis)  # (without the bucket)
+        return Rel(result.select(*[F.timestamp_millis(F.col(quote(n))).alias(n) if n in window_names else F.col(quote(n))
+                                   for n in names]), names)
+    result = operator_rows(t, node, payload, op, out)
     return Rel(result.select(*[F.col(quote(n)) for n in names]), names)
 
 

@@ -204,6 +204,18 @@ def test_a_group_aggregation_on_the_jvm_stores_one_state_row_per_key() -> None:
     assert three.plateau_bytes == 1000 * three.row_bytes + default_partitions() * STORE_FIXED["hashmap"]
 
 
+def test_a_processing_time_window_on_the_jvm_stores_one_state_row_per_key() -> None:
+    # bench/state_bytes.py ('hashmap', marginal per key): 608 B for a day's TUMBLE of COUNT(*) and
+    # SUM per BIGINT key (WindowAgg.java's state row: the key's open windows, one struct per call)
+    ddl = DDL + "CREATE TABLE p (k BIGINT, v BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen');\n"
+    sql = ("SELECT k, window_start, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(pt), INTERVAL '1' DAY)) "
+           "GROUP BY k, window_start, window_end;")
+    (jvm,) = estimates(sql, ddl)
+    assert within(jvm.row_bytes, 608, 1.02)
+    (python,) = estimates(sql, ddl + "SET 'sqlengine.changelog.jvm' = 'false';\n")
+    assert python.row_bytes != jvm.row_bytes  # the Python operator's pickled buckets: its own figure
+
+
 def test_each_partitions_store_costs_its_empty_size_and_a_join_side_keeps_two() -> None:
     # bench/state_bytes.py: an empty HDFS-backed store reports 464 B (a group's) to 488 B (a
     # join's) per partition; the harness's group over 5 categories kept 2.7 KB, not 5 x 240 B

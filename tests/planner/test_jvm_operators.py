@@ -134,3 +134,44 @@ def test_a_checkpoint_of_the_other_implementation_is_refused():
             "changelog operator (AppendFastStrategy) before; SET 'sqlengine.changelog.jvm' = 'false' runs it as before") in str(verdict)
     assert "SET 'sqlengine.changelog.jvm' = 'true' runs it as before" in str(compare(on_jvm, in_python))
     assert compare(on_jvm, on_jvm).compatible
+
+
+PROCTIME_DDL = DDL + "CREATE TABLE clicks (page STRING, n BIGINT, score DOUBLE, pt AS PROCTIME()) WITH ('connector' = 'datagen');"
+
+
+def _window(query: str, zone: str | None = None):
+    ddl = PROCTIME_DDL + (f"SET 'table.local-time-zone' = '{zone}';" if zone else "")
+    analysis = outcome(ddl, query).analysis
+    assert analysis is not None and analysis.problems == ()
+    (physical,) = [p for p in analysis.physical.values() if p.changelog]
+    return physical
+
+
+@pytest.mark.parametrize("window", [
+    "TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND)",
+    "HOP(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND, INTERVAL '3' SECOND)",
+    "CUMULATE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND, INTERVAL '3' SECOND)",
+])
+@pytest.mark.parametrize("zone", [None, "Asia/Kolkata"])
+def test_a_processing_time_window_aggregation_runs_on_the_jvm(window, zone):
+    physical = _window(f"SELECT page, window_start, COUNT(*), SUM(n) FILTER (WHERE score > 1), AVG(score), MAX(page) "
+                       f"FROM TABLE({window}) GROUP BY page, window_start, window_end;", zone)
+    assert physical.jvm and str(physical) == "changelog operator on the JVM (Spark has no operator for it)"
+
+
+def test_a_processing_time_session_runs_on_the_jvm():
+    assert _window("SELECT page, COUNT(*) FROM clicks GROUP BY page, SESSION(pt, INTERVAL '2' SECOND);").jvm
+
+
+@pytest.mark.parametrize("query,zone", [
+    # on the wall clock of a zone with daylight saving time: a window's end is no instant moved by one offset
+    ("SELECT page, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND)) "
+     "GROUP BY page, window_start, window_end;", "Europe/Berlin"),
+    ("SELECT page, COUNT(DISTINCT n) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND)) "
+     "GROUP BY page, window_start, window_end;", None),
+    ("SELECT score, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), INTERVAL '1' SECOND)) "
+     "GROUP BY score, window_start, window_end;", None),  # a floating key
+])
+def test_other_processing_time_windows_stay_in_python(query, zone):
+    physical = _window(query, zone)
+    assert physical.changelog and not physical.jvm

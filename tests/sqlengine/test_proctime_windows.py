@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from planner.analysis.physical import JVM_SETTING
 from planner.statements.script import parse_script
 from sqlengine.engine import Engine
 from sqlengine.jobs import Status
@@ -106,10 +107,12 @@ def test_a_processing_time_window_closes_on_the_clock_without_more_input(tmp_pat
     "SELECT page, SESSION_START(pt, INTERVAL '2' SECOND), SESSION_END(pt, INTERVAL '2' SECOND), COUNT(*) AS n FROM clicks "
     "GROUP BY page, SESSION(pt, INTERVAL '2' SECOND);",
 ])
-def test_a_processing_time_session_closes_a_gap_after_its_last_row(tmp_path, spark, query):
+@pytest.mark.parametrize("jvm", ["true", "false"])
+def test_a_processing_time_session_closes_a_gap_after_its_last_row(tmp_path, spark, query, jvm):
     """Per page, the rows read in one micro-batch make one session, closed by the clock 2 s later
-    with no input after it; a row read after that starts a new session."""
+    with no input after it; a row read after that starts a new session (on the JVM and in Python)."""
     engine, incoming = _clicks(tmp_path, spark, 10)
+    engine.planner.settings[JVM_SETTING] = jvm
     (stmt,) = parse_script(query).statements
     job = engine.start(engine.plan(stmt))
     try:
@@ -166,7 +169,8 @@ def test_an_interval_join_on_processing_time_joins_the_rows_read_within_the_boun
     assert sorted(rows) == sorted((f"/{p}", u, v) for p in (0, 1) for u in range(p, 10, 2) for v in range(p, 10, 2))
 
 
-def test_a_bounded_job_ends_dropping_the_windows_still_open_as_flink_does(tmp_path, spark):
+@pytest.mark.parametrize("jvm", ["true", "false"])  # sqlengine/jvm/WindowAgg.java, or the Python operator
+def test_a_bounded_job_ends_dropping_the_windows_still_open_as_flink_does(tmp_path, spark, jvm):
     """Flink 2.3 gives no row for this query (PyFlink, streaming mode): its processing-time timers
     do not fire once the input has ended, and 500 generated rows end well within a window. The
     window is a day, and a run that would start within 3 minutes of midnight waits for it, so no
@@ -176,6 +180,7 @@ def test_a_bounded_job_ends_dropping_the_windows_still_open_as_flink_does(tmp_pa
     if (midnight - now).total_seconds() < 180:
         time.sleep((midnight - now).total_seconds() + 1)
     engine = Engine(home=tmp_path / "home", spark=spark)
+    engine.planner.settings[JVM_SETTING] = jvm
     (ddl,) = parse_script("CREATE TABLE g (k INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'number-of-rows' = '500', "
                           "'fields.k.min' = '1', 'fields.k.max' = '3');").statements
     engine.plan(ddl)
