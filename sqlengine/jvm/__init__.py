@@ -48,9 +48,17 @@ def cache_dir() -> Path:
 
 
 def _spark_jars() -> Path:
+    """The directory of Spark's jars: pyspark's own, also when pyspark is imported from the
+    ``python/lib/pyspark.zip`` inside it (as spark-submit and a cluster's workers put it on the
+    path), or else ``$SPARK_HOME/jars``."""
     import pyspark
 
-    return Path(pyspark.__file__).parent / "jars"
+    here = Path(pyspark.__file__).parent
+    spark_home = os.environ.get("SPARK_HOME")
+    for root in (here, *here.parents, *([Path(spark_home)] if spark_home else [])):
+        if any((root / "jars").glob("spark-sql_*.jar")):
+            return root / "jars"
+    return here / "jars"  # (javac then says what is missing, in the log)
 
 
 def _javac() -> str | None:

@@ -25,6 +25,21 @@ SELECT item, price, r FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY item ORDER
 """
 
 
+def test_the_jar_builds_when_pyspark_is_imported_from_its_zip(tmp_path, monkeypatch):
+    """spark-submit (and a cluster's Python workers) put pyspark's ``python/lib/pyspark.zip`` on
+    the path: the jars are then found above it, not beside the package inside the zip."""
+    import pyspark
+
+    real = Path(pyspark.__file__).parent
+    zipped = real / "python" / "lib" / "pyspark.zip" / "pyspark" / "__init__.py"
+    monkeypatch.setattr(pyspark, "__file__", str(zipped))
+    monkeypatch.setenv(jvm.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv("SPARK_HOME", raising=False)
+    assert jvm._spark_jars() == real / "jars"
+    with zipfile.ZipFile(jvm.jar()) as zf:
+        assert "sqlengine/jvm/WindowAgg.class" in zf.namelist()
+
+
 @pytest.fixture
 def no_javac(tmp_path, monkeypatch) -> Path:
     """A JAVA_HOME with a java but no javac (a JRE), and an empty jar cache."""
