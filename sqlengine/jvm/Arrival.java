@@ -1,6 +1,9 @@
 package sqlengine.jvm;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
+import java.util.List;
 
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
@@ -18,6 +21,15 @@ import org.apache.spark.sql.types.StructType;
  */
 final class Arrival {
     private Arrival() {}
+
+    /** A key's rows of a micro-batch in arrival order ({@code arrivalAt}: the number's position; -1: as they come). */
+    static Iterator<Row> inOrder(Iterator<Row> input, int arrivalAt) {
+        if (arrivalAt < 0) return input;
+        List<Row> arrived = new ArrayList<>();
+        input.forEachRemaining(arrived::add);
+        arrived.sort(Comparator.comparingLong(r -> r.getLong(arrivalAt)));
+        return arrived.iterator();
+    }
 
     /** {@code input} with one more column, last: the row's arrival number (BIGINT). */
     static Dataset<Row> numbered(Dataset<Row> input) {

@@ -2,7 +2,6 @@ package sqlengine.jvm;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 
@@ -60,13 +59,8 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
     @Override
     public Iterator<Row> call(Row key, Iterator<Row> input, GroupState<Row> state) {
         Group g = state.exists() ? load(state.get()) : null;
-        Iterator<Row> rows = input;
-        if (arrivalAt >= 0) {  // floating sums and ties: in the order the Python operator adds them
-            List<Row> arrived = new ArrayList<>();
-            input.forEachRemaining(arrived::add);
-            arrived.sort(Comparator.comparingLong(r -> r.getLong(arrivalAt)));
-            rows = arrived.iterator();
-        }
+        // floating sums and ties: in the order the Python operator adds them
+        Iterator<Row> rows = Arrival.inOrder(input, arrivalAt);
         Row before = g == null ? null : g.emitted;
         boolean touched = false;
         while (rows.hasNext()) {
@@ -174,13 +168,13 @@ public final class GroupAgg implements FlatMapGroupsWithStateFunction<Row, Row, 
 
         GroupAgg op = new GroupAgg(nKeys, calls, calls.ordered ? fields.length : -1);
         Dataset<Row> rows = calls.ordered ? Arrival.numbered(input) : input;
-        return rows.groupByKey(keyOf(fields, nKeys), Encoders.row(keySchema(fields, nKeys)))
+        return rows.groupByKey(keyOf(nKeys), Encoders.row(keySchema(fields, nKeys)))
             .flatMapGroupsWithState(op, OutputMode.Append(), Encoders.row(DataTypes.createStructType(state)), Encoders.row(out),
                                     GroupStateTimeout.NoTimeout());
     }
 
     /** The group key of an input row (the kind first, then the {@code nKeys} keys); without keys, 0. */
-    static MapFunction<Row, Row> keyOf(StructField[] fields, int nKeys) {
+    static MapFunction<Row, Row> keyOf(int nKeys) {
         return r -> {
             if (nKeys == 0) return RowFactory.create(0);
             Object[] v = new Object[nKeys];

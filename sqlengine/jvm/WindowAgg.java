@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.apache.spark.api.java.function.FlatMapGroupsWithStateFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -14,7 +15,6 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.streaming.GroupState;
 import org.apache.spark.sql.streaming.GroupStateTimeout;
 import org.apache.spark.sql.streaming.OutputMode;
-import org.apache.spark.api.java.function.FlatMapGroupsWithStateFunction;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
@@ -97,13 +97,8 @@ public final class WindowAgg implements FlatMapGroupsWithStateFunction<Row, Row,
     @Override
     public Iterator<Row> call(Row key, Iterator<Row> input, GroupState<Row> state) {
         TreeMap<long[], Calls.Acc[]> windows = state.exists() ? load(state.get()) : new TreeMap<>(BY_END);
-        Iterator<Row> rows = input;
-        if (arrivalAt >= 0) {  // floating sums and ties: in the order the Python operator adds them
-            List<Row> arrived = new ArrayList<>();
-            input.forEachRemaining(arrived::add);
-            arrived.sort(Comparator.comparingLong(r -> r.getLong(arrivalAt)));
-            rows = arrived.iterator();
-        }
+        // floating sums and ties: in the order the Python operator adds them
+        Iterator<Row> rows = Arrival.inOrder(input, arrivalAt);
         boolean changed = false;
         int at = 1 + nKeys;
         while (rows.hasNext()) {
@@ -237,7 +232,7 @@ public final class WindowAgg implements FlatMapGroupsWithStateFunction<Row, Row,
                                      calls.ordered ? fields.length : -1);
         Dataset<Row> rows = calls.ordered ? Arrival.numbered(input) : input;
         GroupStateTimeout timeout = timeouts ? GroupStateTimeout.ProcessingTimeTimeout() : GroupStateTimeout.NoTimeout();
-        return rows.groupByKey(GroupAgg.keyOf(fields, nKeys), Encoders.row(GroupAgg.keySchema(fields, nKeys)))
+        return rows.groupByKey(GroupAgg.keyOf(nKeys), Encoders.row(GroupAgg.keySchema(fields, nKeys)))
             .flatMapGroupsWithState(op, OutputMode.Append(), Encoders.row(state), Encoders.row(out), timeout);
     }
 }
