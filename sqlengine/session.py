@@ -92,6 +92,13 @@ def local_conf(
         # evicted: the conformance suite spent 6% less CPU with 2,000 (838 -> 786 s), and a warm
         # re-run of 8 queries 15% less JVM CPU; a class is some KB of metaspace
         "spark.sql.codegen.cache.maxEntries": "2000",
+        # pyspark's DataFrame debugging (on by default) makes each DataFrame call three more py4j
+        # round trips and a walk of the Python stack, to name the Python line of a failed
+        # expression in its error: lines of the translator, of no use to a user of SQL (our errors
+        # are positioned in the statement), and its first call imports IPython where installed
+        # (0.5 s). Off, the translation of a one-table query took 0.71 s instead of 1.09 s (it is
+        # static: read when the JVM starts)
+        "spark.python.sql.dataFrameDebugging.enabled": "false",
         **SESSION_SQL,
         # Python workers import the changelog operators (sqlengine.changelog) by name: they find
         # this copy of sqlengine even when it is not installed where the workers look

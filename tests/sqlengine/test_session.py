@@ -29,6 +29,7 @@ def test_local_defaults(tmp_path):
     assert "spark.sql.streaming.stateStore.providerClass" not in conf
     assert conf["spark.driver.memory"] == local_driver_memory()
     assert conf["spark.sql.codegen.cache.maxEntries"] == "2000"  # Spark's 100 is soon evicted
+    assert conf["spark.python.sql.dataFrameDebugging.enabled"] == "false"
     assert 1024 <= int(local_driver_memory()[:-1]) <= 4096
 
 
@@ -92,6 +93,11 @@ def test_shared_session_settings(spark):
     assert conf.get("spark.driver.memory") == local_driver_memory()
     heap = spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory()
     assert heap > 0.8 * int(local_driver_memory()[:-1]) * 2**20
+    # DataFrame calls carry no Python call site (three py4j round trips each, and IPython's import)
+    from pyspark.errors.utils import is_debugging_enabled
+
+    assert spark.conf.get("spark.python.sql.dataFrameDebugging.enabled") == "false"
+    assert not is_debugging_enabled()
 
 
 @pytest.mark.spark
