@@ -8,6 +8,8 @@ Python operator's changes, over the types where the two compare and compute valu
   without DISTINCT (FILTER allowed), summing numbers and taking the extremes of the ordered types
   above, grouped by keys that are not floating (Python's dict and Spark's grouping disagree on
   -0.0 and NaN), and not under a state TTL;
+- deduplication of an insert-only input (``Dedup.java``: keep first or last, on event or
+  processing time, under a state TTL or not) by keys that are not floating;
 - window aggregation on processing time (``WindowAgg.java``: TUMBLE, HOP, CUMULATE, SESSION)
   with such calls and keys, unless its windows are on the wall clock of a zone whose offset
   changes (daylight saving time: a window's end is not its instant moved by one offset there, and
@@ -22,7 +24,7 @@ from sqlglot import exp
 
 from planner.binder.types import type_of
 from planner.logical import typing as T
-from planner.logical.operators import GroupAggregate, Node, Sort, TopN, WindowAggregate, window_time_field
+from planner.logical.operators import Deduplicate, GroupAggregate, Node, Sort, TopN, WindowAggregate, window_time_field
 from planner.logical.specs import AggFunc
 from planner.time_zone import fixed_offset_ms
 
@@ -45,15 +47,29 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, t
         return not ttl and _group_aggregate(node)
     if isinstance(node, WindowAggregate):
         return node.on_proctime and _group_aggregate(node) and _one_offset(node, time_zone)
-    if strategy is None or not isinstance(node, (TopN, Sort)):
+    if isinstance(node, Deduplicate) and strategy is None:  # over changes it ranks: a Top-1 (TopN.java)
+        return node.window is None and _keys(node, node.keys) and _ordered(node, ((node.order_field, node.keep_last),))
+    if strategy is None or not isinstance(node, (TopN, Sort, Deduplicate)):
         return False
-    if isinstance(node, TopN) and node.window is not None:
+    if isinstance(node, (TopN, Deduplicate)) and node.window is not None:
         return False
-    for name, _ in node.order:
+    order = ((node.order_field, node.keep_last),) if isinstance(node, Deduplicate) else node.order
+    return _ordered(node, order)
+
+
+def _ordered(node: Node, order: tuple[tuple[str, bool], ...]) -> bool:
+    """The Java operators order by these columns as the Python ones do."""
+    for name, _ in order:
         f = node.inputs[0].field(name)
         if f is None or not T.is_type(f.type, *ORDERED):
             return False
     return True
+
+
+def _keys(node: Node, keys: tuple[str, ...]) -> bool:
+    """Keys Spark's grouping and Python's dict tell apart alike (not floating: -0.0, NaN)."""
+    fields = {f.name: f for f in node.inputs[0].fields}
+    return all(k in fields and T.is_type(fields[k].type, *_KEYS) for k in keys)
 
 
 def _one_offset(node: WindowAggregate, time_zone: str) -> bool:
@@ -64,10 +80,8 @@ def _one_offset(node: WindowAggregate, time_zone: str) -> bool:
 
 def _group_aggregate(node: GroupAggregate | WindowAggregate) -> bool:
     fields = {f.name: f for f in node.input.fields}
-    for k in node.keys:
-        f = fields.get(k)
-        if f is None or not T.is_type(f.type, *_KEYS):
-            return False
+    if not _keys(node, node.keys):
+        return False
     for call in node.aggs:
         if call.udf is not None or call.distinct or call.func not in _AGGREGATES:
             return False

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from pyspark.sql.types import StructType
 
     from sqlengine.changelog.aggregate import AggCallSpec, GroupAggregate
+    from sqlengine.changelog.dedup import Deduplicate
     from sqlengine.changelog.topn import TopN
     from sqlengine.changelog.window_aggregate import WindowAggregate
 
@@ -46,6 +47,20 @@ def top_n(spark: SparkSession, payload: DataFrame, op: TopN, out: StructType, ti
         _array(spark, "boolean", [d for _, d in op.order]), op.n, op.function,
         -1 if op.rank_position is None else op.rank_position, op.ttl_ms or 0, timeouts, op.strategy,
         _array(spark, "int", list(op.row_key)), out.json(),
+    )
+    return DataFrame(jdf, spark)
+
+
+def deduplicate(spark: SparkSession, payload: DataFrame, op: Deduplicate, out: StructType, timeouts: bool) -> DataFrame:
+    """``Dedup.java`` over ``payload`` (the kind, then the fields), set up as the Python operator
+    ``op`` is: its changes, the kind first, as ``out``; ``timeouts``: Spark's processing-time
+    timeouts release the keys the TTL expires (else each is released when next touched)."""
+    from pyspark.sql import DataFrame
+
+    ops = _load(spark)
+    jdf = ops.Dedup.apply(
+        payload._jdf, _array(spark, "int", list(op.keys)), op.order, op.keep_last, op.on_proctime,
+        -1 if op.rank_position is None else op.rank_position, op.ttl_ms or 0, timeouts, op.every_change, out.json(),
     )
     return DataFrame(jdf, spark)
 

@@ -178,12 +178,14 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
 
 
 def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: StructType) -> DataFrame:
-    """The operator's JVM twin (``sqlengine/jvm/TopN.java``, ``GroupAgg.java``, ``WindowAgg.java``)
-    over ``payload`` (the kind, then its columns), set up as the Python operator ``op``."""
+    """The operator's JVM twin (``sqlengine/jvm/TopN.java``, ``Dedup.java``, ``GroupAgg.java``,
+    ``WindowAgg.java``) over ``payload`` (the kind, then its columns), set up as the Python
+    operator ``op``."""
     from sqlengine.changelog.aggregate import GroupAggregate
+    from sqlengine.changelog.dedup import Deduplicate as Dedup
     from sqlengine.changelog.window_aggregate import WindowAggregate
     from sqlengine.jvm import BuildFailed
-    from sqlengine.jvm.spark import group_aggregate, top_n, window_aggregate
+    from sqlengine.jvm.spark import deduplicate, group_aggregate, top_n, window_aggregate
 
     try:
         if isinstance(op, GroupAggregate):
@@ -199,12 +201,14 @@ def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: Str
             return window_aggregate(t.spark, payload, op, out, offset, op.timers)
         from sqlengine.changelog.topn import TopN as Op
 
-        assert isinstance(op, Op)
-        # a TTL releases idle partitions on Spark's processing-time timeouts, which make Spark run
+        # a TTL releases idle keys on Spark's processing-time timeouts, which make Spark run
         # batches without input (so every 200 ms, as processing-time timers); a bounded job has none
         timeouts = bool(op.ttl_ms) and not all(s.bounded for s in t.sources)
         if timeouts:
             t.processing_timers = True
+        if isinstance(op, Dedup):
+            return deduplicate(t.spark, payload, op, out, timeouts)
+        assert isinstance(op, Op)
         return top_n(t.spark, payload, op, out, timeouts)
     except BuildFailed as err:
         raise PlanningError(str(err), node.origin) from None
@@ -246,8 +250,11 @@ def translate_changelog_dedup(t: Translator, node: Deduplicate) -> Rel:
         every_change=t.physical[node.node_id].every_change,
     )
     # processing time: the row's arrival is its position, the column's value is not compared
-    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
-    result = _run(t, node, _packed(payload), op, out)
+    if t.physical[node.node_id].jvm:
+        result = on_jvm(t, node, df.select(rel.kind_column(), *[F.col(quote(c)) for c in in_names]), op, out)
+    else:
+        payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
+        result = _run(t, node, _packed(payload), op, out)
     names = tuple(f[0] for f in fields)
     return Rel(result, names, kind=kind)
 
