@@ -1,6 +1,7 @@
 """Which changelog operators the planner runs on the JVM (planner.analysis.jvm_operators,
 sqlengine/jvm): a Top-N or ORDER BY ... LIMIT, with any strategy, ordered by plain values, and a
-group aggregation of counts, sums, averages and extremes without DISTINCT, unless
+group aggregation of counts, sums, averages and extremes without DISTINCT, a deduplication
+that is a changelog operator (under a TTL) by keys that are not floating, unless
 'sqlengine.changelog.jvm' is off; EXPLAIN says so, and a checkpoint of the other implementation
 is refused (the two keep their state in different layouts)."""
 
@@ -175,3 +176,37 @@ def test_a_processing_time_session_runs_on_the_jvm():
 def test_other_processing_time_windows_stay_in_python(query, zone):
     physical = _window(query, zone)
     assert physical.changelog and not physical.jvm
+
+
+def _dedup(key: str = "item", **settings: str):
+    ddl = DDL + "".join(f"SET '{k}' = '{v}';" for k, v in settings.items())
+    sql = (f"SELECT item, bidder, price FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY {key} ORDER BY ts DESC) AS r "
+           "FROM bids) WHERE r = 1;")
+    analysis = outcome(ddl, sql).analysis
+    assert analysis is not None and analysis.problems == ()
+    (node,) = [n for n in distinct_nodes(analysis.plans) if str(n.kind) == "Deduplicate"]
+    physical = analysis.physical_of(node)
+    assert physical is not None
+    return physical
+
+
+@pytest.mark.parametrize("key", ["item", "bidder", "item, ok"])
+def test_a_deduplication_under_a_ttl_runs_on_the_jvm(key):
+    physical = _dedup(key, **{"table.exec.state.ttl": "1 h"})
+    assert physical.changelog and physical.jvm
+    assert str(physical).startswith("changelog operator on the JVM (")
+
+
+def test_a_deduplication_by_a_floating_key_stays_in_python():
+    physical = _dedup("score", **{"table.exec.state.ttl": "1 h"})
+    assert physical.changelog and not physical.jvm
+
+
+def test_a_deduplication_stays_in_python_when_the_jvm_is_off():
+    physical = _dedup(**{"table.exec.state.ttl": "1 h", JVM_SETTING: "false"})
+    assert physical.changelog and not physical.jvm
+
+
+def test_a_deduplication_without_a_ttl_is_sparks_own():
+    physical = _dedup()
+    assert not physical.changelog and not physical.jvm
