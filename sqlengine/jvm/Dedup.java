@@ -7,7 +7,6 @@ import java.util.Iterator;
 import java.util.List;
 
 import org.apache.spark.api.java.function.FlatMapGroupsWithStateFunction;
-import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -145,23 +144,13 @@ public final class Dedup implements FlatMapGroupsWithStateFunction<Row, Row, Row
         StructType in = input.schema();
         int width = in.fields().length - 1;
         StructField[] fields = Arrays.copyOfRange(in.fields(), 1, width + 1);
-        List<StructField> keyFields = new ArrayList<>();
-        for (int k : keyCols) keyFields.add(fields[k]);
-        if (keyFields.isEmpty()) keyFields.add(DataTypes.createStructField("all", DataTypes.IntegerType, false));
-        int[] keys = keyCols.clone();
-        MapFunction<Row, Row> keyOf = r -> {
-            if (keys.length == 0) return RowFactory.create(0);
-            Object[] v = new Object[keys.length];
-            for (int i = 0; i < keys.length; i++) v[i] = r.get(keys[i] + 1);
-            return RowFactory.create(v);
-        };
         StructType stateSchema = DataTypes.createStructType(List.of(
             DataTypes.createStructField("row", DataTypes.createStructType(fields), false),
             DataTypes.createStructField("written", DataTypes.LongType, false)));
         StructType out = (StructType) DataType.fromJson(outJson);
         boolean timed = timeouts && ttlMs > 0;
         GroupStateTimeout timeout = timed ? GroupStateTimeout.ProcessingTimeTimeout() : GroupStateTimeout.NoTimeout();
-        return Arrival.numbered(input).groupByKey(keyOf, Encoders.row(DataTypes.createStructType(keyFields)))
+        return TopN.byKeys(input, fields, keyCols)
             .flatMapGroupsWithState(new Dedup(width, order, keepLast, onProctime, rankPosition, ttlMs, everyChange, timed),
                 OutputMode.Append(), Encoders.row(stateSchema), Encoders.row(out), timeout);
     }

@@ -11,6 +11,7 @@ import org.apache.spark.api.java.function.FlatMapGroupsWithStateFunction;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.KeyValueGroupedDataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.streaming.GroupState;
@@ -312,6 +313,22 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             case "RetractStrategy" -> RETRACT;
             default -> throw new IllegalArgumentException("no rank strategy " + strategy);
         };
+        StructType stateSchema = DataTypes.createStructType(List.of(
+            DataTypes.createStructField("rows", DataTypes.createArrayType(DataTypes.createStructType(fields), false), false),
+            DataTypes.createStructField("written", DataTypes.LongType, false)));
+        StructType out = (StructType) DataType.fromJson(outJson);
+        boolean timed = timeouts && ttlMs > 0;
+        GroupStateTimeout timeout = timed ? GroupStateTimeout.ProcessingTimeTimeout() : GroupStateTimeout.NoTimeout();
+        return byKeys(input, fields, keyCols)
+            .flatMapGroupsWithState(new TopN(width, orderCols.clone(), desc.clone(), textual, n, fn, rankPosition, ttlMs, kept, rowKey.clone(), timed),
+                OutputMode.Append(), Encoders.row(stateSchema), Encoders.row(out), timeout);
+    }
+
+    /**
+     * {@code input}'s rows (the kind, then {@code fields}), numbered as they arrive, grouped by the
+     * fields at {@code keyCols} (one group when there are none), as the keyed Java operators read them.
+     */
+    static KeyValueGroupedDataset<Row, Row> byKeys(Dataset<Row> input, StructField[] fields, int[] keyCols) {
         List<StructField> keyFields = new ArrayList<>();
         for (int k : keyCols) keyFields.add(fields[k]);
         if (keyFields.isEmpty()) keyFields.add(DataTypes.createStructField("all", DataTypes.IntegerType, false));
@@ -322,14 +339,6 @@ public final class TopN implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             for (int i = 0; i < keys.length; i++) v[i] = r.get(keys[i] + 1);
             return RowFactory.create(v);
         };
-        StructType stateSchema = DataTypes.createStructType(List.of(
-            DataTypes.createStructField("rows", DataTypes.createArrayType(DataTypes.createStructType(fields), false), false),
-            DataTypes.createStructField("written", DataTypes.LongType, false)));
-        StructType out = (StructType) DataType.fromJson(outJson);
-        boolean timed = timeouts && ttlMs > 0;
-        GroupStateTimeout timeout = timed ? GroupStateTimeout.ProcessingTimeTimeout() : GroupStateTimeout.NoTimeout();
-        return Arrival.numbered(input).groupByKey(keyOf, Encoders.row(DataTypes.createStructType(keyFields)))
-            .flatMapGroupsWithState(new TopN(width, orderCols.clone(), desc.clone(), textual, n, fn, rankPosition, ttlMs, kept, rowKey.clone(), timed),
-                OutputMode.Append(), Encoders.row(stateSchema), Encoders.row(out), timeout);
+        return Arrival.numbered(input).groupByKey(keyOf, Encoders.row(DataTypes.createStructType(keyFields)));
     }
 }

@@ -64,3 +64,9 @@ def run(sql: Sql, query: str, jvm: bool, ttl: str | None = None,
     changes, total, dropped = job.result.changes_since(0)
     assert dropped == 0 and total == len(changes)
     return [(str(c.kind), *c.row) for c in changes], multiset(job.result.rows())
+
+
+def assert_same(on_jvm: tuple[Any, Any], in_python: tuple[Any, Any]) -> None:
+    """Both runs' changes (multisets) and final tables are equal."""
+    assert on_jvm[0] == in_python[0], f"changes differ:\njvm {sorted(on_jvm[0].items(), key=repr)}\npy  {sorted(in_python[0].items(), key=repr)}"
+    assert on_jvm[1] == in_python[1]

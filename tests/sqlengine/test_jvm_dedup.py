@@ -14,7 +14,7 @@ import pytest
 
 from planner.logical.operators import Deduplicate
 from tests.sqlengine.helpers import Sql, multiset, ts
-from tests.sqlengine.jvm_runs import COLUMNS, bids, run
+from tests.sqlengine.jvm_runs import COLUMNS, assert_same, bids, run
 
 pytestmark = pytest.mark.spark
 
@@ -66,8 +66,7 @@ def _run(sql: Sql, query: str, jvm: bool, ttl: str = "1 h"):
 @pytest.mark.parametrize("name", list(QUERIES))
 def test_the_jvm_and_python_operators_emit_the_same_changes(sql, name):
     on_jvm, in_python = _run(sql, QUERIES[name], True), _run(sql, QUERIES[name], False)
-    assert on_jvm[0] == in_python[0], f"changes differ:\njvm {sorted(on_jvm[0].items(), key=repr)}\npy  {sorted(in_python[0].items(), key=repr)}"
-    assert on_jvm[1] == in_python[1]
+    assert_same(on_jvm, in_python)
     if "processing" not in name:
         assert sum(on_jvm[0].values()) > sum(on_jvm[1].values()), "no micro-batch replaced an earlier one's row"
 
