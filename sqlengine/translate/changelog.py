@@ -166,15 +166,20 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
         _arrow_schema(t, out), function=function, rank_position=rank_position,
         strategy=(physical.strategy.value if physical.strategy else "RetractStrategy"), row_key=row_key, ttl_ms=_ttl(t, node),
     )
-    if physical.jvm:
-        result = on_jvm(t, node, df.select(rel.kind_column(), *[F.col(quote(c)) for c in in_names]), op, out)
-    else:
-        payload = df.select(_bucket(t, [F.col(quote(k)) for k in keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
-        result = _run(t, node, _packed(payload), op, out)
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
+    result = _keyed(t, node, payload, op, out)
     names = tuple(f[0] for f in fields)
     if names != tuple(node.field_names()):
         raise unreachable(node, f"a ranking whose fields {node.field_names()} are not its input's {names}")
     return Rel(result, names, kind=kind)
+
+
+def _keyed(t: Translator, node: Node, payload: DataFrame, op: Operator, out: StructType) -> DataFrame:
+    """A keyed operator over ``payload`` (its bucket, the kind, then its columns): its JVM twin
+    (without the bucket) where the planner put it, else the Python one."""
+    if t.physical[node.node_id].jvm:
+        return on_jvm(t, node, payload.select(*payload.columns[1:]), op, out)
+    return _run(t, node, _packed(payload), op, out)
 
 
 def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: StructType) -> DataFrame:
@@ -250,11 +255,8 @@ def translate_changelog_dedup(t: Translator, node: Deduplicate) -> Rel:
         every_change=t.physical[node.node_id].every_change,
     )
     # processing time: the row's arrival is its position, the column's value is not compared
-    if t.physical[node.node_id].jvm:
-        result = on_jvm(t, node, df.select(rel.kind_column(), *[F.col(quote(c)) for c in in_names]), op, out)
-    else:
-        payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
-        result = _run(t, node, _packed(payload), op, out)
+    payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
+    result = _keyed(t, node, payload, op, out)
     names = tuple(f[0] for f in fields)
     return Rel(result, names, kind=kind)
 
