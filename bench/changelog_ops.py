@@ -1,11 +1,13 @@
 """Changelog operators against Spark's native operator of the nearest shape, on the same Nexmark
 bid stream, in one JVM, in the same run.
 
-    python bench/changelog_ops.py [--events 1000000] [--runs 3] [pair ...]
+    python bench/changelog_ops.py [--events 1000000] [--runs 3] [--set KEY=VALUE ...] [pair ...]
 
 Each pair is a query that runs as a changelog operator (sqlengine's, in transformWithStateInPandas)
 and the nearest query Spark runs natively (e.g. Top-3 per auction vs Top-1 per auction), both
-through sqlengine into a blackhole sink over a bounded stream of ``--events`` Nexmark events. One
+through sqlengine into a blackhole sink over a bounded stream of ``--events`` Nexmark events
+(``--set`` sets a session setting for both, e.g. ``sqlengine.changelog.jvm=false`` runs the
+changelog operators that have a JVM twin in Python). One
 warm-up run each, then ``--runs`` rounds, alternating which goes first; reported: the median
 events per second of each and their ratio (the target is 0.3 or more). Nexmark q4 and q19 (which
 run only as changelog operators) are reported on their own. ``--doc`` writes the table into
@@ -131,8 +133,8 @@ VIEWS = (
 )
 
 
-def runner(spark, query: str, columns: str, events: int, work: Path, tag: str):
-    script = f"{FUNCTIONS}{VIEWS}{SINK.format(columns=columns)};\nINSERT INTO discard {query};"
+def runner(spark, query: str, columns: str, events: int, work: Path, tag: str, settings: str = ""):
+    script = f"{settings}{FUNCTIONS}{VIEWS}{SINK.format(columns=columns)};\nINSERT INTO discard {query};"
     return statements_runner(spark, script, events, 10_000, work / tag)
 
 
@@ -159,11 +161,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--events", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a session setting for every run")
     ap.add_argument("pairs", nargs="*", help=f"any of {', '.join(PAIRS)}, q4, q19 (default: all)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="changelog-bench-"))
     spark = _session(work)
     chosen = args.pairs or [*PAIRS, "q4", "q19"]
+    settings = "".join("SET '{}' = '{}';\n".format(*kv.split("=", 1)) for kv in args.set)
     print(f"{args.events} events, {args.runs} runs each after a warm-up; median events/s")
     print("| pair | changelog events/s | native events/s | ratio | compared |\n|---|---|---|---|---|")
     for name in chosen:
@@ -171,7 +175,8 @@ def main() -> None:
             cq, cc, nq, nc, what = PAIRS[name]
             times = measure(
                 spark,
-                {"changelog": runner(spark, cq, cc, args.events, work, f"{name}-c"), "native": runner(spark, nq, nc, args.events, work, f"{name}-n")},
+                {"changelog": runner(spark, cq, cc, args.events, work, f"{name}-c", settings),
+                 "native": runner(spark, nq, nc, args.events, work, f"{name}-n", settings)},
                 args.runs,
             )
             c, n = args.events / median(times["changelog"]), args.events / median(times["native"])

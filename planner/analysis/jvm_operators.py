@@ -10,6 +10,9 @@ Python operator's changes, over the types where the two compare and compute valu
   -0.0 and NaN), and not under a state TTL;
 - deduplication of an insert-only input (``Dedup.java``: keep first or last, on event or
   processing time, under a state TTL or not) by keys that are not floating;
+- a regular join (``Join.java``: INNER, LEFT, RIGHT, FULL, semi and anti, either input updating) on
+  the equality of keys alone (no residual condition), each key compared with one of the same type
+  that is not floating, and not under a state TTL;
 - window aggregation on processing time (``WindowAgg.java``: TUMBLE, HOP, CUMULATE, SESSION)
   with such calls and keys, unless its windows are on the wall clock of a zone whose offset
   changes (daylight saving time: a window's end is not its instant moved by one offset there, and
@@ -24,6 +27,8 @@ from sqlglot import exp
 
 from planner.binder.types import type_of
 from planner.logical import typing as T
+from planner.logical.evaluate import residual_condition
+from planner.logical.joins import Join
 from planner.logical.operators import Deduplicate, GroupAggregate, Node, Sort, TopN, WindowAggregate, window_time_field
 from planner.logical.specs import AggFunc
 from planner.time_zone import fixed_offset_ms
@@ -45,6 +50,10 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, t
         # under a TTL it stays in Python: the Java one could release an idle group only on Spark's
         # timeouts, which a bounded job cannot run (its untouched groups would stay)
         return not ttl and _group_aggregate(node)
+    if type(node) is Join:  # (not its interval and temporal kinds)
+        # under a TTL it stays in Python, as the aggregation does; a residual condition is
+        # evaluated there on each pair of rows
+        return not ttl and residual_condition(node) is None and _join_keys(node)
     if isinstance(node, WindowAggregate):
         return node.on_proctime and _group_aggregate(node) and _one_offset(node, time_zone)
     if isinstance(node, Deduplicate) and strategy is None:  # over changes it ranks: a Top-1 (TopN.java)
@@ -70,6 +79,20 @@ def _keys(node: Node, keys: tuple[str, ...]) -> bool:
     """Keys Spark's grouping and Python's dict tell apart alike (not floating: -0.0, NaN)."""
     fields = {f.name: f for f in node.inputs[0].fields}
     return all(k in fields and T.is_type(fields[k].type, *_KEYS) for k in keys)
+
+
+def _join_keys(node: Join) -> bool:
+    """Each equality of keys compares two columns of one type, which Spark groups as Python
+    compares them (not floating)."""
+    width = len(node.left.fields)
+    names = node.field_names()
+    for a, b in node.equi_keys:
+        if a not in names[:width] or b not in names[width:]:
+            return False
+        left, right = node.fields[names.index(a)].type, node.fields[width + names[width:].index(b)].type
+        if left != right or not T.is_type(left, *_KEYS):
+            return False
+    return True
 
 
 def _one_offset(node: WindowAggregate, time_zone: str) -> bool:

@@ -52,6 +52,8 @@ def residual_condition(join: Join) -> exp.Expr | None:
     keys = set(join.equi_keys)
     rest = []
     for c in conjuncts(join.condition):
+        if isinstance(c, exp.Boolean) and c.this is True:  # ON TRUE: a join without a condition
+            continue
         if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column) and isinstance(c.expression, exp.Column):
             a, b = c.this.name, c.expression.name
             if (a, b) in keys or (b, a) in keys:

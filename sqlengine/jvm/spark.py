@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from sqlengine.changelog.aggregate import AggCallSpec, GroupAggregate
     from sqlengine.changelog.dedup import Deduplicate
+    from sqlengine.changelog.join import Join
     from sqlengine.changelog.topn import TopN
     from sqlengine.changelog.window_aggregate import WindowAggregate
 
@@ -62,6 +63,20 @@ def deduplicate(spark: SparkSession, payload: DataFrame, op: Deduplicate, out: S
         payload._jdf, _array(spark, "int", list(op.keys)), op.order, op.keep_last, op.on_proctime,
         -1 if op.rank_position is None else op.rank_position, op.ttl_ms or 0, timeouts, op.every_change, out.json(),
     )
+    return DataFrame(jdf, spark)
+
+
+JOIN_KINDS = ("INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI")  # Join.java's numbering
+
+
+def join(spark: SparkSession, payload: DataFrame, op: Join, keys: int, out: StructType) -> DataFrame:
+    """``Join.java`` over ``payload`` (the kind, the side, ``keys`` key columns, the left fields,
+    then the right ones), set up as the Python operator ``op`` is (without a residual condition
+    or a TTL): its changes, the kind first, as ``out``."""
+    from pyspark.sql import DataFrame
+
+    ops = _load(spark)
+    jdf = ops.Join.apply(payload._jdf, JOIN_KINDS.index(op.kind), keys, op.widths[0], *op.counted, out.json())
     return DataFrame(jdf, spark)
 
 

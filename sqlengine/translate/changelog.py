@@ -313,8 +313,6 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
     lkeys = [lnames.index(a) for a, _ in node.equi_keys]
     rkeys = [rnames.index(b) for _, b in node.equi_keys]
 
-    lpay = ldf.select(_bucket(t, _key_cols(ldf, left, lkeys, rdf, right, rkeys)), left.kind_column(), *[F.col(quote(c)) for c in left.columns])
-    rpay = rdf.select(_bucket(t, _key_cols(rdf, right, rkeys, ldf, left, lkeys)), right.kind_column(), *[F.col(quote(c)) for c in right.columns])
     residual = residual_condition(node)
     predicate = compile_expression(residual, names) if residual is not None else None
     kind = t.fresh("kind")
@@ -327,9 +325,42 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
         node.join_kind.value, lkeys, rkeys, len(lnames), len(rnames), _arrow_schema(t, out),
         counted=t.physical[node.node_id].counted, residual=predicate, ttl_ms=(_ttl(t, node, 0), _ttl(t, node, 1)),
     )
-    packed = _packed(lpay, 0).unionByName(_packed(rpay, 1))
-    result = _run(t, node, packed, op, out)
+    if t.physical[node.node_id].jvm:
+        result = _join_on_jvm(t, node, op, out, (left, right), (ldf, rdf), (lkeys, rkeys))
+    else:
+        lpay = ldf.select(_bucket(t, _key_cols(ldf, left, lkeys, rdf, right, rkeys)), left.kind_column(), *[F.col(quote(c)) for c in left.columns])
+        rpay = rdf.select(_bucket(t, _key_cols(rdf, right, rkeys, ldf, left, lkeys)), right.kind_column(), *[F.col(quote(c)) for c in right.columns])
+        result = _run(t, node, _packed(lpay, 0).unionByName(_packed(rpay, 1)), op, out)
     return Rel(result, tuple(n for n, _ in fields), kind=kind)
+
+
+def _join_on_jvm(t: Translator, node: Join, op: Operator, out: StructType, rels: tuple[Rel, Rel],
+                 dfs: tuple[DataFrame, DataFrame], keys: tuple[list[int], list[int]]) -> DataFrame:
+    """``Join.java`` over both sides' rows in one input: the kind, the side, the join key (the
+    right side's cast to the left's types, which the planner made sure are the same), then the
+    left fields and the right ones, the other side's NULL."""
+    from pyspark.sql import functions as F
+
+    from sqlengine.changelog.join import Join as Op
+    from sqlengine.jvm import BuildFailed
+    from sqlengine.jvm.spark import join
+
+    assert isinstance(op, Op)
+    if op.residual is not None or any(op.ttls):  # the planner keeps these in Python
+        raise unreachable(node, "a join with a residual condition or under a state TTL planned on the JVM")
+    key_types = [dfs[0].schema[rels[0].columns[i]].dataType for i in keys[0]]
+    payloads = []
+    for side, (rel, df) in enumerate(zip(rels, dfs, strict=True)):
+        columns = [rel.kind_column().alias("_kind"), F.lit(side).alias("_side")]
+        columns += [F.col(quote(rel.columns[i])).cast(kt).alias(f"_k{n}") for n, (i, kt) in enumerate(zip(keys[side], key_types, strict=True))]
+        for s, (r, d) in enumerate(zip(rels, dfs, strict=True)):
+            columns += [(F.col(quote(c)) if s == side else F.lit(None).cast(d.schema[c].dataType)).alias(f"_{s}_{n}")
+                        for n, c in enumerate(r.columns)]
+        payloads.append(df.select(*columns))
+    try:
+        return join(t.spark, payloads[0].union(payloads[1]), op, len(key_types), out)
+    except BuildFailed as err:
+        raise PlanningError(str(err), node.origin) from None
 
 
 def translate_changelog_temporal_join(t: Translator, node: TemporalJoin) -> Rel:

@@ -1,7 +1,8 @@
 """Which changelog operators the planner runs on the JVM (planner.analysis.jvm_operators,
 sqlengine/jvm): a Top-N or ORDER BY ... LIMIT, with any strategy, ordered by plain values, and a
 group aggregation of counts, sums, averages and extremes without DISTINCT, a deduplication
-that is a changelog operator (under a TTL) by keys that are not floating, unless
+that is a changelog operator (under a TTL) by keys that are not floating, and a regular join on
+keys alone (no residual condition) of one type each, not floating, without a TTL, unless
 'sqlengine.changelog.jvm' is off; EXPLAIN says so, and a checkpoint of the other implementation
 is refused (the two keep their state in different layouts)."""
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from planner.analysis.physical import JVM_SETTING
+from planner.logical.joins import Join
 from planner.logical.visit import distinct_nodes
 from planner.resume import compare, job_print
 from tests.planner.helpers import explain, outcome
@@ -210,3 +212,39 @@ def test_a_deduplication_stays_in_python_when_the_jvm_is_off():
 def test_a_deduplication_without_a_ttl_is_sparks_own():
     physical = _dedup()
     assert not physical.changelog and not physical.jvm
+
+
+# -- regular joins ---------------------------------------------------------------------------
+
+COUNTS = "(SELECT item, bidder, score, COUNT(*) AS n FROM bids GROUP BY item, bidder, score)"
+
+
+def _join(on: str, kind: str = "LEFT", **settings: str):
+    ddl = DDL + "".join(f"SET '{k}' = '{v}';" for k, v in settings.items())
+    analysis = outcome(ddl, f"SELECT b.item, c.n FROM bids b {kind} JOIN {COUNTS} c ON {on};").analysis
+    assert analysis is not None and analysis.problems == ()
+    (node,) = [n for n in distinct_nodes(analysis.plans) if type(n) is Join]
+    physical = analysis.physical_of(node)
+    assert physical is not None and physical.changelog
+    return physical
+
+
+@pytest.mark.parametrize("kind", ["LEFT", "RIGHT", "FULL", "INNER"])
+@pytest.mark.parametrize("on", ["b.item = c.item", "b.bidder = c.bidder AND c.item = b.item", "TRUE"])
+def test_a_join_on_keys_alone_runs_on_the_jvm(kind, on):
+    physical = _join(on, kind)
+    assert physical.jvm and str(physical).startswith("changelog operator on the JVM (")
+
+
+@pytest.mark.parametrize("on", [
+    "b.item = c.item AND b.price > c.n",  # a residual condition: evaluated per pair of rows, in Python
+    "b.score = c.score",  # a floating key
+    "b.price = c.item",  # keys of two types (DECIMAL, BIGINT): Python compares 1 and 1.00 equal
+])
+def test_other_joins_stay_in_python(on):
+    assert not _join(on).jvm
+
+
+def test_a_join_under_a_ttl_stays_in_python():
+    assert not _join("b.item = c.item", **{"table.exec.state.ttl": "1 h"}).jvm
+    assert not _join("b.item = c.item", **{JVM_SETTING: "false"}).jvm
