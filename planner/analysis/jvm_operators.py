@@ -11,8 +11,9 @@ Python operator's changes, over the types where the two compare and compute valu
 - deduplication of an insert-only input (``Dedup.java``: keep first or last, on event or
   processing time, under a state TTL or not) by keys that are not floating;
 - a regular join (``Join.java``: INNER, LEFT, RIGHT, FULL, semi and anti, either input updating) on
-  the equality of keys alone (no residual condition), each key compared with one of the same type
-  that is not floating, and not under a state TTL;
+  the equality of keys (an inner join's further condition filters its output in Spark; another
+  kind's keeps it in Python), each key compared with one of the same type that is not floating,
+  and not under a state TTL;
 - window aggregation on processing time (``WindowAgg.java``: TUMBLE, HOP, CUMULATE, SESSION)
   with such calls and keys, unless its windows are on the wall clock of a zone whose offset
   changes (daylight saving time: a window's end is not its instant moved by one offset there, and
@@ -28,7 +29,7 @@ from sqlglot import exp
 from planner.binder.types import type_of
 from planner.logical import typing as T
 from planner.logical.evaluate import residual_condition
-from planner.logical.joins import Join
+from planner.logical.joins import Join, JoinKind
 from planner.logical.operators import Deduplicate, GroupAggregate, Node, Sort, TopN, WindowAggregate, window_time_field
 from planner.logical.specs import AggFunc
 from planner.time_zone import fixed_offset_ms
@@ -51,9 +52,11 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, t
         # timeouts, which a bounded job cannot run (its untouched groups would stay)
         return not ttl and _group_aggregate(node)
     if type(node) is Join:  # (not its interval and temporal kinds)
-        # under a TTL it stays in Python, as the aggregation does; a residual condition is
-        # evaluated there on each pair of rows
-        return not ttl and residual_condition(node) is None and _join_keys(node)
+        # under a TTL it stays in Python, as the aggregation does; so does an outer, semi or anti
+        # join with a condition beyond its keys: whether a row has a match depends on it, pair by
+        # pair (an inner join's rows are filtered by it after the join, as any filter)
+        residual = residual_condition(node)
+        return not ttl and (residual is None or node.join_kind == JoinKind.INNER) and _join_keys(node)
     if isinstance(node, WindowAggregate):
         return node.on_proctime and _group_aggregate(node) and _one_offset(node, time_zone)
     if isinstance(node, Deduplicate) and strategy is None:  # over changes it ranks: a Top-1 (TopN.java)

@@ -314,7 +314,9 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
     rkeys = [rnames.index(b) for _, b in node.equi_keys]
 
     residual = residual_condition(node)
-    predicate = compile_expression(residual, names) if residual is not None else None
+    on_jvm = t.physical[node.node_id].jvm
+    # (on the JVM an inner join's further condition filters its output, in Spark)
+    predicate = compile_expression(residual, names) if residual is not None and not on_jvm else None
     kind = t.fresh("kind")
     semi = node.join_kind in (JoinKind.SEMI, JoinKind.ANTI)
     fields = [(n, ldf.schema[c].dataType) for n, c in zip(lnames, left.columns, strict=True)]
@@ -325,8 +327,12 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
         node.join_kind.value, lkeys, rkeys, len(lnames), len(rnames), _arrow_schema(t, out),
         counted=t.physical[node.node_id].counted, residual=predicate, ttl_ms=(_ttl(t, node, 0), _ttl(t, node, 1)),
     )
-    if t.physical[node.node_id].jvm:
+    if on_jvm:
+        if residual is not None and node.join_kind != JoinKind.INNER:  # the planner keeps these in Python
+            raise unreachable(node, f"a {node.join_kind.value} join with a condition beyond its keys planned on the JVM")
         result = _join_on_jvm(t, node, op, out, (left, right), (ldf, rdf), (lkeys, rkeys))
+        if residual is not None:
+            result = result.filter(F.expr(t.join_exprs(node).sql(residual)))
     else:
         lpay = ldf.select(_bucket(t, _key_cols(ldf, left, lkeys, rdf, right, rkeys)), left.kind_column(), *[F.col(quote(c)) for c in left.columns])
         rpay = rdf.select(_bucket(t, _key_cols(rdf, right, rkeys, ldf, left, lkeys)), right.kind_column(), *[F.col(quote(c)) for c in right.columns])
@@ -346,8 +352,8 @@ def _join_on_jvm(t: Translator, node: Join, op: Operator, out: StructType, rels:
     from sqlengine.jvm.spark import join
 
     assert isinstance(op, Op)
-    if op.residual is not None or any(op.ttls):  # the planner keeps these in Python
-        raise unreachable(node, "a join with a residual condition or under a state TTL planned on the JVM")
+    if any(op.ttls):  # the planner keeps these in Python
+        raise unreachable(node, "a join under a state TTL planned on the JVM")
     key_types = [dfs[0].schema[rels[0].columns[i]].dataType for i in keys[0]]
     payloads = []
     for side, (rel, df) in enumerate(zip(rels, dfs, strict=True)):
@@ -390,7 +396,9 @@ def translate_changelog_temporal_join(t: Translator, node: TemporalJoin) -> Rel:
         return rel.df.select(_bucket(t, _key_cols(rel.df, rel, keys, other.df, other, other_keys)), rel.kind_column(), *cols)
 
     residual = residual_condition(node)
-    predicate = compile_expression(residual, names) if residual is not None else None
+    on_jvm = t.physical[node.node_id].jvm
+    # (on the JVM an inner join's further condition filters its output, in Spark)
+    predicate = compile_expression(residual, names) if residual is not None and not on_jvm else None
     kind = t.fresh("kind")
     fields = [(n, left.df.schema[c].dataType) for n, c in zip(lnames, left.columns, strict=True)]
     fields += [(n, right.df.schema[c].dataType) for n, c in zip(rnames, right.columns, strict=True)]

@@ -2,7 +2,7 @@
 sqlengine/jvm): a Top-N or ORDER BY ... LIMIT, with any strategy, ordered by plain values, and a
 group aggregation of counts, sums, averages and extremes without DISTINCT, a deduplication
 that is a changelog operator (under a TTL) by keys that are not floating, and a regular join on
-keys alone (no residual condition) of one type each, not floating, without a TTL, unless
+keys of one type each, not floating (an outer one without a further condition), without a TTL, unless
 'sqlengine.changelog.jvm' is off; EXPLAIN says so, and a checkpoint of the other implementation
 is refused (the two keep their state in different layouts)."""
 
@@ -236,8 +236,14 @@ def test_a_join_on_keys_alone_runs_on_the_jvm(kind, on):
     assert physical.jvm and str(physical).startswith("changelog operator on the JVM (")
 
 
+def test_an_inner_join_with_a_condition_beyond_its_keys_runs_on_the_jvm():
+    """Its output is filtered by the condition (an outer join's padding depends on it: Python)."""
+    assert _join("b.item = c.item AND b.price > c.n", "INNER").jvm
+    assert not _join("b.item = c.item AND b.price > c.n", "FULL").jvm
+
+
 @pytest.mark.parametrize("on", [
-    "b.item = c.item AND b.price > c.n",  # a residual condition: evaluated per pair of rows, in Python
+    "b.item = c.item AND b.price > c.n",  # a residual condition of a LEFT join: evaluated per pair of rows, in Python
     "b.score = c.score",  # a floating key
     "b.price = c.item",  # keys of two types (DECIMAL, BIGINT): Python compares 1 and 1.00 equal
 ])

@@ -1,7 +1,7 @@
 """The JVM regular join (sqlengine/jvm/Join.java) against the Python one
 (sqlengine/changelog/join.py) on the same input, micro-batch by micro-batch: the same changes
-(kinds and rows) and the same final table, for INNER, LEFT, RIGHT and FULL joins, semi and anti
-joins, over appends and over updates: matches that come and go again (an outer side's padded row
+(kinds and rows) and the same final table, for INNER (with a condition beyond its keys too), LEFT,
+RIGHT and FULL joins, semi and anti joins, over appends and over updates: matches that come and go again (an outer side's padded row
 retracted at its first match and emitted again after its last), rows held twice, NULL keys (they
 match nothing), keys of two columns, a join without keys. The final tables are also checked
 against the join computed here in plain Python."""
@@ -39,6 +39,9 @@ QUERIES = {
                                      f"(SELECT bidder, COUNT(*) AS n FROM bids GROUP BY bidder HAVING COUNT(*) < 3 AND bidder <> 'ann') f "
                                      "ON p.c = f.n",
     "inner join over updates": f"SELECT p.item, p.c, p.hi, b.bidder, b.price FROM {PER_ITEM} p JOIN bids b ON p.item = b.item",
+    # the condition beyond the key filters the join's output (its rows leave as the maximum rises)
+    "inner join with a further condition": f"SELECT p.item, p.hi, b.bidder, b.price FROM {PER_ITEM} p JOIN bids b "
+                                           "ON p.item = b.item AND b.price >= p.hi - 1",
     "keys of two columns": "SELECT a.item, a.bidder, a.k, b.price FROM (SELECT item, bidder, COUNT(*) AS k FROM bids GROUP BY item, bidder) a "
                            "LEFT JOIN bids b ON a.item = b.item AND a.bidder = b.bidder",
     "semi join": f"SELECT item, bidder, price FROM bids WHERE bidder IN (SELECT bidder FROM {FEW})",
