@@ -13,7 +13,7 @@ Python operator's changes, over the types where the two compare and compute valu
 - a regular join (``Join.java``: INNER, LEFT, RIGHT, FULL, semi and anti, either input updating) on
   the equality of keys (an inner join's further condition filters its output in Spark; another
   kind's keeps it in Python), each key compared with one of the same type that is not floating,
-  and not under a state TTL;
+  with at least one key, and not under a state TTL;
 - window aggregation on processing time (``WindowAgg.java``: TUMBLE, HOP, CUMULATE, SESSION)
   with such calls and keys, unless its windows are on the wall clock of a zone whose offset
   changes (daylight saving time: a window's end is not its instant moved by one offset there, and
@@ -55,8 +55,10 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, t
         # under a TTL it stays in Python, as the aggregation does; so does an outer, semi or anti
         # join with a condition beyond its keys: whether a row has a match depends on it, pair by
         # pair (an inner join's rows are filtered by it after the join, as any filter)
+        # Without keys every row is under one key, and Spark counts the JVM operator's state in
+        # keys: its growth would not show (the Python operator counts its rows), so it stays there.
         residual = residual_condition(node)
-        return not ttl and (residual is None or node.join_kind == JoinKind.INNER) and _join_keys(node)
+        return not ttl and bool(node.equi_keys) and (residual is None or node.join_kind == JoinKind.INNER) and _join_keys(node)
     if isinstance(node, WindowAggregate):
         return node.on_proctime and _group_aggregate(node) and _one_offset(node, time_zone)
     if isinstance(node, Deduplicate) and strategy is None:  # over changes it ranks: a Top-1 (TopN.java)
