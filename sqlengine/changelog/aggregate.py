@@ -32,7 +32,7 @@ from sqlengine.changelog.kinds import DELETE, INSERT, SIGN, UPDATE_AFTER, UPDATE
 from sqlengine.changelog.operator import Changes, Expiry, Operator
 from sqlengine.changelog.ordered import FirstLast, Lag, ListAgg
 from sqlengine.changelog.user_aggregate import UserAggregate
-from sqlengine.changelog.values import DECIMAL_CONTEXT, Typing, columns, freezer, same_row, thaw, value_key
+from sqlengine.changelog.values import DECIMAL_CONTEXT, NAN, Typing, columns, freezer, same_row, thaw, value_key
 from sqlengine.changelog.variance import FUNCTIONS as VARIANCE_FUNCTIONS
 from sqlengine.changelog.variance import Sums, Welford
 
@@ -57,17 +57,6 @@ class AggCallSpec:
     name: str = ""
     result: pa.DataType | None = None
     offset: int = 1  # LAG's: how many rows back
-
-
-class _NaN(float):
-    """The one NaN a multiset holds: a dict finds NaN keys by identity only (NaN equals nothing),
-    so every NaN becomes this object, which a pickled state gives back as itself."""
-
-    def __reduce__(self) -> str:
-        return "_NAN"  # the module's global of that name
-
-
-_NAN = _NaN("nan")
 
 
 class _CountStar(Accumulator):
@@ -167,7 +156,7 @@ class _Multiset(Accumulator):
                 return acc
         v = args[0] if len(args) == 1 else tuple(args)
         if isinstance(v, float) and v != v:  # NaN: one value, as Flink's map of values and Spark's DISTINCT take every NaN
-            v = _NAN
+            v = NAN
         n = acc.get(v, 0) + sign
         if n > 0:
             acc[v] = n

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 Row = tuple[Any, ...]
 Key = Callable[[Row], Any]
@@ -86,17 +87,32 @@ def value_key(t: pa.DataType) -> Callable[[Any], Any]:
     return lambda v: v
 
 
+class _NaN(float):
+    """The one NaN every value read becomes: NaN equals nothing, not even itself, so Python's
+    tuples and dicts find it by identity only, and a pickled state gives this object back as itself."""
+
+    def __reduce__(self) -> str:
+        return "NAN"  # the module's global of that name
+
+
+NAN = _NaN("nan")
+
+
+def _one_nan(v: Any) -> Any:
+    return NAN if v != v else v  # NaN is the one value that differs from itself
+
+
 def freezer(t: pa.DataType) -> Callable[[Any], Any] | None:
     """How a value of type ``t`` becomes hashable (lists and structs as tuples), or None when it
     already is."""
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        inner = freezer(t.value_type)
+        inner = _nested(t.value_type)
         if inner is None:
             return lambda v: None if v is None else tuple(v)
         return lambda v: None if v is None else tuple(inner(x) for x in v)
     if pa.types.is_struct(t):
         names = [t.field(i).name for i in range(t.num_fields)]
-        inners = [freezer(t.field(i).type) for i in range(t.num_fields)]
+        inners = [_nested(t.field(i).type) for i in range(t.num_fields)]
 
         def struct(v: Any) -> Any:
             if v is None:
@@ -107,6 +123,11 @@ def freezer(t: pa.DataType) -> Callable[[Any], Any] | None:
     if pa.types.is_map(t):
         return lambda v: None if v is None else tuple(v)
     return None
+
+
+def _nested(t: pa.DataType) -> Callable[[Any], Any] | None:
+    """How a value inside a list or struct is frozen: as at the top, a float's NaN made the one NaN."""
+    return _one_nan if pa.types.is_floating(t) else freezer(t)
 
 
 class _FrozenStruct(tuple[tuple[str, Any], ...]):
@@ -145,14 +166,20 @@ def same_row(a: Row, b: Row) -> bool:
 
 
 def columns(batch: pa.Table, start: int, stop: int | None = None) -> list[list[Any]]:
-    """The batch's columns from ``start`` as Python lists, made hashable where needed."""
+    """The batch's columns from ``start`` as Python lists, made hashable where needed, every NaN
+    the same object: Python finds a tuple or dict key by identity before ``==``, so a held row
+    holding a NaN is found again by its retraction, as Flink's binary rows (NaN equal to NaN) are."""
     out = []
     names = batch.schema.names
     for i in range(start, len(names) if stop is None else stop):
         col = batch.column(i)
         values = col.to_pylist()
         f = freezer(col.type)
-        out.append([f(v) for v in values] if f is not None else values)
+        if f is not None:
+            values = [f(v) for v in values]
+        elif pa.types.is_floating(col.type) and pc.any(pc.is_nan(col)).as_py():
+            values = [_one_nan(v) for v in values]
+        out.append(values)
     return out
 
 
