@@ -16,6 +16,7 @@ from planner.binder.expressions import (
     mark_user_aggregates,
     no_group_window_calls,
 )
+from planner.binder.join_filters import push_join_filters
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.named_windows import expand_named_windows
 from planner.binder.names import LEGACY_WINDOW_FUNCS, LEGACY_WINDOW_PROPS
@@ -133,7 +134,7 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
                     raise BindError("FOR SYSTEM_TIME AS OF takes a time column of the left table", item.temporal)
                 temporal = (t_expr.name, scope.by_internal[t_expr.name])
             fields = tuple(list(node.fields) + list(right.fields))
-            node = make_join(node, right, fields, kind, and_all(parts), self.windows, temporal, origin=j)
+            node = push_join_filters(make_join(node, right, fields, kind, and_all(parts), self.windows, temporal, origin=j))
             if ttl:
                 left_ttl = next((ttl[r.alias] for r in scope.relations[:-1] if r.alias in ttl), None)
                 right_ttl = ttl.get(scope.relations[-1].alias or "")

@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from planner.binder.base import BinderBase
 from planner.binder.expressions import ExprBinder, col, is_aggregate
+from planner.binder.join_filters import push_join_filters
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.scope import Relation, Scope
 from planner.logical.fields import Field, unique_names
@@ -86,7 +87,7 @@ class SubqueryMixin(BinderBase):
 
     def _semi_or_anti(self, node: Node, right: Node, cond: exp.Expr | None, negated: bool, origin: exp.Expr) -> Node:
         fields = tuple(list(node.fields) + list(right.fields))
-        join = make_join(node, right, fields, JoinKind.ANTI if negated else JoinKind.SEMI, cond, self.windows, origin=origin)
+        join = push_join_filters(make_join(node, right, fields, JoinKind.ANTI if negated else JoinKind.SEMI, cond, self.windows, origin=origin))
         # semi/anti joins output only the left side
         return Calc(node.fields, input=join, projections=tuple((f.name, col(f.name)) for f in node.fields))
 
