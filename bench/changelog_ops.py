@@ -116,6 +116,14 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
         "auction BIGINT, price BIGINT, seller BIGINT",
         "regular LEFT JOIN (changelog) vs inner join (native), no time bound",
     ),
+    "left_join_conditions": (
+        "SELECT B.auction, B.price, A.seller FROM bid B LEFT JOIN auction A "
+        "ON B.auction = A.id AND B.price > 1000 AND A.category = 10",
+        "auction BIGINT, price BIGINT, seller BIGINT",
+        "SELECT B.auction, B.price, A.seller FROM bid B JOIN auction A ON B.auction = A.id AND B.price > 1000 AND A.category = 10",
+        "auction BIGINT, price BIGINT, seller BIGINT",
+        "regular LEFT JOIN with a condition on each side's fields (changelog) vs the inner join (native)",
+    ),
 }
 
 

@@ -11,8 +11,9 @@ Python operator's changes, over the types where the two compare and compute valu
 - deduplication of an insert-only input (``Dedup.java``: keep first or last, on event or
   processing time, under a state TTL or not) by keys that are not floating;
 - a regular join (``Join.java``: INNER, LEFT, RIGHT, FULL, semi and anti, either input updating) on
-  the equality of keys (an inner join's further condition filters its output in Spark; another
-  kind's keeps it in Python), each key compared with one of the same type that is not floating,
+  the equality of keys (a condition on one side's fields only NULLs the key of a row that fails
+  it; an inner join's condition on both sides' fields filters its output in Spark, another kind's
+  keeps it in Python), each key compared with one of the same type that is not floating,
   with at least one key, and not under a state TTL;
 - window aggregation on processing time (``WindowAgg.java``: TUMBLE, HOP, CUMULATE, SESSION)
   with such calls and keys, unless its windows are on the wall clock of a zone whose offset
@@ -28,7 +29,7 @@ from sqlglot import exp
 
 from planner.binder.types import type_of
 from planner.logical import typing as T
-from planner.logical.evaluate import residual_condition
+from planner.logical.evaluate import one_sided_residual
 from planner.logical.joins import Join, JoinKind
 from planner.logical.operators import Deduplicate, GroupAggregate, Node, Sort, TopN, WindowAggregate, window_time_field
 from planner.logical.specs import AggFunc
@@ -53,12 +54,14 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, t
         return not ttl and _group_aggregate(node)
     if type(node) is Join:  # (not its interval and temporal kinds)
         # under a TTL it stays in Python, as the aggregation does; so does an outer, semi or anti
-        # join with a condition beyond its keys: whether a row has a match depends on it, pair by
-        # pair (an inner join's rows are filtered by it after the join, as any filter)
+        # join with a condition beyond its keys on both sides' fields: whether a row has a match
+        # depends on it, pair by pair (an inner join's rows are filtered by it after the join, as
+        # any filter). A condition on one side's fields only is that row's: one that fails it
+        # matches nothing, as a NULL key does (the JVM join gets it so).
         # Without keys every row is under one key, and Spark counts the JVM operator's state in
         # keys: its growth would not show (the Python operator counts its rows), so it stays there.
-        residual = residual_condition(node)
-        return not ttl and bool(node.equi_keys) and (residual is None or node.join_kind == JoinKind.INNER) and _join_keys(node)
+        both = one_sided_residual(node)[2]
+        return not ttl and bool(node.equi_keys) and (both is None or node.join_kind == JoinKind.INNER) and _join_keys(node)
     if isinstance(node, WindowAggregate):
         return node.on_proctime and _group_aggregate(node) and _one_offset(node, time_zone)
     if isinstance(node, Deduplicate) and strategy is None:  # over changes it ranks: a Top-1 (TopN.java)

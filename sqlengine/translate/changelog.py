@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from planner.analysis.versioned import versioned
 from planner.logical.changelog import Mode
-from planner.logical.evaluate import compile_expression, interval_residual, residual_condition
+from planner.logical.evaluate import compile_expression, interval_residual, one_sided_residual, residual_condition
 from planner.logical.joins import IntervalJoin, Join, JoinKind, TemporalJoin
 from planner.logical.operators import ChangelogNormalize, Deduplicate, Node, Sort, TopN
 from planner.problems import PlanningError
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import DataType, StructType
+    from sqlglot import exp
 
     from sqlengine.changelog.operator import Operator
 
@@ -328,11 +329,12 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
         counted=t.physical[node.node_id].counted, residual=predicate, ttl_ms=(_ttl(t, node, 0), _ttl(t, node, 1)),
     )
     if on_jvm:
-        if residual is not None and node.join_kind != JoinKind.INNER:  # the planner keeps these in Python
-            raise unreachable(node, f"a {node.join_kind.value} join with a condition beyond its keys planned on the JVM")
-        result = _join_on_jvm(t, node, op, out, (left, right), (ldf, rdf), (lkeys, rkeys))
-        if residual is not None:
-            result = result.filter(F.expr(t.join_exprs(node).sql(residual)))
+        *one_sided, both = one_sided_residual(node)
+        if both is not None and node.join_kind != JoinKind.INNER:  # the planner keeps these in Python
+            raise unreachable(node, f"a {node.join_kind.value} join with a condition on both sides' fields planned on the JVM")
+        result = _join_on_jvm(t, node, op, out, (left, right), (ldf, rdf), (lkeys, rkeys), (one_sided[0], one_sided[1]))
+        if both is not None:
+            result = result.filter(F.expr(t.join_exprs(node).sql(both)))
     else:
         lpay = ldf.select(_bucket(t, _key_cols(ldf, left, lkeys, rdf, right, rkeys)), left.kind_column(), *[F.col(quote(c)) for c in left.columns])
         rpay = rdf.select(_bucket(t, _key_cols(rdf, right, rkeys, ldf, left, lkeys)), right.kind_column(), *[F.col(quote(c)) for c in right.columns])
@@ -341,10 +343,12 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
 
 
 def _join_on_jvm(t: Translator, node: Join, op: Operator, out: StructType, rels: tuple[Rel, Rel],
-                 dfs: tuple[DataFrame, DataFrame], keys: tuple[list[int], list[int]]) -> DataFrame:
+                 dfs: tuple[DataFrame, DataFrame], keys: tuple[list[int], list[int]],
+                 conditions: tuple[exp.Expr | None, exp.Expr | None]) -> DataFrame:
     """``Join.java`` over both sides' rows in one input: the kind, the side, the join key (the
     right side's cast to the left's types, which the planner made sure are the same), then the
-    left fields and the right ones, the other side's NULL."""
+    left fields and the right ones, the other side's NULL. A row that fails its side's part of the
+    condition (``conditions``: on that side's fields only) gets a NULL key: it matches nothing."""
     from pyspark.sql import functions as F
 
     from sqlengine.changelog.join import Join as Op
@@ -355,10 +359,20 @@ def _join_on_jvm(t: Translator, node: Join, op: Operator, out: StructType, rels:
     if any(op.ttls):  # the planner keeps these in Python
         raise unreachable(node, "a join under a state TTL planned on the JVM")
     key_types = [dfs[0].schema[rels[0].columns[i]].dataType for i in keys[0]]
+    names = node.field_names()
+    side_names = (names[: len(node.left.fields)], names[len(node.left.fields) :])
+    exprs = t.join_exprs(node)
     payloads = []
     for side, (rel, df) in enumerate(zip(rels, dfs, strict=True)):
         columns = [rel.kind_column().alias("_kind"), F.lit(side).alias("_side")]
-        columns += [F.col(quote(rel.columns[i])).cast(kt).alias(f"_k{n}") for n, (i, kt) in enumerate(zip(keys[side], key_types, strict=True))]
+        key_cols = [F.col(quote(rel.columns[i])).cast(kt) for i, kt in zip(keys[side], key_types, strict=True)]
+        condition = conditions[side]
+        if condition is not None:
+            # the condition names the side's fields: a copy of each column under its field's name
+            df = df.select("*", *[F.col(quote(c)).alias(n) for c, n in zip(rel.columns, side_names[side], strict=True) if c != n])
+            ok = F.expr(exprs.sql(condition))
+            key_cols = [F.when(ok, k) for k in key_cols]
+        columns += [k.alias(f"_k{n}") for n, k in enumerate(key_cols)]
         for s, (r, d) in enumerate(zip(rels, dfs, strict=True)):
             columns += [(F.col(quote(c)) if s == side else F.lit(None).cast(d.schema[c].dataType)).alias(f"_{s}_{n}")
                         for n, c in enumerate(r.columns)]

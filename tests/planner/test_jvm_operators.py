@@ -2,7 +2,7 @@
 sqlengine/jvm): a Top-N or ORDER BY ... LIMIT, with any strategy, ordered by plain values, and a
 group aggregation of counts, sums, averages and extremes without DISTINCT, a deduplication
 that is a changelog operator (under a TTL) by keys that are not floating, and a regular join on
-keys of one type each, not floating (an outer one without a further condition), without a TTL, unless
+keys of one type each, not floating (an outer one without a condition on both sides' fields), without a TTL, unless
 'sqlengine.changelog.jvm' is off; EXPLAIN says so, and a checkpoint of the other implementation
 is refused (the two keep their state in different layouts)."""
 
@@ -240,6 +240,15 @@ def test_an_inner_join_with_a_condition_beyond_its_keys_runs_on_the_jvm():
     """Its output is filtered by the condition (an outer join's padding depends on it: Python)."""
     assert _join("b.item = c.item AND b.price > c.n", "INNER").jvm
     assert not _join("b.item = c.item AND b.price > c.n", "FULL").jvm
+
+
+@pytest.mark.parametrize("kind", ["LEFT", "RIGHT", "FULL"])
+@pytest.mark.parametrize("on", ["b.item = c.item AND b.price > 2", "b.item = c.item AND c.n < 3",
+                                "b.item = c.item AND b.price > 2 AND (c.n < 3 OR c.bidder = 'ann')"])
+def test_an_outer_join_with_conditions_on_one_side_s_fields_runs_on_the_jvm(kind, on):
+    """A row that fails its side's conjuncts matches nothing, as a NULL key: the JVM join gets
+    them so (the null-supplying side's are a filter on its input, as in Flink)."""
+    assert _join(on, kind).jvm
 
 
 @pytest.mark.parametrize("on", [
