@@ -4,7 +4,8 @@ INNER, LEFT, RIGHT and FULL OUTER without a time bound, and the semi and anti jo
 
 Inputs: the left rows and the right rows, each the row kind then the side's fields. The equality
 of keys (``equi``) finds the candidates; the rest of the condition (``residual``, evaluated by
-``planner.logical.evaluate``) decides which of them match. A NULL key matches nothing.
+``planner.logical.evaluate``) decides which of them match. A NULL key matches nothing: its row is
+emitted alone (an outer side's padded, an anti join's left) and not kept.
 
 State layout, per side and join key (``planner.analysis.state``: "every row of <side>", with the number
 of matches on an outer, semi or anti side): ``{row: held}``: each distinct row with how many
@@ -147,6 +148,10 @@ class Join(Operator):
         emit: Callable[[Row, int], None],
     ) -> None:
         jk = tuple(row[i] for i in self.keys[side])
+        if None in jk:  # no match ever: alone, padded, on a side that emits it so; not kept
+            if self._emits_padded(side):
+                emit(self._joined(side, row, None), sign)
+            return
         own, other = sides[side], sides[1 - side]
         expiry = expiries[side]
         entries = own.get(jk)
@@ -158,7 +163,7 @@ class Join(Operator):
             return  # the retraction of a row this side does not hold
         # the rows of the other side this row matches (a NULL key matches nothing)
         matches: list[tuple[Row, int]] = []
-        other_entries = other.get(jk) if None not in jk else None
+        other_entries = other.get(jk)
         if other_entries:
             other_expiry = expiries[1 - side]
             for o, o_held in other_entries.items():

@@ -32,7 +32,8 @@ import org.apache.spark.sql.types.StructType;
  * the job uses, and its rows never leave the JVM.
  *
  * <p>Input: the row kind, the side (0 left, 1 right), the join key's columns, the left fields,
- * then the right fields (the other side's NULL). A key with a NULL matches nothing. State per key:
+ * then the right fields (the other side's NULL). A key with a NULL matches nothing: its rows are
+ * emitted alone (an outer side's padded, an anti join's left) and not kept. State per key:
  * each side's distinct rows, each with how many copies the side holds and, on a counted side (an
  * outer side, the left of a semi or anti join), how many rows of the other side it matches (one
  * long: matches << 32 | count, as the Python operator keeps it). Output, +I and -D only: an
@@ -112,7 +113,9 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         for (int i = 0; i < key.length(); i++) if (key.isNullAt(i)) matchable = false;
         @SuppressWarnings("unchecked")
         Map<Held, Held>[] sides = new Map[] {new LinkedHashMap<Held, Held>(), new LinkedHashMap<Held, Held>()};
-        if (state.exists()) {
+        // a key with a NULL matches nothing: each row's output is its own (padded or none), so
+        // its rows are not kept (the key would hold every such row, read and written each batch)
+        if (matchable && state.exists()) {
             Row s = state.get();
             for (int side = 0; side < 2; side++) {
                 for (Row r : s.<Row>getList(side)) {
@@ -135,7 +138,9 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             one(side, r.getByte(0) == TopN.INSERT || r.getByte(0) == TopN.UPDATE_AFTER ? 1 : -1, RowFactory.create(v),
                 matchable, sides, net);
         }
-        if (sides[0].isEmpty() && sides[1].isEmpty()) {
+        if (!matchable) {
+            if (state.exists()) state.remove();  // (a checkpoint of an earlier build kept them)
+        } else if (sides[0].isEmpty() && sides[1].isEmpty()) {
             if (state.exists()) state.remove();
         } else {
             state.update(save(sides));
@@ -151,12 +156,16 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
     }
 
     private void one(int side, int sign, Row row, boolean matchable, Map<Held, Held>[] sides, Net net) {
+        if (!matchable) {  // no match ever: alone, padded, on a side that emits it so; not kept
+            if (emitsPadded(side)) net.emit(joined(side, row, null), sign);
+            return;
+        }
         Map<Held, Held> own = sides[side], other = sides[1 - side];
         Held probe = new Held(row, 0);
         Held held = own.get(probe);
         if (sign < 0 && held == null) return;  // the retraction of a row this side does not hold
         // (the other side's rows are only counted and updated below, never added or removed)
-        Collection<Held> matches = matchable ? other.values() : List.of();
+        Collection<Held> matches = other.values();
         long nMatches = 0;
         for (Held m : matches) nMatches += m.held & COUNT;
         boolean semiAnti = kind == SEMI || kind == ANTI;

@@ -432,6 +432,17 @@ def test_a_null_key_matches_nothing() -> None:
     assert out == []
 
 
+def test_a_row_with_a_null_key_is_emitted_alone_and_not_kept() -> None:
+    """It can never match: an outer side's row is padded as it comes and goes, and no side keeps it."""
+    op = join(LEFT)
+    state = op.new_state()
+    first = op.apply(state, [table(L, [(INSERT, (None, 1))]), table(R, [(INSERT, (None, 10))])], 0)
+    assert op.entries(state) == 0
+    assert [(KINDS[k], r) for k, r in zip(first.kinds, first.rows, strict=True)] == [("+I", (None, 1, None, None))]
+    out = run(op, [[table(L, [(INSERT, (None, 1))]), None], [table(L, [(DELETE, (None, 1))]), None]])
+    assert out == [("+I", (None, 1, None, None)), ("-D", (None, 1, None, None))]
+
+
 def test_a_row_holding_nan_is_found_by_its_retraction_in_a_later_batch() -> None:
     """Flink's binary rows equal NaN to NaN; in Python every NaN read is one object, which the
     pickled state gives back as itself, so the held row is found and its match retracted."""
