@@ -124,6 +124,13 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
         "auction BIGINT, price BIGINT, seller BIGINT",
         "regular LEFT JOIN with a condition on each side's fields (changelog) vs the inner join (native)",
     ),
+    "left_join_residual": (
+        "SELECT B.auction, B.price, A.seller FROM bid B LEFT JOIN auction A ON B.auction = A.id AND B.price > A.reserve",
+        "auction BIGINT, price BIGINT, seller BIGINT",
+        "SELECT B.auction, B.price, A.seller FROM bid B JOIN auction A ON B.auction = A.id AND B.price > A.reserve",
+        "auction BIGINT, price BIGINT, seller BIGINT",
+        "regular LEFT JOIN with a condition on both sides' fields (changelog) vs the inner join (native)",
+    ),
 }
 
 

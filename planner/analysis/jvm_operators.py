@@ -13,7 +13,8 @@ Python operator's changes, over the types where the two compare and compute valu
 - a regular join (``Join.java``: INNER, LEFT, RIGHT, FULL, semi and anti, either input updating) on
   the equality of keys (a condition on one side's fields only NULLs the key of a row that fails
   it; an inner join's condition on both sides' fields filters its output in Spark, another kind's
-  keeps it in Python), each key compared with one of the same type that is not floating,
+  decides its matches pair by pair in Spark's expressions, unless it calls a user-defined
+  function), each key compared with one of the same type that is not floating,
   with at least one key, and not under a state TTL;
 - window aggregation on processing time (``WindowAgg.java``: TUMBLE, HOP, CUMULATE, SESSION)
   with such calls and keys, unless its windows are on the wall clock of a zone whose offset
@@ -53,15 +54,17 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, t
         # timeouts, which a bounded job cannot run (its untouched groups would stay)
         return not ttl and _group_aggregate(node)
     if type(node) is Join:  # (not its interval and temporal kinds)
-        # under a TTL it stays in Python, as the aggregation does; so does an outer, semi or anti
-        # join with a condition beyond its keys on both sides' fields: whether a row has a match
-        # depends on it, pair by pair (an inner join's rows are filtered by it after the join, as
-        # any filter). A condition on one side's fields only is that row's: one that fails it
-        # matches nothing, as a NULL key does (the JVM join gets it so).
+        # under a TTL it stays in Python, as the aggregation does. A condition on one side's
+        # fields only is that row's: one that fails it matches nothing, as a NULL key does (the
+        # JVM join gets it so); one on both sides' fields filters an inner join's output, and
+        # decides another kind's matches pair by pair in Spark's expressions, unless it calls a
+        # user-defined function (a Python one runs only in Spark's Python runner: such a join
+        # stays in Python).
         # Without keys every row is under one key, and Spark counts the JVM operator's state in
         # keys: its growth would not show (the Python operator counts its rows), so it stays there.
         both = one_sided_residual(node)[2]
-        return not ttl and bool(node.equi_keys) and (both is None or node.join_kind == JoinKind.INNER) and _join_keys(node)
+        calls_python = both is not None and node.join_kind != JoinKind.INNER and calls_user_function(both)
+        return not ttl and bool(node.equi_keys) and not calls_python and _join_keys(node)
     if isinstance(node, WindowAggregate):
         return node.on_proctime and _group_aggregate(node) and _one_offset(node, time_zone)
     if isinstance(node, Deduplicate) and strategy is None:  # over changes it ranks: a Top-1 (TopN.java)
@@ -87,6 +90,11 @@ def _keys(node: Node, keys: tuple[str, ...]) -> bool:
     """Keys Spark's grouping and Python's dict tell apart alike (not floating: -0.0, NaN)."""
     fields = {f.name: f for f in node.inputs[0].fields}
     return all(k in fields and T.is_type(fields[k].type, *_KEYS) for k in keys)
+
+
+def calls_user_function(e: exp.Expr) -> bool:
+    """Whether ``e`` calls a user-defined function (which the Java operators cannot evaluate)."""
+    return any(isinstance(n, exp.Anonymous) and n.meta.get("user_function") is not None for n in e.walk())
 
 
 def _join_keys(node: Join) -> bool:

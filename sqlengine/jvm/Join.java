@@ -11,6 +11,12 @@ import java.util.Map;
 import java.util.Objects;
 
 import org.apache.spark.api.java.function.FlatMapGroupsWithStateFunction;
+import org.apache.spark.sql.catalyst.CatalystTypeConverters$;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.BasePredicate;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Predicate$;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -25,9 +31,10 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * A regular join over changelogs on the equality of its keys alone (INNER, LEFT, RIGHT, FULL, and
- * the semi and anti joins of IN and NOT IN), either input updating, as sqlengine/changelog/join.py
- * computes it without a residual condition or a TTL (the same changes, batch by batch), on
+ * A regular join over changelogs on the equality of its keys (INNER, LEFT, RIGHT, FULL, and the
+ * semi and anti joins of IN and NOT IN), either input updating, as sqlengine/changelog/join.py
+ * computes it without a TTL (the same changes, batch by batch; a further condition on both sides'
+ * fields decides which candidate pairs match, evaluated by Spark's own expressions), on
  * Spark's flatMapGroupsWithState: its state is one value per join key in whichever state store
  * the job uses, and its rows never leave the JVM.
  *
@@ -51,12 +58,38 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
     private final int keys;              // the key's columns
     private final int[] widths;          // each side's fields
     private final boolean[] counted;     // the sides that count their matches
+    // the condition beyond the keys on both sides' fields (null: none), resolved by Spark's
+    // analyzer over a pair of rows (the left fields, then the right ones: ``pair``), evaluated per
+    // candidate pair as the Python operator's residual is; built into a predicate per task
+    private final Expression residual;
+    private final scala.collection.immutable.Seq<Attribute> pair;
+    private final StructType pairType;
+    private transient BasePredicate predicate;
+    private transient scala.Function1<Object, Object> toCatalyst;
 
-    Join(int kind, int keys, int[] widths, boolean[] counted) {
+    Join(int kind, int keys, int[] widths, boolean[] counted, Expression residual,
+         scala.collection.immutable.Seq<Attribute> pair, StructType pairType) {
         this.kind = kind;
         this.keys = keys;
         this.widths = widths;
         this.counted = counted;
+        this.residual = residual;
+        this.pair = pair;
+        this.pairType = pairType;
+    }
+
+    /** Whether {@code row} (of {@code side}) and {@code other} (of the other side) meet the residual. */
+    private boolean meets(int side, Row row, Row other) {
+        if (predicate == null) {
+            predicate = Predicate$.MODULE$.create(residual, pair);
+            predicate.initialize(0);
+            toCatalyst = CatalystTypeConverters$.MODULE$.createToCatalystConverter(pairType);
+        }
+        Object[] v = new Object[widths[0] + widths[1]];
+        Row left = side == 0 ? row : other, right = side == 0 ? other : row;
+        for (int i = 0; i < widths[0]; i++) v[i] = left.get(i);
+        for (int i = 0; i < widths[1]; i++) v[widths[0] + i] = right.get(i);
+        return predicate.eval((InternalRow) toCatalyst.apply(RowFactory.create(v)));
     }
 
     /** A held row with Flink's equality (field by field, bytes by content, NaN equal to NaN). */
@@ -166,6 +199,11 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         if (sign < 0 && held == null) return;  // the retraction of a row this side does not hold
         // (the other side's rows are only counted and updated below, never added or removed)
         Collection<Held> matches = other.values();
+        if (residual != null && !matches.isEmpty()) {
+            List<Held> meeting = new ArrayList<>();
+            for (Held m : matches) if (meets(side, row, m.row)) meeting.add(m);
+            matches = meeting;
+        }
         long nMatches = 0;
         for (Held m : matches) nMatches += m.held & COUNT;
         boolean semiAnti = kind == SEMI || kind == ANTI;
@@ -244,7 +282,8 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
      * StructType as JSON: the kind, then the output fields) says.
      */
     public static Dataset<Row> apply(Dataset<Row> input, int kind, int keys, int leftWidth, boolean countsLeft,
-                                     boolean countsRight, String outJson) {
+                                     boolean countsRight, String outJson, Expression residual,
+                                     scala.collection.immutable.Seq<Attribute> pair, String pairJson) {
         StructField[] in = input.schema().fields();
         StructField[] fields = Arrays.copyOfRange(in, 1, in.length);
         int from = 2 + keys;
@@ -264,7 +303,8 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         StructType out = (StructType) DataType.fromJson(outJson);
         int[] widths = {leftWidth, in.length - from - leftWidth};
         return TopN.byKeys(input, fields, keyCols)
-            .flatMapGroupsWithState(new Join(kind, keys, widths, new boolean[] {countsLeft, countsRight}),
+            .flatMapGroupsWithState(new Join(kind, keys, widths, new boolean[] {countsLeft, countsRight}, residual, pair,
+                    residual == null ? null : (StructType) DataType.fromJson(pairJson)),
                 OutputMode.Append(), Encoders.row(DataTypes.createStructType(state)), Encoders.row(out),
                 GroupStateTimeout.NoTimeout());
     }

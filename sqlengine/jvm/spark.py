@@ -69,14 +69,27 @@ def deduplicate(spark: SparkSession, payload: DataFrame, op: Deduplicate, out: S
 JOIN_KINDS = ("INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI")  # Join.java's numbering
 
 
-def join(spark: SparkSession, payload: DataFrame, op: Join, keys: int, out: StructType) -> DataFrame:
+def join(spark: SparkSession, payload: DataFrame, op: Join, keys: int, out: StructType,
+         residual: str | None = None, names: Sequence[str] = ()) -> DataFrame:
     """``Join.java`` over ``payload`` (the kind, the side, ``keys`` key columns, the left fields,
-    then the right ones), set up as the Python operator ``op`` is (without a residual condition
-    or a TTL): its changes, the kind first, as ``out``."""
+    then the right ones), set up as the Python operator ``op`` is (without a TTL): its changes,
+    the kind first, as ``out``. ``residual``: Spark SQL over a pair of rows whose fields are
+    ``names`` (the left's, then the right's), which a candidate pair must meet to match."""
     from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructField, StructType
 
     ops = _load(spark)
-    jdf = ops.Join.apply(payload._jdf, JOIN_KINDS.index(op.kind), keys, op.widths[0], *op.counted, out.json())
+    expr = attributes = pair_json = None
+    if residual is not None:
+        # Spark's analyzer resolves the condition over the pair's fields; Join.java binds and
+        # evaluates it (its codegen'd predicate) per candidate pair
+        fields = payload.schema.fields[2 + keys :]
+        pair = StructType([StructField(n, f.dataType, True) for n, f in zip(names, fields, strict=True)])
+        plan = spark.createDataFrame([], pair).select(F.expr(residual).alias("c"))._jdf.queryExecution().analyzed()
+        expr, attributes, pair_json = plan.projectList().apply(0).child(), plan.child().output(), pair.json()
+    jdf = ops.Join.apply(payload._jdf, JOIN_KINDS.index(op.kind), keys, op.widths[0], *op.counted, out.json(),
+                         expr, attributes, pair_json)
     return DataFrame(jdf, spark)
 
 

@@ -330,10 +330,12 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
     )
     if on_jvm:
         *one_sided, both = one_sided_residual(node)
-        if both is not None and node.join_kind != JoinKind.INNER:  # the planner keeps these in Python
-            raise unreachable(node, f"a {node.join_kind.value} join with a condition on both sides' fields planned on the JVM")
-        result = _join_on_jvm(t, node, op, out, (left, right), (ldf, rdf), (lkeys, rkeys), (one_sided[0], one_sided[1]))
-        if both is not None:
+        # a condition on both sides' fields: an inner join's filters its output (Spark's codegen,
+        # batch-wide); another kind's decides per pair whether a row has a match, in Join.java
+        inner = node.join_kind == JoinKind.INNER
+        pairs = t.join_exprs(node).sql(both) if both is not None and not inner else None
+        result = _join_on_jvm(t, node, op, out, (left, right), (ldf, rdf), (lkeys, rkeys), (one_sided[0], one_sided[1]), pairs)
+        if both is not None and inner:
             result = result.filter(F.expr(t.join_exprs(node).sql(both)))
     else:
         lpay = ldf.select(_bucket(t, _key_cols(ldf, left, lkeys, rdf, right, rkeys)), left.kind_column(), *[F.col(quote(c)) for c in left.columns])
@@ -344,11 +346,12 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
 
 def _join_on_jvm(t: Translator, node: Join, op: Operator, out: StructType, rels: tuple[Rel, Rel],
                  dfs: tuple[DataFrame, DataFrame], keys: tuple[list[int], list[int]],
-                 conditions: tuple[exp.Expr | None, exp.Expr | None]) -> DataFrame:
+                 conditions: tuple[exp.Expr | None, exp.Expr | None], pairs: str | None) -> DataFrame:
     """``Join.java`` over both sides' rows in one input: the kind, the side, the join key (the
     right side's cast to the left's types, which the planner made sure are the same), then the
     left fields and the right ones, the other side's NULL. A row that fails its side's part of the
-    condition (``conditions``: on that side's fields only) gets a NULL key: it matches nothing."""
+    condition (``conditions``: on that side's fields only) gets a NULL key: it matches nothing.
+    ``pairs``: the part on both sides' fields, as Spark SQL, which a pair must meet to match."""
     from pyspark.sql import functions as F
 
     from sqlengine.changelog.join import Join as Op
@@ -378,7 +381,7 @@ def _join_on_jvm(t: Translator, node: Join, op: Operator, out: StructType, rels:
                         for n, c in enumerate(r.columns)]
         payloads.append(df.select(*columns))
     try:
-        return join(t.spark, payloads[0].union(payloads[1]), op, len(key_types), out)
+        return join(t.spark, payloads[0].union(payloads[1]), op, len(key_types), out, pairs, names)
     except BuildFailed as err:
         raise PlanningError(str(err), node.origin) from None
 

@@ -1,7 +1,7 @@
 """The JVM regular join (sqlengine/jvm/Join.java) against the Python one
 (sqlengine/changelog/join.py) on the same input, micro-batch by micro-batch: the same changes
 (kinds and rows) and the same final table, for INNER (with a condition beyond its keys too), LEFT,
-RIGHT and FULL joins (with conditions on one side's fields too), semi and anti joins, over appends and over updates: matches that come and go again (an outer side's padded row
+RIGHT and FULL joins (with conditions on one side's fields and on both sides' too), semi and anti joins, over appends and over updates: matches that come and go again (an outer side's padded row
 retracted at its first match and emitted again after its last), rows held twice, NULL keys (they
 match nothing), keys of two columns. (A join without keys stays in Python: Spark would count its
 state as one key.) The final tables are also checked
@@ -51,6 +51,16 @@ QUERIES = {
                                                "ON b.bidder = f.bidder AND b.price > 2 AND f.n < 2",
     "full join with a condition on each side": f"SELECT p.item, p.c, p.hi, f.bidder, f.n FROM {PER_ITEM} p FULL JOIN {FEW} f "
                                                "ON p.c = f.n AND p.hi > 6 AND f.bidder <> 'cy'",
+    # conditions on both sides' fields: they decide per candidate pair whether it matches (Spark's
+    # expressions on the JVM, planner.logical.evaluate in Python)
+    "left join with a condition on both sides": f"SELECT b.item, b.bidder, b.price, f.n FROM bids b LEFT JOIN {FEW} f "
+                                                "ON b.bidder = f.bidder AND b.price > f.n * 2",
+    "full join with a condition on both sides": f"SELECT p.item, p.c, p.hi, f.bidder, f.n FROM {PER_ITEM} p FULL JOIN {FEW} f "
+                                                "ON p.c = f.n AND ABS(p.hi - f.n) < 6",
+    "semi join with a condition on both sides": f"SELECT item, bidder, price FROM bids b WHERE EXISTS "
+                                                f"(SELECT 1 FROM {FEW} f WHERE f.bidder = b.bidder AND f.n * 3 > b.price)",
+    "anti join with a condition on both sides": f"SELECT item, bidder, price FROM bids b WHERE NOT EXISTS "
+                                                f"(SELECT 1 FROM {FEW} f WHERE f.bidder = b.bidder AND f.n * 3 > b.price)",
     "semi join": f"SELECT item, bidder, price FROM bids WHERE bidder IN (SELECT bidder FROM {FEW})",
     # a bidder's second bid makes it many: its earlier bids leave the anti join
     "anti join": f"SELECT item, bidder, price FROM bids b WHERE NOT EXISTS (SELECT 1 FROM {MANY} m WHERE m.bidder = b.bidder)",

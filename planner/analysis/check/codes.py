@@ -114,8 +114,10 @@ MESSAGES: dict[Code, str] = {
         "aggregate functions and Python aggregate functions can"
     ),
     Code.JOIN_CONDITION: (
-        "the condition `{expression}` of a {join} join cannot be evaluated by sqlengine's changelog join yet "
-        "(comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN, IN, ABS, COALESCE, CASE and IF can)"
+        "the condition `{expression}` of a {join} join cannot be evaluated by sqlengine's Python changelog join yet "
+        "(comparisons, arithmetic, AND/OR/NOT, IS NULL, BETWEEN, IN, ABS, COALESCE, CASE and IF can; the JVM join, "
+        "which runs a regular join on keys of one type each, not floating, without a state TTL, takes any "
+        "condition but a user-defined function's call)"
     ),
     Code.DEDUP_PROCTIME_CHANGES: (
         "deduplication on processing time over an updating input has no meaning: a retraction has no arrival "

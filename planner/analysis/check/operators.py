@@ -14,6 +14,7 @@ from sqlglot import exp
 from catalog.connectors import spec_of
 from planner.analysis.check.codes import Code
 from planner.analysis.check.problem import Problem, problem
+from planner.analysis.jvm_operators import calls_user_function
 from planner.analysis.lineage import Lineage
 from planner.analysis.physical import Physical, Why, after_release, carries_kinds, user_aggregate, window_operator
 from planner.analysis.properties import NodeProps
@@ -420,9 +421,13 @@ def check_interval_join(node: IntervalJoin, ctx: Context) -> list[Problem]:
 def check_join(node: Join, ctx: Context) -> list[Problem]:
     if not ctx.changelog(node) or node.join_kind == JoinKind.INNER or node.condition is None:
         return []
-    # an outer, semi or anti join decides per pair of rows whether they match (the part of the
-    # condition that is not an equality of keys is evaluated in Python, by planner.logical.evaluate)
+    # an outer, semi or anti join decides per pair of rows whether they match: the part of the
+    # condition that is not an equality of keys is evaluated in Python (planner.logical.evaluate),
+    # or on the JVM by Spark's own expressions, which take any but a user-defined function's call
     residual = residual_condition(node)
+    physical = ctx.physical.get(node.node_id)
+    if residual is not None and physical is not None and physical.jvm and not calls_user_function(residual):
+        return []
     bad = unsupported(residual, node.fields) if residual is not None else None
     if bad is not None:
         return [problem(Code.JOIN_CONDITION, node, expression=bad, join=node.join_kind.value)]
