@@ -82,11 +82,13 @@ def join(spark: SparkSession, payload: DataFrame, op: Join, keys: int, out: Stru
     ops = _load(spark)
     expr = attributes = pair_json = None
     if residual is not None:
-        # Spark's analyzer resolves the condition over the pair's fields; Join.java binds and
-        # evaluates it (its codegen'd predicate) per candidate pair
+        # Spark's analyzer resolves the condition over the pair's fields (the payload's, under
+        # their names: nothing runs, and no other session becomes the active one, as with
+        # createDataFrame); Join.java binds and evaluates it (its codegen'd predicate) per pair
         fields = payload.schema.fields[2 + keys :]
         pair = StructType([StructField(n, f.dataType, True) for n, f in zip(names, fields, strict=True)])
-        plan = spark.createDataFrame([], pair).select(F.expr(residual).alias("c"))._jdf.queryExecution().analyzed()
+        named = payload.select(*[F.col(f.name).alias(n) for n, f in zip(names, fields, strict=True)])
+        plan = named.select(F.expr(residual).alias("c"))._jdf.queryExecution().analyzed()
         expr, attributes, pair_json = plan.projectList().apply(0).child(), plan.child().output(), pair.json()
     jdf = ops.Join.apply(payload._jdf, JOIN_KINDS.index(op.kind), keys, op.widths[0], *op.counted, out.json(),
                          expr, attributes, pair_json)
