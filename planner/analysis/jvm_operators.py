@@ -30,7 +30,7 @@ from sqlglot import exp
 
 from planner.binder.types import type_of
 from planner.logical import typing as T
-from planner.logical.evaluate import one_sided_residual
+from planner.logical.evaluate import one_sided_residual, residual_condition
 from planner.logical.joins import Join, JoinKind
 from planner.logical.operators import Deduplicate, GroupAggregate, Node, Sort, TopN, WindowAggregate, window_time_field
 from planner.logical.specs import AggFunc
@@ -62,7 +62,7 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, t
         # stays in Python).
         # Without keys every row is under one key, and Spark counts the JVM operator's state in
         # keys: its growth would not show (the Python operator counts its rows), so it stays there.
-        both = one_sided_residual(node)[2]
+        both = one_sided_residual(node, residual_condition(node))[2]
         calls_python = both is not None and node.join_kind != JoinKind.INNER and calls_user_function(both)
         return not ttl and bool(node.equi_keys) and not calls_python and _join_keys(node)
     if isinstance(node, WindowAggregate):

@@ -17,10 +17,9 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from planner.binder.expressions import col, is_aggregate
+from planner.binder.filters import filtered, nests_query_or_aggregate
 from planner.binder.joins import and_all, columns_of, conjuncts
 from planner.logical.joins import Join, JoinKind
-from planner.logical.operators import Calc, Node
 from planner.logical.walk import find_all
 
 # functions whose result differs call by call: evaluated per pair of rows, not once per row (Flink
@@ -32,21 +31,10 @@ _PUSH_RIGHT = {JoinKind.INNER, JoinKind.LEFT, JoinKind.SEMI, JoinKind.ANTI}
 
 
 def _movable(c: exp.Expr) -> bool:
-    for n in find_all(c, exp.Expr):
-        if isinstance(n, (exp.Subquery, exp.Select, exp.Exists)) or is_aggregate(n):
-            return False
-        if isinstance(n, exp.Func):
-            name = n.name if isinstance(n, exp.Anonymous) else n.sql_name()
-            if name.upper() in _NONDETERMINISTIC:
-                return False
-    return True
-
-
-def _filtered(node: Node, conds: list[exp.Expr]) -> Node:
-    if not conds:
-        return node
-    # a filter over the input as it is (simplify merges it with a projection below)
-    return Calc(node.fields, input=node, projections=tuple((f.name, col(f.name)) for f in node.fields), condition=and_all(conds))
+    if nests_query_or_aggregate(c):
+        return False
+    names = (n.name if isinstance(n, exp.Anonymous) else n.sql_name() for n in find_all(c, exp.Func))
+    return not any(name.upper() in _NONDETERMINISTIC for name in names)
 
 
 def push_join_filters(join: Join) -> Join:
@@ -71,5 +59,5 @@ def push_join_filters(join: Join) -> Join:
     if not to_left and not to_right:
         return join
     return replace(
-        join, left=_filtered(join.left, to_left), right=_filtered(join.right, to_right), condition=and_all(keep),
+        join, left=filtered(join.left, to_left), right=filtered(join.right, to_right), condition=and_all(keep),
     )

@@ -16,6 +16,7 @@ from planner.binder.expressions import (
     mark_user_aggregates,
     no_group_window_calls,
 )
+from planner.binder.filters import filtered, nests_query_or_aggregate
 from planner.binder.join_filters import push_join_filters
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.named_windows import expand_named_windows
@@ -155,7 +156,7 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
         binder = ExprBinder(single, self.user_function)
         keep, conds = [], []
         for c in parts:
-            if any(isinstance(n, (exp.Subquery, exp.Select, exp.Exists)) or is_aggregate(n) for n in find_all(c, exp.Expr)):
+            if nests_query_or_aggregate(c):
                 keep.append(c)
                 continue
             bound = self._try_bind(binder, c)
@@ -166,8 +167,7 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
                 pushed.append(c)
         if not conds:
             return node, parts
-        filtered = Calc(node.fields, input=node, projections=tuple((f.name, col(f.name)) for f in node.fields), condition=and_all(conds))
-        return filtered, keep
+        return filtered(node, conds), keep
 
     def _try_bind(self, binder: ExprBinder, c: exp.Expr) -> exp.Expr | None:
         try:
@@ -273,9 +273,7 @@ class SelectMixin(SubqueryMixin, OrderMixin, OverMixin, ScalarSubqueryMixin):
                 raise BindError("Aggregate functions are not allowed in WHERE; use HAVING", c)
             plain.append(bound)
         no_group_window_calls(plain)
-        if not plain:
-            return node
-        return Calc(node.fields, input=node, projections=tuple((f.name, col(f.name)) for f in node.fields), condition=and_all(plain), origin=sel.args.get("where"))
+        return filtered(node, plain, origin=sel.args.get("where"))
 
     def _expand_star(self, sel: exp.Select, scope: Scope) -> list[exp.Expr]:
         out: list[exp.Expr] = []

@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from planner.binder.base import BinderBase
 from planner.binder.expressions import ExprBinder, col, is_aggregate
+from planner.binder.filters import filtered
 from planner.binder.join_filters import push_join_filters
 from planner.binder.joins import and_all, columns_of, conjuncts, make_join
 from planner.binder.scope import Relation, Scope
@@ -63,8 +64,7 @@ class SubqueryMixin(BinderBase):
                 local.append(inner_binder.bind(c))
             except BindError:
                 correlated.append(c)
-        if local:
-            inner_node = Calc(inner_node.fields, input=inner_node, projections=tuple((f.name, col(f.name)) for f in inner_node.fields), condition=and_all(local))
+        inner_node = filtered(inner_node, local)
         # the subquery's columns under names the outer input does not use, both visible to the condition
         taken = [f.name for f in node.fields]
         internal = unique_names(taken + [f.name for f in inner_node.fields])[len(taken):]

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from planner.binder.joins import conjuncts
+from planner.binder.joins import and_all, conjuncts
 from planner.logical.fields import Field
 from planner.logical.joins import IntervalJoin, Join
 
@@ -59,30 +59,22 @@ def residual_condition(join: Join) -> exp.Expr | None:
             if (a, b) in keys or (b, a) in keys:
                 continue
         rest.append(c)
-    return _and(rest)
+    return and_all(rest)
 
 
-def one_sided_residual(join: Join) -> tuple[exp.Expr | None, exp.Expr | None, exp.Expr | None]:
-    """The residual's conjuncts on the left side's fields only, on the right's only, and the rest
-    (each None when there is none). A row that fails its side's conjuncts can match nothing, as
-    if its key were NULL, whatever the join's kind: the JVM join runs them so."""
+def one_sided_residual(join: Join, residual: exp.Expr | None) -> tuple[exp.Expr | None, exp.Expr | None, exp.Expr | None]:
+    """The conjuncts of the join's ``residual_condition`` on the left side's fields only, on the
+    right's only, and the rest (each None when there is none). A row that fails its side's
+    conjuncts can match nothing, as if its key were NULL, whatever the join's kind: the JVM join
+    runs them so."""
     width = len(join.left.fields)
     names = join.field_names()
     left, right = set(names[:width]), set(names[width:])
     out: tuple[list[exp.Expr], list[exp.Expr], list[exp.Expr]] = ([], [], [])
-    for c in conjuncts(residual_condition(join)):
+    for c in conjuncts(residual):
         used = {col.name for col in c.find_all(exp.Column)}
         out[0 if used and used <= left else 1 if used and used <= right else 2].append(c)
-    return _and(out[0]), _and(out[1]), _and(out[2])
-
-
-def _and(parts: list[exp.Expr]) -> exp.Expr | None:
-    if not parts:
-        return None
-    out = parts[0]
-    for c in parts[1:]:
-        out = exp.And(this=out, expression=c)
-    return out
+    return and_all(out[0]), and_all(out[1]), and_all(out[2])
 
 
 def interval_residual(join: IntervalJoin) -> exp.Expr | None:

@@ -329,14 +329,14 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
         counted=t.physical[node.node_id].counted, residual=predicate, ttl_ms=(_ttl(t, node, 0), _ttl(t, node, 1)),
     )
     if on_jvm:
-        *one_sided, both = one_sided_residual(node)
+        *one_sided, both = one_sided_residual(node, residual)
         # a condition on both sides' fields: an inner join's filters its output (Spark's codegen,
         # batch-wide); another kind's decides per pair whether a row has a match, in Join.java
         inner = node.join_kind == JoinKind.INNER
-        pairs = t.join_exprs(node).sql(both) if both is not None and not inner else None
-        result = _join_on_jvm(t, node, op, out, (left, right), (ldf, rdf), (lkeys, rkeys), (one_sided[0], one_sided[1]), pairs)
-        if both is not None and inner:
-            result = result.filter(F.expr(t.join_exprs(node).sql(both)))
+        both_sql = t.join_exprs(node).sql(both) if both is not None else None
+        result = _join_on_jvm(t, node, op, out, (left, right), (ldf, rdf), (lkeys, rkeys), (one_sided[0], one_sided[1]), None if inner else both_sql)
+        if both_sql is not None and inner:
+            result = result.filter(F.expr(both_sql))
     else:
         lpay = ldf.select(_bucket(t, _key_cols(ldf, left, lkeys, rdf, right, rkeys)), left.kind_column(), *[F.col(quote(c)) for c in left.columns])
         rpay = rdf.select(_bucket(t, _key_cols(rdf, right, rkeys, ldf, left, lkeys)), right.kind_column(), *[F.col(quote(c)) for c in right.columns])
