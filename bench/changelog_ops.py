@@ -131,6 +131,13 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
         "auction BIGINT, price BIGINT, seller BIGINT",
         "regular LEFT JOIN with a condition on both sides' fields (changelog) vs the inner join (native)",
     ),
+    "left_join_ttl": (
+        "SELECT /*+ STATE_TTL('B' = '1 h', 'A' = '1 h') */ B.auction, B.price, A.seller FROM bid B LEFT JOIN auction A ON B.auction = A.id",
+        "auction BIGINT, price BIGINT, seller BIGINT",
+        "SELECT B.auction, B.price, A.seller FROM bid B JOIN auction A ON B.auction = A.id",
+        "auction BIGINT, price BIGINT, seller BIGINT",
+        "regular LEFT JOIN under a state TTL of 1 h on both sides (changelog) vs the inner join (native)",
+    ),
 }
 
 

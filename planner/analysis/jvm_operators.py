@@ -54,7 +54,8 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, t
         # timeouts, which a bounded job cannot run (its untouched groups would stay)
         return not ttl and _group_aggregate(node)
     if type(node) is Join:  # (not its interval and temporal kinds)
-        # under a TTL it stays in Python, as the aggregation does. A condition on one side's
+        # Under a TTL too: an expired row is never matched again, whenever Spark releases it (on a
+        # timeout, or when its key is next touched in a bounded job). A condition on one side's
         # fields only is that row's: one that fails it matches nothing, as a NULL key does (the
         # JVM join gets it so); one on both sides' fields filters an inner join's output, and
         # decides another kind's matches pair by pair in Spark's expressions, unless it calls a
@@ -64,7 +65,7 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, t
         # keys: its growth would not show (the Python operator counts its rows), so it stays there.
         both = one_sided_residual(node, residual_condition(node))[2]
         calls_python = both is not None and node.join_kind != JoinKind.INNER and calls_user_function(both)
-        return not ttl and bool(node.equi_keys) and not calls_python and _join_keys(node)
+        return bool(node.equi_keys) and not calls_python and _join_keys(node)
     if isinstance(node, WindowAggregate):
         return node.on_proctime and _group_aggregate(node) and _one_offset(node, time_zone)
     if isinstance(node, Deduplicate) and strategy is None:  # over changes it ranks: a Top-1 (TopN.java)

@@ -33,17 +33,19 @@ import org.apache.spark.sql.types.StructType;
 /**
  * A regular join over changelogs on the equality of its keys (INNER, LEFT, RIGHT, FULL, and the
  * semi and anti joins of IN and NOT IN), either input updating, as sqlengine/changelog/join.py
- * computes it without a TTL (the same changes, batch by batch; a further condition on both sides'
- * fields decides which candidate pairs match, evaluated by Spark's own expressions), on
- * Spark's flatMapGroupsWithState: its state is one value per join key in whichever state store
- * the job uses, and its rows never leave the JVM.
+ * computes it (the same changes, batch by batch; a further condition on both sides' fields decides
+ * which candidate pairs match, evaluated by Spark's own expressions), on Spark's
+ * flatMapGroupsWithState: its state is one value per join key in whichever state store the job
+ * uses, and its rows never leave the JVM.
  *
  * <p>Input: the row kind, the side (0 left, 1 right), the join key's columns, the left fields,
  * then the right fields (the other side's NULL). A key with a NULL matches nothing: its rows are
  * emitted alone (an outer side's padded, an anti join's left) and not kept. State per key:
  * each side's distinct rows, each with how many copies the side holds and, on a counted side (an
  * outer side, the left of a semi or anti join), how many rows of the other side it matches (one
- * long: matches << 32 | count, as the Python operator keeps it). Output, +I and -D only: an
+ * long: matches << 32 | count, as the Python operator keeps it), and under a state TTL when it was
+ * last inserted: a row not inserted again for its side's TTL is gone, nothing retracted (as
+ * Flink's, and the Python operator's: the micro-batch's start is the clock). Output, +I and -D only: an
  * outer side's row without a match padded with NULLs, retracted at its first match and emitted
  * again when its last match leaves; a semi join's left row at its first match, an anti join's
  * while it has none. A key's changes of one micro-batch are netted, retractions first; its rows
@@ -58,6 +60,8 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
     private final int keys;              // the key's columns
     private final int[] widths;          // each side's fields
     private final boolean[] counted;     // the sides that count their matches
+    private final long[] ttls;           // each side's state TTL in ms (0: none)
+    private final boolean timeouts;      // expired rows released on Spark's processing-time timeouts
     // the condition beyond the keys on both sides' fields (null: none), resolved by Spark's
     // analyzer over a pair of rows (the left fields, then the right ones: ``pair``), evaluated per
     // candidate pair as the Python operator's residual is; built into a predicate per task
@@ -67,12 +71,14 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
     private transient BasePredicate predicate;
     private transient scala.Function1<Object, Object> toCatalyst;
 
-    Join(int kind, int keys, int[] widths, boolean[] counted, Expression residual,
+    Join(int kind, int keys, int[] widths, boolean[] counted, long[] ttls, boolean timeouts, Expression residual,
          scala.collection.immutable.Seq<Attribute> pair, StructType pairType) {
         this.kind = kind;
         this.keys = keys;
         this.widths = widths;
         this.counted = counted;
+        this.ttls = ttls;
+        this.timeouts = timeouts;
         this.residual = residual;
         this.pair = pair;
         this.pairType = pairType;
@@ -96,11 +102,13 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
     private static final class Held {
         final Row row;
         final int hash;
-        long held;  // matches << 32 | count
+        long held;     // matches << 32 | count
+        long written;  // when last inserted (under a TTL)
 
-        Held(Row row, long held) {
+        Held(Row row, long held, long written) {
             this.row = row;
             this.held = held;
+            this.written = written;
             int h = 1;
             for (int i = 0; i < row.length(); i++) {
                 Object v = row.get(i);
@@ -136,12 +144,13 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         final Map<Held, long[]> counts = new LinkedHashMap<>();
 
         void emit(Row row, long n) {
-            if (n != 0) counts.computeIfAbsent(new Held(row, 0), r -> new long[1])[0] += n;
+            if (n != 0) counts.computeIfAbsent(new Held(row, 0, 0), r -> new long[1])[0] += n;
         }
     }
 
     @Override
     public Iterator<Row> call(Row key, Iterator<Row> input, GroupState<Row> state) {
+        long now = ttled() ? state.getCurrentProcessingTimeMs() : 0;  // the micro-batch's start
         boolean matchable = true;  // a NULL in the key matches nothing
         for (int i = 0; i < key.length(); i++) if (key.isNullAt(i)) matchable = false;
         @SuppressWarnings("unchecked")
@@ -152,8 +161,9 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             Row s = state.get();
             for (int side = 0; side < 2; side++) {
                 for (Row r : s.<Row>getList(side)) {
-                    Held h = new Held(r.getStruct(0), r.getLong(1));
-                    sides[side].put(h, h);
+                    Held h = new Held(r.getStruct(0), r.getLong(1), ttled() ? r.getLong(2) : 0);
+                    // idle longer than its side's TTL: gone (never matched, nothing retracted)
+                    if (ttls[side] == 0 || now < h.written + ttls[side]) sides[side].put(h, h);
                 }
             }
         }
@@ -169,7 +179,7 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             int from = 2 + keys + (side == 0 ? 0 : widths[0]);
             for (int i = 0; i < v.length; i++) v[i] = r.get(from + i);
             one(side, r.getByte(0) == TopN.INSERT || r.getByte(0) == TopN.UPDATE_AFTER ? 1 : -1, RowFactory.create(v),
-                matchable, sides, net);
+                matchable, sides, net, now);
         }
         if (!matchable) {
             if (state.exists()) state.remove();  // (a checkpoint of an earlier build kept them)
@@ -177,6 +187,8 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             if (state.exists()) state.remove();
         } else {
             state.update(save(sides));
+            long first = firstExpiry(sides);
+            if (timeouts && first != Long.MAX_VALUE) state.setTimeoutDuration(Math.max(1, first - now));
         }
         List<Row> out = new ArrayList<>();
         for (Map.Entry<Held, long[]> e : net.counts.entrySet()) {  // retractions first: no negative count downstream
@@ -188,13 +200,13 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         return out.iterator();
     }
 
-    private void one(int side, int sign, Row row, boolean matchable, Map<Held, Held>[] sides, Net net) {
+    private void one(int side, int sign, Row row, boolean matchable, Map<Held, Held>[] sides, Net net, long now) {
         if (!matchable) {  // no match ever: alone, padded, on a side that emits it so; not kept
             if (emitsPadded(side)) net.emit(joined(side, row, null), sign);
             return;
         }
         Map<Held, Held> own = sides[side], other = sides[1 - side];
-        Held probe = new Held(row, 0);
+        Held probe = new Held(row, 0, now);
         Held held = own.get(probe);
         if (sign < 0 && held == null) return;  // the retraction of a row this side does not hold
         // (the other side's rows are only counted and updated below, never added or removed)
@@ -239,7 +251,22 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             own.put(held, held);
         }
         held.held += sign;
+        if (sign > 0) held.written = now;  // (a retraction leaves its TTL running)
         if ((held.held & COUNT) == 0) own.remove(held);  // no copy left
+    }
+
+    private boolean ttled() {
+        return ttls[0] > 0 || ttls[1] > 0;
+    }
+
+    /** When the first of the held rows under a TTL expires (Long.MAX_VALUE: none does). */
+    private long firstExpiry(Map<Held, Held>[] sides) {
+        long first = Long.MAX_VALUE;
+        for (int side = 0; side < 2; side++) {
+            if (ttls[side] == 0) continue;
+            for (Held h : sides[side].values()) first = Math.min(first, h.written + ttls[side]);
+        }
+        return first;
     }
 
     /** Whether a row of {@code side} without a match is in the output: an outer side, or the left of an anti join. */
@@ -264,11 +291,11 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         return RowFactory.create(v);
     }
 
-    private static Row save(Map<Held, Held>[] sides) {
+    private Row save(Map<Held, Held>[] sides) {
         Object[] out = new Object[2];
         for (int side = 0; side < 2; side++) {
             List<Row> rows = new ArrayList<>(sides[side].size());
-            for (Held h : sides[side].values()) rows.add(RowFactory.create(h.row, h.held));
+            for (Held h : sides[side].values()) rows.add(ttled() ? RowFactory.create(h.row, h.held, h.written) : RowFactory.create(h.row, h.held));
             out[side] = scala.jdk.javaapi.CollectionConverters.asScala(rows).toSeq();
         }
         return RowFactory.create(out);
@@ -279,11 +306,14 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
     /**
      * The operator over {@code input} (the kind, the side, {@code keys} key columns, the left
      * fields, the right fields: {@code leftWidth} of them): its changes, as {@code outJson} (a
-     * StructType as JSON: the kind, then the output fields) says.
+     * StructType as JSON: the kind, then the output fields) says. {@code leftTtl}, {@code
+     * rightTtl}: each side's state TTL in ms (0: none); {@code timeouts}: Spark's processing-time
+     * timeouts release the rows it expires (else a key's are released when it is next touched).
      */
     public static Dataset<Row> apply(Dataset<Row> input, int kind, int keys, int leftWidth, boolean countsLeft,
-                                     boolean countsRight, String outJson, Expression residual,
-                                     scala.collection.immutable.Seq<Attribute> pair, String pairJson) {
+                                     boolean countsRight, long leftTtl, long rightTtl, boolean timeouts, String outJson,
+                                     Expression residual, scala.collection.immutable.Seq<Attribute> pair,
+                                     String pairJson) {
         StructField[] in = input.schema().fields();
         StructField[] fields = Arrays.copyOfRange(in, 1, in.length);
         int from = 2 + keys;
@@ -291,11 +321,14 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
             DataTypes.createStructType(Arrays.copyOfRange(in, from, from + leftWidth)),
             DataTypes.createStructType(Arrays.copyOfRange(in, from + leftWidth, in.length)),
         };
+        boolean ttled = leftTtl > 0 || rightTtl > 0;
         StructField[] state = new StructField[2];
         for (int side = 0; side < 2; side++) {
-            StructType held = DataTypes.createStructType(List.of(
+            List<StructField> entry = new ArrayList<>(List.of(
                 DataTypes.createStructField("row", rows[side], false),
                 DataTypes.createStructField("held", DataTypes.LongType, false)));
+            if (ttled) entry.add(DataTypes.createStructField("written", DataTypes.LongType, false));
+            StructType held = DataTypes.createStructType(entry);
             state[side] = DataTypes.createStructField(side == 0 ? "left" : "right", ArrayType.apply(held, false), false);
         }
         int[] keyCols = new int[keys];
@@ -303,9 +336,10 @@ public final class Join implements FlatMapGroupsWithStateFunction<Row, Row, Row,
         StructType out = (StructType) DataType.fromJson(outJson);
         int[] widths = {leftWidth, in.length - from - leftWidth};
         return TopN.byKeys(input, fields, keyCols)
-            .flatMapGroupsWithState(new Join(kind, keys, widths, new boolean[] {countsLeft, countsRight}, residual, pair,
+            .flatMapGroupsWithState(new Join(kind, keys, widths, new boolean[] {countsLeft, countsRight},
+                    new long[] {leftTtl, rightTtl}, timeouts && ttled, residual, pair,
                     residual == null ? null : (StructType) DataType.fromJson(pairJson)),
                 OutputMode.Append(), Encoders.row(DataTypes.createStructType(state)), Encoders.row(out),
-                GroupStateTimeout.NoTimeout());
+                timeouts && ttled ? GroupStateTimeout.ProcessingTimeTimeout() : GroupStateTimeout.NoTimeout());
     }
 }

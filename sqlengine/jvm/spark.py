@@ -69,12 +69,14 @@ def deduplicate(spark: SparkSession, payload: DataFrame, op: Deduplicate, out: S
 JOIN_KINDS = ("INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI")  # Join.java's numbering
 
 
-def join(spark: SparkSession, payload: DataFrame, op: Join, keys: int, out: StructType,
+def join(spark: SparkSession, payload: DataFrame, op: Join, keys: int, out: StructType, timeouts: bool,
          residual: str | None = None, names: Sequence[str] = ()) -> DataFrame:
     """``Join.java`` over ``payload`` (the kind, the side, ``keys`` key columns, the left fields,
-    then the right ones), set up as the Python operator ``op`` is (without a TTL): its changes,
-    the kind first, as ``out``. ``residual``: Spark SQL over a pair of rows whose fields are
-    ``names`` (the left's, then the right's), which a candidate pair must meet to match."""
+    then the right ones), set up as the Python operator ``op`` is (its TTLs too): its changes, the
+    kind first, as ``out``. ``timeouts``: Spark's processing-time timeouts release the rows a TTL
+    expires (else a key's are released when it is next touched). ``residual``: Spark SQL over a
+    pair of rows whose fields are ``names`` (the left's, then the right's), which a candidate pair
+    must meet to match."""
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
     from pyspark.sql.types import StructField, StructType
@@ -90,8 +92,9 @@ def join(spark: SparkSession, payload: DataFrame, op: Join, keys: int, out: Stru
         named = payload.select(*[F.col(f.name).alias(n) for n, f in zip(names, fields, strict=True)])
         plan = named.select(F.expr(residual).alias("c"))._jdf.queryExecution().analyzed()
         expr, attributes, pair_json = plan.projectList().apply(0).child(), plan.child().output(), pair.json()
-    jdf = ops.Join.apply(payload._jdf, JOIN_KINDS.index(op.kind), keys, op.widths[0], *op.counted, out.json(),
-                         expr, attributes, pair_json)
+    ttls = [t or 0 for t in op.ttls]
+    jdf = ops.Join.apply(payload._jdf, JOIN_KINDS.index(op.kind), keys, op.widths[0], *op.counted, *ttls, timeouts,
+                         out.json(), expr, attributes, pair_json)
     return DataFrame(jdf, spark)
 
 

@@ -359,8 +359,11 @@ def _join_on_jvm(t: Translator, node: Join, op: Operator, out: StructType, rels:
     from sqlengine.jvm.spark import join
 
     assert isinstance(op, Op)
-    if any(op.ttls):  # the planner keeps these in Python
-        raise unreachable(node, "a join under a state TTL planned on the JVM")
+    # a TTL releases idle rows on Spark's processing-time timeouts, which make Spark run batches
+    # without input; a bounded job has none (a key's expired rows go when it is next touched)
+    timeouts = any(op.ttls) and not all(s.bounded for s in t.sources)
+    if timeouts:
+        t.processing_timers = True
     key_types = [dfs[0].schema[rels[0].columns[i]].dataType for i in keys[0]]
     names = node.field_names()
     side_names = (names[: len(node.left.fields)], names[len(node.left.fields) :])
@@ -381,7 +384,7 @@ def _join_on_jvm(t: Translator, node: Join, op: Operator, out: StructType, rels:
                         for n, c in enumerate(r.columns)]
         payloads.append(df.select(*columns))
     try:
-        return join(t.spark, payloads[0].union(payloads[1]), op, len(key_types), out, pairs, names)
+        return join(t.spark, payloads[0].union(payloads[1]), op, len(key_types), out, timeouts, pairs, names)
     except BuildFailed as err:
         raise PlanningError(str(err), node.origin) from None
 

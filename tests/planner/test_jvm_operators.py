@@ -273,6 +273,7 @@ def test_other_joins_stay_in_python(on):
     assert not _join(on, "INNER").jvm
 
 
-def test_a_join_under_a_ttl_stays_in_python():
-    assert not _join("b.item = c.item", **{"table.exec.state.ttl": "1 h"}).jvm
-    assert not _join("b.item = c.item", **{JVM_SETTING: "false"}).jvm
+@pytest.mark.parametrize("kind", ["LEFT", "INNER"])
+def test_a_join_under_a_ttl_runs_on_the_jvm(kind):
+    assert _join("b.item = c.item", kind, **{"table.exec.state.ttl": "1 h"}).jvm
+    assert not _join("b.item = c.item", kind, **{JVM_SETTING: "false"}).jvm

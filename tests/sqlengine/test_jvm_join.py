@@ -3,18 +3,22 @@
 (kinds and rows) and the same final table, for INNER (with a condition beyond its keys too), LEFT,
 RIGHT and FULL joins (with conditions on one side's fields and on both sides' too), semi and anti joins, over appends and over updates: matches that come and go again (an outer side's padded row
 retracted at its first match and emitted again after its last), rows held twice, NULL keys (they
-match nothing), keys of two columns. (A join without keys stays in Python: Spark would count its
-state as one key.) The final tables are also checked
-against the join computed here in plain Python."""
+match nothing), keys of two columns, under a state TTL that holds and one that expires between
+micro-batches (on both sides or one). (A join without keys stays in Python: Spark would count its
+state as one key.) The final tables are also checked against the join computed here in plain
+Python, and an unbounded job's expired rows are released on Spark's timeouts."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 import pytest
 
 from planner.analysis.physical import JVM_SETTING, Physical
 from planner.logical.joins import Join
+from planner.statements.script import parse_script
+from sqlengine.progress import JVM_KEYS
 from tests.sqlengine.jvm_runs import assert_same, bids, run
 
 pytestmark = pytest.mark.spark
@@ -74,21 +78,24 @@ def sql(spark, tmp_path_factory):
     return bids(spark, tmp_path_factory.mktemp("jvm-join"), BATCHES)
 
 
-def _joins(sql, query: str, jvm: bool) -> list[Physical]:
-    """How the plan runs its regular joins, the JVM operators on or off."""
+def _joins(sql, query: str, jvm: bool, ttl: str | None = None) -> list[Physical]:
+    """How the plan runs its regular joins, the JVM operators on or off (``ttl``: the state TTL)."""
     settings = sql.engine.planner.settings
     settings[JVM_SETTING] = "true" if jvm else "false"
+    if ttl:
+        settings["table.exec.state.ttl"] = ttl
     try:
         analysis = sql.outcome(query).analysis
     finally:
         settings.pop(JVM_SETTING, None)
+        settings.pop("table.exec.state.ttl", None)
     return [analysis.physical[n.node_id] for n in analysis.plans[0].walk() if type(n) is Join]
 
 
-def _run(sql, query: str, jvm: bool):
-    joins = _joins(sql, query, jvm)
+def _run(sql, query: str, jvm: bool, ttl: str | None = None):
+    joins = _joins(sql, query, jvm, ttl)
     assert joins and all(p.changelog and p.jvm == jvm for p in joins), joins
-    changes, final = run(sql, query, jvm)
+    changes, final = run(sql, query, jvm, ttl)
     return Counter(changes), final
 
 
@@ -129,3 +136,71 @@ def test_a_retracted_row_holding_nan_leaves_the_join(spark, tmp_path, jvm):
     changes, final = _run(sql, query, jvm)
     assert final == Counter({(1, "ann", 1.0): 1, (1, "cy", 1.0): 1, (2, "bob", 2.0): 1})
     assert any(c[:3] == ("-D", 1, "ann") and c[3] != c[3] for c in changes), "the NaN row was not retracted"
+
+
+UNDER_TTL = ["left join of appends with rows that come and go", "full join with a condition on both sides", "anti join"]
+
+
+@pytest.mark.parametrize("ttl", ["1 h", "1 ms"])
+@pytest.mark.parametrize("name", UNDER_TTL)
+def test_under_a_state_ttl_the_jvm_and_python_joins_emit_the_same_changes(sql, name, ttl):
+    """A TTL that holds changes nothing; one of 1 ms has expired every row (of the join, and of
+    the aggregation below it) by the next micro-batch: a row matches only its own batch's, the
+    retraction of an expired row is dropped, nothing is retracted for it. Both say so."""
+    query = QUERIES[name]
+    on_jvm, in_python = _run(sql, query, True, ttl), _run(sql, query, False, ttl)
+    assert_same(on_jvm, in_python)
+    if ttl == "1 h":
+        assert on_jvm == _run(sql, query, True)
+    else:
+        assert on_jvm[1] != _run(sql, query, True)[1], "nothing expired"
+
+
+def test_a_ttl_on_one_side_expires_only_that_sides_rows(sql):
+    """STATE_TTL on the right side only: its rows are gone by the next micro-batch, the left's stay.
+    A right row's retraction after it expired is dropped (its left rows keep their match), and a
+    right row that comes later matches the left rows of earlier batches."""
+    query = QUERIES["left join of appends with rows that come and go"].replace("SELECT ", "SELECT /*+ STATE_TTL('f' = '1 ms') */ ", 1)
+    on_jvm, in_python = _run(sql, query, True), _run(sql, query, False)
+    assert_same(on_jvm, in_python)
+    final, without_ttl = on_jvm[1], _run(sql, QUERIES["left join of appends with rows that come and go"], True)[1]
+    # cy's count of 1 (batch 1) leaves in batch 3 (its third bid): without a TTL cy's first bid is
+    # padded again; under it the retraction finds nothing held, and the match stays
+    assert without_ttl[(2, "cy", 1.0, None)] == 1 and final[(2, "cy", 1.0, 1)] == 1
+    # bob's count becomes 2 in batch 3: it matches bob's bid of batch 1, held on the left
+    assert final[(1, "bob", 5.0, 2)] == 1
+
+
+def test_an_unbounded_job_releases_expired_rows_on_spark_timeouts(sql):
+    """With a TTL of 1 s, every key of the JVM join holding rows is released about a second after
+    its last write, without input (Spark's processing-time timeouts), and nothing is retracted."""
+    engine = sql.engine
+    settings = engine.planner.settings
+    settings["table.exec.state.ttl"] = "1 s"
+    query = ("SELECT b.item, b.bidder, i.n FROM endless_bids b "
+             "LEFT JOIN (SELECT item, COUNT(*) AS n FROM endless_bids GROUP BY item) i ON b.item = i.item")
+    try:
+        (stmt,) = parse_script(query + ";").statements
+        outcome = engine.plan(stmt)
+        job = engine.start(outcome)
+    finally:
+        settings.pop("table.exec.state.ttl", None)
+    try:
+        joins = [outcome.analysis.physical[n.node_id] for n in outcome.analysis.plans[0].walk() if type(n) is Join]
+        assert [p.jvm for p in joins] == [True]
+
+        def join_keys() -> list[int]:
+            return [o.rows for s in job.history for o in s.operators if o.name == JVM_KEYS]
+
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and job.error_detail is None and not (join_keys() and join_keys()[-1] == 0):
+            time.sleep(0.2)
+        assert job.error_detail is None, job.error
+        held = join_keys()
+        assert max(held) == 5 and held[-1] == 0, held  # the 5 items' keys held, then all released
+        # every bid with its item's count (one micro-batch read them all), none retracted since
+        rows = [r for batch in BATCHES for r in batch]
+        counts = Counter(r[0] for r in rows)
+        assert Counter(job.result.rows()) == Counter((r[0], r[1], counts[r[0]]) for r in rows)
+    finally:
+        engine.stop_all()
