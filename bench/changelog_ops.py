@@ -1,7 +1,7 @@
 """Changelog operators against Spark's native operator of the nearest shape, on the same Nexmark
 bid stream, in one JVM, in the same run.
 
-    python bench/changelog_ops.py [--events 1000000] [--runs 3] [--set KEY=VALUE ...] [pair ...]
+    python bench/changelog_ops.py [--events 1000000] [--runs 3] [--set KEY=VALUE ...] [--unbounded] [pair ...]
 
 Each pair is a query that runs as a changelog operator (sqlengine's, in transformWithStateInPandas)
 and the nearest query Spark runs natively (e.g. Top-3 per auction vs Top-1 per auction), both
@@ -10,8 +10,10 @@ through sqlengine into a blackhole sink over a bounded stream of ``--events`` Ne
 changelog operators that have a JVM twin in Python). One
 warm-up run each, then ``--runs`` rounds, alternating which goes first; reported: the median
 events per second of each and their ratio (the target is 0.3 or more). Nexmark q4 and q19 (which
-run only as changelog operators) are reported on their own. ``--doc`` writes the table into
-docs/benchmarks.md between its changelog markers.
+run only as changelog operators) are reported on their own. ``--unbounded``: the source stays open
+after its events ('keep-alive'), so each job is unbounded, as a continuous query is (Spark's
+processing-time timeouts run, a state TTL releases idle keys on them), and is timed until it has
+read them all, then stopped.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
 from statistics import median
 
@@ -26,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from nexmark import _session, sqlengine_runner, statements_runner  # noqa: E402
+from nexmark import _ddl, _session, _variables, sqlengine_runner, statements_runner  # noqa: E402
 
 SINK = "CREATE TABLE discard ({columns}) WITH ('connector' = 'blackhole')"
 
@@ -155,9 +158,40 @@ VIEWS = (
 )
 
 
-def runner(spark, query: str, columns: str, events: int, work: Path, tag: str, settings: str = ""):
+def runner(spark, query: str, columns: str, events: int, work: Path, tag: str, settings: str = "", unbounded: bool = False):
     script = f"{settings}{FUNCTIONS}{VIEWS}{SINK.format(columns=columns)};\nINSERT INTO discard {query};"
+    if unbounded:
+        return unbounded_runner(spark, script, events, work / tag)
     return statements_runner(spark, script, events, 10_000, work / tag)
+
+
+def unbounded_runner(spark, script: str, events: int, work: Path):
+    """``once(i)``: as statements_runner, over a source that stays open after its ``events``: the
+    time until every read of it has delivered them (as the job's progress reports), then the job
+    is stopped."""
+    from planner.statements.script import parse_script
+    from sqlengine.engine import Engine
+
+    ddl = _ddl(events, 10_000).replace("'events.num' = '${EVENTS_NUM}',", "'events.num' = '${EVENTS_NUM}', 'keep-alive' = 'true',")
+    statements = parse_script(script).statements
+
+    def once(i: int) -> float:
+        engine = Engine(home=work / f"home{i}", spark=spark, variables=_variables(events, 10_000))
+        for stmt in parse_script(ddl).statements + statements[:-1]:
+            engine.plan(stmt)
+        t0 = time.perf_counter()
+        job = engine.start(engine.plan(statements[-1]))
+        try:
+            expected = events * sum(len(p.translated.sources) for p in job.pipelines)
+            while sum(s.input_rows for s in list(job.history)) < expected:
+                if job.error_detail is not None:
+                    raise RuntimeError(str(job.error_detail).splitlines()[0])
+                time.sleep(0.02)
+            return time.perf_counter() - t0
+        finally:
+            engine.stop_all()
+
+    return once
 
 
 def measure(spark, variants: dict, runs: int) -> dict[str, list[float]]:
@@ -184,6 +218,7 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a session setting for every run")
+    ap.add_argument("--unbounded", action="store_true", help="the pairs as unbounded jobs (the source stays open), timed until read through; q4 and q19 stay bounded")
     ap.add_argument("pairs", nargs="*", help=f"any of {', '.join(PAIRS)}, q4, q19 (default: all)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="changelog-bench-"))
@@ -197,8 +232,8 @@ def main() -> None:
             cq, cc, nq, nc, what = PAIRS[name]
             times = measure(
                 spark,
-                {"changelog": runner(spark, cq, cc, args.events, work, f"{name}-c", settings),
-                 "native": runner(spark, nq, nc, args.events, work, f"{name}-n", settings)},
+                {"changelog": runner(spark, cq, cc, args.events, work, f"{name}-c", settings, args.unbounded),
+                 "native": runner(spark, nq, nc, args.events, work, f"{name}-n", settings, args.unbounded)},
                 args.runs,
             )
             c, n = args.events / median(times["changelog"]), args.events / median(times["native"])

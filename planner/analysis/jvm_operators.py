@@ -46,13 +46,17 @@ _KEYS = (*T.INTEGERS, exp.DType.DECIMAL, *T.STRINGS, exp.DType.BOOLEAN, exp.DTyp
 _AGGREGATES = {AggFunc.COUNT: None, AggFunc.SUM: _NUMBERS, AggFunc.AVG: _NUMBERS, AggFunc.MIN: ORDERED, AggFunc.MAX: ORDERED}
 
 
-def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, time_zone: str = "UTC") -> bool:
+def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, time_zone: str = "UTC", *,
+                 bounded: bool = False) -> bool:
     """Whether a changelog operator has a JVM implementation (``strategy``: a ranking's; ``ttl``:
-    a state TTL applies to it; ``time_zone``: 'table.local-time-zone')."""
+    a state TTL applies to it; ``time_zone``: 'table.local-time-zone'; ``bounded``: every source of
+    the job is finite)."""
     if isinstance(node, GroupAggregate):
-        # under a TTL it stays in Python: the Java one could release an idle group only on Spark's
-        # timeouts, which a bounded job cannot run (its untouched groups would stay)
-        return not ttl and _group_aggregate(node)
+        # under a TTL in a bounded job it stays in Python: the Java one releases an idle group on
+        # Spark's processing-time timeouts, which a bounded job cannot run (they keep Spark running
+        # batches without input), so its untouched groups would stay (the Python one sweeps each
+        # bucket it touches); the state-verdict case ttl-aggregate measures that release
+        return not (ttl and bounded) and _group_aggregate(node)
     if type(node) is Join:  # (not its interval and temporal kinds)
         # Under a TTL too: an expired row is never matched again, whenever Spark releases it (on a
         # timeout, or when its key is next touched in a bounded job). A condition on one side's

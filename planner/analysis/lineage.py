@@ -246,10 +246,11 @@ class Lineage:
     def bounded_input(self, node: Node) -> bool:
         """Whether every source under ``node`` is finite (its connector says so from its options)."""
         scans = self.scans(node)
-        return bool(scans) and all(_bounded(s) for s in scans)
+        return bool(scans) and all(bounded_scan(s) for s in scans)
 
 
-def _bounded(scan: Scan) -> bool:
+def bounded_scan(scan: Scan) -> bool:
+    """Whether the source is finite (its connector says so from its options)."""
     spec = spec_of(scan.source_table)
     return spec is not None and spec.bounded(scan.source_table)
 

@@ -31,6 +31,7 @@ from enum import StrEnum
 from sqlglot import exp
 
 from planner.analysis.jvm_operators import jvm_operator
+from planner.analysis.lineage import bounded_scan
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import history
 from planner.logical import typing as T
@@ -46,6 +47,7 @@ from planner.logical.operators import (
     MatchRecognize,
     Node,
     OverAggregate,
+    Scan,
     Sink,
     Sort,
     TopN,
@@ -321,6 +323,8 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         return {}
     out: dict[int, Physical] = {}
     nodes = distinct_nodes(plans)
+    # every source finite: the job ends, and cannot run Spark's processing-time timeouts
+    bounded = all(bounded_scan(n) for n in nodes if isinstance(n, Scan))
     parents: dict[int, list[Node]] = {}
     for n in nodes:
         for child in n.inputs:
@@ -412,7 +416,7 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         # a temporal join emits each left row once, when the watermark passes it: it counts nothing
         counted = counted_sides(node.join_kind) if isinstance(node, Join) and not isinstance(node, TemporalJoin) else (False, False)
         over_changes = isinstance(node, OverAggregate) and node.on_changes(all(props[c.node_id].changelog.insert_only for c in node.inputs))
-        on_jvm = jvm and jvm_operator(node, strategy, _ttl(node, ttl_ms), time_zone)
+        on_jvm = jvm and jvm_operator(node, strategy, _ttl(node, ttl_ms), time_zone, bounded=bounded)
         out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted, node.node_id in versioned_views, over_changes, on_jvm)
     return out
 

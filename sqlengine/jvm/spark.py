@@ -109,14 +109,16 @@ def _calls(spark: SparkSession, calls: Sequence[AggCallSpec]) -> list[Any]:
     ]
 
 
-def group_aggregate(spark: SparkSession, payload: DataFrame, op: GroupAggregate, out: StructType) -> DataFrame:
+def group_aggregate(spark: SparkSession, payload: DataFrame, op: GroupAggregate, out: StructType, timeouts: bool) -> DataFrame:
     """``GroupAgg.java`` over ``payload`` (the kind, the keys, then per call its arguments and
-    filter), set up as the Python operator ``op`` is (without a TTL): its changes, the kind first,
-    as ``out``."""
+    filter), set up as the Python operator ``op`` is (its TTL too): its changes, the kind first, as
+    ``out``; ``timeouts``: Spark's processing-time timeouts release the groups the TTL expires
+    (else each is released when next touched)."""
     from pyspark.sql import DataFrame
 
     ops = _load(spark)
-    jdf = ops.GroupAgg.apply(payload._jdf, op.n_keys, *_calls(spark, op.calls), op.retracting, out.json())
+    jdf = ops.GroupAgg.apply(payload._jdf, op.n_keys, *_calls(spark, op.calls), op.retracting, op.ttl_ms or 0, timeouts,
+                             out.json())
     return DataFrame(jdf, spark)
 
 

@@ -193,11 +193,14 @@ def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: Str
     from sqlengine.jvm import BuildFailed
     from sqlengine.jvm.spark import deduplicate, group_aggregate, top_n, window_aggregate
 
+    # a TTL releases idle keys on Spark's processing-time timeouts, which make Spark run batches
+    # without input (so every 200 ms, as processing-time timers); a bounded job has none
+    timeouts = bool(op.ttl_ms) and not all(s.bounded for s in t.sources)
     try:
         if isinstance(op, GroupAggregate):
-            if op.ttl_ms:  # the planner keeps an aggregation under a TTL in Python
-                raise unreachable(node, "a group aggregation under a state TTL planned on the JVM")
-            return group_aggregate(t.spark, payload, op, out)
+            if timeouts:
+                t.processing_timers = True
+            return group_aggregate(t.spark, payload, op, out, timeouts)
         if isinstance(op, WindowAggregate):
             offset = fixed_offset_ms(op.zone) if op.zone else 0
             if op.event_time or op.merging or offset is None:  # the planner keeps these in Python
@@ -207,9 +210,6 @@ def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: Str
             return window_aggregate(t.spark, payload, op, out, offset, op.timers)
         from sqlengine.changelog.topn import TopN as Op
 
-        # a TTL releases idle keys on Spark's processing-time timeouts, which make Spark run
-        # batches without input (so every 200 ms, as processing-time timers); a bounded job has none
-        timeouts = bool(op.ttl_ms) and not all(s.bounded for s in t.sources)
         if timeouts:
             t.processing_timers = True
         if isinstance(op, Dedup):

@@ -116,14 +116,16 @@ def test_other_group_aggregations_stay_in_python(calls, keys):
     assert not physical.jvm and str(physical).startswith("changelog operator (")
 
 
-def test_a_group_aggregation_under_a_ttl_stays_in_python():
-    """The Java one would release an idle group only on Spark's timeouts, which a bounded job
-    cannot run."""
-    ddl = DDL + "SET 'table.exec.state.ttl' = '1 h';"
+@pytest.mark.parametrize("watched", [False, True])
+def test_a_group_aggregation_under_a_ttl_runs_on_the_jvm_only_in_an_unbounded_job(watched):
+    """The Java one releases an idle group on Spark's processing-time timeouts, which a bounded
+    job cannot run (its untouched groups would stay): there it stays in Python."""
+    option = ", 'source.monitor-interval' = '1 s'" if watched else ""
+    ddl = DDL.replace("'format' = 'json')", f"'format' = 'json'{option})", 1) + "SET 'table.exec.state.ttl' = '1 h';"
     analysis = outcome(ddl, "SELECT item, COUNT(*) FROM bids GROUP BY item;").analysis
     assert analysis is not None
     (physical,) = [p for p in analysis.physical.values() if p.changelog]
-    assert not physical.jvm
+    assert physical.jvm == watched
 
 
 def test_the_setting_turns_it_off():

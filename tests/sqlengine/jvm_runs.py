@@ -38,7 +38,8 @@ def bids(spark: Any, root: Path, batches: list[list[tuple[Any, ...]]]) -> Sql:
 @contextmanager
 def only_on_jvm(which: Callable[[Any], bool]) -> Iterator[None]:
     """The planner runs on the JVM only the operators ``which`` accepts (of those it would)."""
-    physical.jvm_operator = lambda node, strategy, ttl=False, zone="UTC": which(node) and jvm_operator(node, strategy, ttl, zone)
+    physical.jvm_operator = lambda node, strategy, ttl=False, zone="UTC", *, bounded=False: (
+        which(node) and jvm_operator(node, strategy, ttl, zone, bounded=bounded))
     try:
         yield
     finally:

@@ -4,19 +4,24 @@ changes (kinds and rows) and the same final table, for COUNT(*), COUNT, SUM, AVG
 and without FILTER, over appends (an aggregation another one reads) and over updates (groups
 that change, and groups whose last row leaves: -D), with and without GROUP BY, and the values Java and Python could compute or order differently: NaN (one value,
 retracted as any other), -0.0, floating sums in arrival order, decimal sums and averages at the
-result's scale, BIGINT sums that wrap and averages that must not, strings beyond the BMP. The
-final tables are also checked against the aggregation computed here in plain Python."""
+result's scale, BIGINT sums that wrap and averages that must not, strings beyond the BMP; and
+under a state TTL in an unbounded job (a bounded one keeps it in Python), one that holds and one
+that expires every group between micro-batches. The final tables are also checked against the
+aggregation computed here in plain Python."""
 
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from decimal import Decimal
 
 import pytest
 
+from planner.analysis.physical import JVM_SETTING
+from planner.statements.script import parse_script
 from tests.sqlengine.helpers import Sql, multiset
-from tests.sqlengine.jvm_runs import bids, run
+from tests.sqlengine.jvm_runs import BIDS, bids, run
 
 pytestmark = pytest.mark.spark
 
@@ -63,7 +68,12 @@ ALONE = {"appends: every call": "SELECT item, COUNT(*) AS c, COUNT(bidder) FILTE
 
 @pytest.fixture(scope="module")
 def sql(spark, tmp_path_factory) -> Sql:
-    return bids(spark, tmp_path_factory.mktemp("jvm-group-aggregate"), BATCHES)
+    runner = bids(spark, tmp_path_factory.mktemp("jvm-group-aggregate"), BATCHES)
+    # the same files, one micro-batch each, in an unbounded job (new files looked for every second)
+    path = runner.engine.catalog.get_table("bids").options["path"]
+    runner.ddl(f"CREATE TABLE watched_bids {BIDS.format('')} WITH ('connector' = 'filesystem', 'path' = '{path}', "
+               "'format' = 'json', 'source.max-files-per-trigger' = '1', 'source.monitor-interval' = '1 s')")
+    return runner
 
 
 def _run(sql: Sql, query: str, jvm: bool, ttl: str | None = None):
@@ -175,9 +185,67 @@ def test_decimal_sums_exact_and_averages_rounded_half_up_at_the_result_scale(sql
 
 def test_an_unchanged_row_is_not_emitted_again(sql):
     """Every batch moves an item's count, yet the lowest item stays 1: Flink's GroupAggFunction
-    emits nothing for the unchanged row (without a TTL; with one, the aggregation runs in Python,
-    which emits it again: tests/sqlengine/test_changelog_operators.py)."""
+    emits nothing for the unchanged row (without a TTL; with one it emits it again:
+    test_under_a_ttl_an_unchanged_row_is_emitted_again)."""
     query = "SELECT n > 0 AS k, MIN(item) AS lo FROM (SELECT item, COUNT(*) AS n FROM bids GROUP BY item) GROUP BY n > 0"
     on_jvm, in_python = _run(sql, query, True), _run(sql, query, False)
     assert [c[0] for c in on_jvm[0]] == [c[0] for c in in_python[0]] == ["+I"], (on_jvm[0], in_python[0])
     assert {c[1:] for c in on_jvm[0]} == {(True, 1)}
+
+
+def _unbounded(sql: Sql, query: str, jvm: bool, ttl: str) -> tuple[Counter, Counter]:
+    """The changes and final table of ``query`` over watched_bids under a state TTL, in an
+    unbounded job, once every bid is read (and 1 s more: the timeouts run)."""
+    engine = sql.engine
+    settings = engine.planner.settings
+    settings[JVM_SETTING] = "true" if jvm else "false"
+    settings["table.exec.state.ttl"] = ttl
+    try:
+        (stmt,) = parse_script(query.replace("FROM bids", "FROM watched_bids") + ";").statements
+        outcome = engine.plan(stmt)
+        planned = [p for p in outcome.analysis.physical.values() if p.changelog]
+        assert planned and [p.jvm for p in planned] == [jvm] * len(planned), planned
+        job = engine.start(outcome)
+    finally:
+        settings.pop(JVM_SETTING, None)
+        settings.pop("table.exec.state.ttl", None)
+    try:
+        total = sum(len(batch) for batch in BATCHES)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and job.error_detail is None and sum(s.input_rows for s in job.history) < total:
+            time.sleep(0.2)
+        time.sleep(1.5)
+        assert job.error_detail is None and job.result is not None, job.error
+        assert sum(s.input_rows for s in job.history) == total
+        changes, _, dropped = job.result.changes_since(0)
+        assert dropped == 0
+        return _changes((str(c.kind), *c.row) for c in changes), _comparable(job.result.rows())
+    finally:
+        engine.stop_all()
+
+
+@pytest.mark.parametrize("ttl", ["1 h", "1 ms"])
+@pytest.mark.parametrize("name", ["prices regrouped by count", "no group by"])
+def test_under_a_ttl_in_an_unbounded_job_the_jvm_and_python_operators_emit_the_same_changes(sql, name, ttl):
+    """A TTL that holds: the final table of the bounded run without one, every batch's groups
+    emitted again even when unchanged (as Flink does under a TTL). One of 1 ms: every group has
+    expired by the next micro-batch (released on Spark's timeouts or when it next comes), so each
+    batch's rows start their groups afresh (+I) and nothing is retracted for the ones that left."""
+    on_jvm, in_python = _unbounded(sql, QUERIES[name], True, ttl), _unbounded(sql, QUERIES[name], False, ttl)
+    assert on_jvm[0] == in_python[0], f"changes differ:\njvm {sorted(map(repr, on_jvm[0].items()))}\npy  {sorted(map(repr, in_python[0].items()))}"
+    assert on_jvm[1] == in_python[1]
+    without = _run(sql, QUERIES[name], True)[1]
+    if ttl == "1 h":
+        assert on_jvm[1] == _comparable(without.elements())
+    else:
+        assert on_jvm[1] != _comparable(without.elements())
+        assert {c[0] for c in on_jvm[0]} == {"+I"}, on_jvm[0]
+
+
+def test_under_a_ttl_an_unchanged_row_is_emitted_again(sql):
+    """The lowest item stays 1 while every batch moves an item's count: under a TTL Flink's
+    GroupAggFunction emits the unchanged row again (-U/+U), so that the operators after it keep
+    their state of it alive; without one nothing (test_an_unchanged_row_is_not_emitted_again)."""
+    query = "SELECT n > 0 AS k, MIN(item) AS lo FROM (SELECT item, COUNT(*) AS n FROM bids GROUP BY item) GROUP BY n > 0"
+    changes, _ = _unbounded(sql, query, True, "1 h")
+    assert changes == Counter({("+I", True, 1): 1, ("-U", True, 1): len(BATCHES) - 1, ("+U", True, 1): len(BATCHES) - 1})
