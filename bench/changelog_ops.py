@@ -1,7 +1,7 @@
 """Changelog operators against Spark's native operator of the nearest shape, on the same Nexmark
 bid stream, in one JVM, in the same run.
 
-    python bench/changelog_ops.py [--events 1000000] [--runs 3] [--set KEY=VALUE ...] [--unbounded] [pair ...]
+    python bench/changelog_ops.py [--events 1000000] [--runs 3] [--set KEY=VALUE ...] [--unbounded [N]] [pair ...]
 
 Each pair is a query that runs as a changelog operator (sqlengine's, in transformWithStateInPandas)
 and the nearest query Spark runs natively (e.g. Top-3 per auction vs Top-1 per auction), both
@@ -13,7 +13,7 @@ events per second of each and their ratio (the target is 0.3 or more). Nexmark q
 run only as changelog operators) are reported on their own. ``--unbounded``: the source stays open
 after its events ('keep-alive'), so each job is unbounded, as a continuous query is (Spark's
 processing-time timeouts run, a state TTL releases idle keys on them), and is timed until it has
-read them all, then stopped.
+read them all, then stopped (``N``: events a micro-batch, default 1,000,000).
 """
 
 from __future__ import annotations
@@ -158,21 +158,24 @@ VIEWS = (
 )
 
 
-def runner(spark, query: str, columns: str, events: int, work: Path, tag: str, settings: str = "", unbounded: bool = False):
+def runner(spark, query: str, columns: str, events: int, work: Path, tag: str, settings: str = "",
+           unbounded: int | None = None):
+    """``unbounded``: the job is unbounded, that many events a micro-batch."""
     script = f"{settings}{FUNCTIONS}{VIEWS}{SINK.format(columns=columns)};\nINSERT INTO discard {query};"
     if unbounded:
-        return unbounded_runner(spark, script, events, work / tag)
+        return unbounded_runner(spark, script, events, work / tag, unbounded)
     return statements_runner(spark, script, events, 10_000, work / tag)
 
 
-def unbounded_runner(spark, script: str, events: int, work: Path):
-    """``once(i)``: as statements_runner, over a source that stays open after its ``events``: the
-    time until every read of it has delivered them (as the job's progress reports), then the job
-    is stopped."""
+def unbounded_runner(spark, script: str, events: int, work: Path, batch_rows: int = 1_000_000):
+    """``once(i)``: as statements_runner, over a source that stays open after its ``events``
+    (``batch_rows`` of them a micro-batch): the time until every read of it has delivered them (as
+    the job's progress reports), then the job is stopped."""
     from planner.statements.script import parse_script
     from sqlengine.engine import Engine
 
-    ddl = _ddl(events, 10_000).replace("'events.num' = '${EVENTS_NUM}',", "'events.num' = '${EVENTS_NUM}', 'keep-alive' = 'true',")
+    ddl = _ddl(events, 10_000).replace("'events.num' = '${EVENTS_NUM}',",
+                                       f"'events.num' = '${{EVENTS_NUM}}', 'keep-alive' = 'true', 'rows-per-batch' = '{batch_rows}',")
     statements = parse_script(script).statements
 
     def once(i: int) -> float:
@@ -218,7 +221,9 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a session setting for every run")
-    ap.add_argument("--unbounded", action="store_true", help="the pairs as unbounded jobs (the source stays open), timed until read through; q4 and q19 stay bounded")
+    ap.add_argument("--unbounded", type=int, nargs="?", const=1_000_000, default=None, metavar="EVENTS_PER_BATCH",
+                    help="the pairs as unbounded jobs (the source stays open; that many events a micro-batch, default "
+                         "1,000,000), timed until read through; q4 and q19 stay bounded")
     ap.add_argument("pairs", nargs="*", help=f"any of {', '.join(PAIRS)}, q4, q19 (default: all)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="changelog-bench-"))
