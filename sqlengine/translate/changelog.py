@@ -193,14 +193,9 @@ def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: Str
     from sqlengine.jvm import BuildFailed
     from sqlengine.jvm.spark import deduplicate, group_aggregate, top_n, window_aggregate
 
-    # a TTL releases idle keys on Spark's processing-time timeouts, which make Spark run batches
-    # without input (so every 200 ms, as processing-time timers); a bounded job has none
-    timeouts = bool(op.ttl_ms) and not all(s.bounded for s in t.sources)
     try:
         if isinstance(op, GroupAggregate):
-            if timeouts:
-                t.processing_timers = True
-            return group_aggregate(t.spark, payload, op, out, timeouts)
+            return group_aggregate(t.spark, payload, op, out, t.ttl_timeouts(bool(op.ttl_ms)))
         if isinstance(op, WindowAggregate):
             offset = fixed_offset_ms(op.zone) if op.zone else 0
             if op.event_time or op.merging or offset is None:  # the planner keeps these in Python
@@ -210,8 +205,7 @@ def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: Str
             return window_aggregate(t.spark, payload, op, out, offset, op.timers)
         from sqlengine.changelog.topn import TopN as Op
 
-        if timeouts:
-            t.processing_timers = True
+        timeouts = t.ttl_timeouts(bool(op.ttl_ms))
         if isinstance(op, Dedup):
             return deduplicate(t.spark, payload, op, out, timeouts)
         assert isinstance(op, Op)
@@ -359,11 +353,8 @@ def _join_on_jvm(t: Translator, node: Join, op: Operator, out: StructType, rels:
     from sqlengine.jvm.spark import join
 
     assert isinstance(op, Op)
-    # a TTL releases idle rows on Spark's processing-time timeouts, which make Spark run batches
-    # without input; a bounded job has none (a key's expired rows go when it is next touched)
-    timeouts = any(op.ttls) and not all(s.bounded for s in t.sources)
-    if timeouts:
-        t.processing_timers = True
+    # (in a bounded job, without timeouts, a key's expired rows go when it is next touched)
+    timeouts = t.ttl_timeouts(any(op.ttls))
     key_types = [dfs[0].schema[rels[0].columns[i]].dataType for i in keys[0]]
     names = node.field_names()
     side_names = (names[: len(node.left.fields)], names[len(node.left.fields) :])

@@ -159,6 +159,15 @@ class Translator:
     def join_exprs(self, node: Node) -> SparkExpressions:
         return SparkExpressions({f.name: f for f in node.fields}, self.time_zone)
 
+    def ttl_timeouts(self, ttl: bool) -> bool:
+        """Whether a JVM operator under a state TTL (``ttl``) releases idle keys on Spark's
+        processing-time timeouts: in an unbounded job, which then runs batches without input (every
+        200 ms, as processing-time timers do); a bounded job has none, and would never end."""
+        timeouts = ttl and not all(s.bounded for s in self.sources)
+        if timeouts:
+            self.processing_timers = True
+        return timeouts
+
     def translate(self, node: Node) -> Rel:
         # A subtree used twice (a view or CTE read by both sides of a join; the binder shares its
         # plan) is translated once per use in streaming mode, so that each use reads its own
