@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from planner.analysis.check import Problem, check_plans
 from planner.analysis.estimate import Estimator
 from planner.analysis.estimate_figures import Estimate
-from planner.analysis.lineage import Lineage
+from planner.analysis.lineage import Lineage, bounded_job
 from planner.analysis.physical import Physical, changelog_buckets, decide, jvm_setting
 from planner.analysis.properties import NodeProps, infer
 from planner.analysis.state import StateInfo, Verdict, analyze_state
@@ -40,6 +40,9 @@ class Analysis:
     physical: dict[int, Physical] = field(default_factory=dict, repr=False)
     ttl_ms: int | None = None  # 'table.exec.state.ttl' (a STATE_TTL hint is on its operator)
     time_zone: str = "UTC"  # 'table.local-time-zone', as Spark's functions take it
+    # every source is finite (``lineage.bounded_job``): a streaming job ends, and runs no batch
+    # without input (so no processing-time timer or timeout fires in it)
+    bounded: bool = False
 
     @property
     def verdict(self) -> Verdict | None:
@@ -94,7 +97,8 @@ def analyze_plans(
     props = infer(plans)
     ttl = ttl_setting(settings)
     zone = local_time_zone(settings)
-    physical = decide(plans, props, ttl, streaming, zone, jvm_setting(settings))
+    bounded = bounded_job(plans)
+    physical = decide(plans, props, ttl, streaming, zone, jvm_setting(settings), bounded=bounded)
     state = analyze_state(plans, props, lineage, ttl, physical)
     backend = (settings.get("state.backend.type") or settings.get("state.backend") or "hashmap").strip().lower()
     # the operators whose state is in RocksDB, in buckets (on the JVM: one value per key, in the job's store)
@@ -126,6 +130,6 @@ def analyze_plans(
     for d in diagnostics:
         unique.setdefault((d.code, d.message, d.span), d)
     ordered = sorted(unique.values(), key=lambda d: (-d.severity.rank, d.span.start if d.span else 0, d.code))
-    return Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming, physical, ttl, zone)
+    return Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming, physical, ttl, zone, bounded)
 
 

@@ -4,6 +4,7 @@ rows under a node are finite. State analysis and estimates rest on these answers
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -247,6 +248,12 @@ class Lineage:
         """Whether every source under ``node`` is finite (its connector says so from its options)."""
         scans = self.scans(node)
         return bool(scans) and all(bounded_scan(s) for s in scans)
+
+
+def bounded_job(plans: Sequence[Node]) -> bool:
+    """Whether every source of a job's plans is finite: a streaming job that ends (on Spark's
+    available-now trigger), which runs no batch without input."""
+    return all(bounded_scan(n) for plan in plans for n in plan.walk() if isinstance(n, Scan))
 
 
 def bounded_scan(scan: Scan) -> bool:

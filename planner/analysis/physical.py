@@ -31,7 +31,6 @@ from enum import StrEnum
 from sqlglot import exp
 
 from planner.analysis.jvm_operators import jvm_operator
-from planner.analysis.lineage import bounded_scan
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import history
 from planner.logical import typing as T
@@ -47,7 +46,6 @@ from planner.logical.operators import (
     MatchRecognize,
     Node,
     OverAggregate,
-    Scan,
     Sink,
     Sort,
     TopN,
@@ -109,6 +107,10 @@ class Physical:
     # the operator runs on the JVM (sqlengine/jvm/*.java, on flatMapGroupsWithState), not in
     # Python on transformWithState: ``jvm_operator`` says which do
     jvm: bool = False
+    # a JVM operator under a state TTL in an unbounded job: it releases a key's expired rows on
+    # Spark's processing-time timeouts, so its job runs batches without input too (a bounded job
+    # has none, and would never end: there a key's expired rows go when it is next touched)
+    timeouts: bool = False
 
     @property
     def changelog(self) -> bool:
@@ -257,7 +259,8 @@ def _ttl(node: Node, ttl_ms: int | None) -> bool:
     keyed = isinstance(node, (GroupAggregate, Deduplicate, TopN, ChangelogNormalize)) and not _windowed(node)
     if not keyed and type(node) is not Join:
         return False
-    return any(t for t in node.state_ttl_ms) or bool(ttl_ms)
+    # a side's hint overrides the session's TTL ('0 ms' too: that side's rows never expire)
+    return any(hint if hint is not None else ttl_ms for hint in node.state_ttl_ms or (None,))
 
 
 def _monotonic(node: Node, field_name: str, props: dict[int, NodeProps]) -> str | None:
@@ -316,15 +319,14 @@ def _never_deletes(node: Node, props: dict[int, NodeProps]) -> bool:
 
 
 def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | None, streaming: bool = True,
-           time_zone: str = "UTC", jvm: bool = True) -> dict[int, Physical]:
+           time_zone: str = "UTC", jvm: bool = True, *, bounded: bool = False) -> dict[int, Physical]:
     """How every stateful operator of the plans runs, by node id (in batch mode: none); ``jvm``:
-    those with a JVM implementation run on it."""
+    those with a JVM implementation run on it; ``bounded``: every source of the job is finite
+    (``bounded_job``): it ends, and cannot run Spark's processing-time timeouts."""
     if not streaming:
         return {}
     out: dict[int, Physical] = {}
     nodes = distinct_nodes(plans)
-    # every source finite: the job ends, and cannot run Spark's processing-time timeouts
-    bounded = all(bounded_scan(n) for n in nodes if isinstance(n, Scan))
     parents: dict[int, list[Node]] = {}
     for n in nodes:
         for child in n.inputs:
@@ -416,8 +418,10 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         # a temporal join emits each left row once, when the watermark passes it: it counts nothing
         counted = counted_sides(node.join_kind) if isinstance(node, Join) and not isinstance(node, TemporalJoin) else (False, False)
         over_changes = isinstance(node, OverAggregate) and node.on_changes(all(props[c.node_id].changelog.insert_only for c in node.inputs))
-        on_jvm = jvm and jvm_operator(node, strategy, _ttl(node, ttl_ms), time_zone, bounded=bounded)
-        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted, node.node_id in versioned_views, over_changes, on_jvm)
+        ttl = _ttl(node, ttl_ms)
+        on_jvm = jvm and jvm_operator(node, strategy, ttl, time_zone, bounded=bounded)
+        out[node.node_id] = Physical(Execution.CHANGELOG, why, strategy, counted, node.node_id in versioned_views, over_changes, on_jvm,
+                                     timeouts=on_jvm and ttl and not bounded)
     return out
 
 

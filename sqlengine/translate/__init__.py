@@ -74,7 +74,7 @@ def translate(
     markers = end_markers and waits
     t = Translator(
         spark, analysis.props, streaming, job_dir, handler_for, end_markers=markers, physical=analysis.physical,
-        ttl_ms=analysis.ttl_ms, buckets=buckets, time_zone=analysis.time_zone,
+        ttl_ms=analysis.ttl_ms, bounded=analysis.bounded, buckets=buckets, time_zone=analysis.time_zone,
     )
     t.claim_names(plan)
     rel = t.translate(root)

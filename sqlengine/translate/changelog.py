@@ -195,7 +195,7 @@ def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: Str
 
     try:
         if isinstance(op, GroupAggregate):
-            return group_aggregate(t.spark, payload, op, out, t.ttl_timeouts(bool(op.ttl_ms)))
+            return group_aggregate(t.spark, payload, op, out, t.ttl_timeouts(node))
         if isinstance(op, WindowAggregate):
             offset = fixed_offset_ms(op.zone) if op.zone else 0
             if op.event_time or op.merging or offset is None:  # the planner keeps these in Python
@@ -205,7 +205,7 @@ def on_jvm(t: Translator, node: Node, payload: DataFrame, op: Operator, out: Str
             return window_aggregate(t.spark, payload, op, out, offset, op.timers)
         from sqlengine.changelog.topn import TopN as Op
 
-        timeouts = t.ttl_timeouts(bool(op.ttl_ms))
+        timeouts = t.ttl_timeouts(node)
         if isinstance(op, Dedup):
             return deduplicate(t.spark, payload, op, out, timeouts)
         assert isinstance(op, Op)
@@ -354,7 +354,7 @@ def _join_on_jvm(t: Translator, node: Join, op: Operator, out: StructType, rels:
 
     assert isinstance(op, Op)
     # (in a bounded job, without timeouts, a key's expired rows go when it is next touched)
-    timeouts = t.ttl_timeouts(any(op.ttls))
+    timeouts = t.ttl_timeouts(node)
     key_types = [dfs[0].schema[rels[0].columns[i]].dataType for i in keys[0]]
     names = node.field_names()
     side_names = (names[: len(node.left.fields)], names[len(node.left.fields) :])
@@ -454,6 +454,6 @@ def translate_changelog_interval_join(t: Translator, node: IntervalJoin) -> Rel:
     op = Op(node.join_kind.value, (lkeys, rkeys), (len(lnames), len(rnames)), node.lower_ms, node.upper_ms, _arrow_schema(t, out),
             compile_expression(residual, names) if residual is not None else None, event_time=not node.on_proctime)
     # on processing time a bounded job has no timers (see the operator)
-    op.timers = node.on_proctime and not all(s.bounded for s in t.sources)
+    op.timers = node.on_proctime and not t.bounded
     result = _run(t, node, _packed(lpay, 0).unionByName(_packed(rpay, 1)), op, out)
     return Rel(result.select(*[F.col(quote(n)) for n in names]), tuple(names))

@@ -205,7 +205,7 @@ def translate_changelog_window_aggregate(t: Translator, node: WindowAggregate) -
     op = Op(w.kind.value, w.size_ms or 0, slide or 0, w.offset_ms, n_keys, calls.specs, calls.arg_types(t, payload, len(window_cols)),
             _arrow_schema(t, out), given, event_time, zone, chained=event_time and _after_release(t, node))
     # processing-time timers close windows on an idle source; a bounded job has none (see the operator)
-    op.timers = not event_time and not all(s.bounded for s in t.sources)
+    op.timers = not event_time and not t.bounded
     names = tuple(node.field_names())
     physical = t.physical.get(node.node_id)
     if physical is not None and physical.jvm:  # WindowAgg.java: the bounds and time come as milliseconds

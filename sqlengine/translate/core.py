@@ -116,6 +116,7 @@ class Translator:
     end_markers: bool = True
     physical: dict[int, Physical] = field(default_factory=dict)  # which operators are changelog operators
     ttl_ms: int | None = None  # the session's state TTL
+    bounded: bool = False  # every source of the job is finite (Analysis.bounded)
     time_zone: str = "UTC"  # 'table.local-time-zone' (sqlengine.translate.time_zone)
     buckets: int = 64  # how many buckets a changelog operator's keys are hashed into
     changelog_operators: int = 0  # how many this plan has (their job needs the RocksDB state store)
@@ -159,11 +160,11 @@ class Translator:
     def join_exprs(self, node: Node) -> SparkExpressions:
         return SparkExpressions({f.name: f for f in node.fields}, self.time_zone)
 
-    def ttl_timeouts(self, ttl: bool) -> bool:
-        """Whether a JVM operator under a state TTL (``ttl``) releases idle keys on Spark's
-        processing-time timeouts: in an unbounded job, which then runs batches without input (every
-        200 ms, as processing-time timers do); a bounded job has none, and would never end."""
-        timeouts = ttl and not all(s.bounded for s in self.sources)
+    def ttl_timeouts(self, node: Node) -> bool:
+        """Whether the JVM operator releases idle keys on Spark's processing-time timeouts (the
+        planner's ``Physical.timeouts``): its job then runs batches without input (every 200 ms,
+        as for processing-time timers)."""
+        timeouts = self.physical[node.node_id].timeouts
         if timeouts:
             self.processing_timers = True
         return timeouts

@@ -51,7 +51,7 @@ def _prepared(t: Translator, node: MatchRecognize) -> tuple[DataFrame, Op, Struc
     )
     # processing time: timers time WITHIN out on the clock; a bounded job has none (Spark would
     # run batches for them forever): it ends with what its input completed
-    op.timers = processing and not all(s.bounded for s in t.sources)
+    op.timers = processing and not t.bounded
     # Spark's watermark mark of the order's time (MATCH_ROWTIME() carries it on)
     return payload, op, out, dict(df.schema[node.order_field].metadata)
 

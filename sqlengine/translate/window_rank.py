@@ -55,6 +55,6 @@ def translate_proctime_window_rank(t: Translator, node: TopN | Deduplicate) -> R
         all_names.index(node.rank_field) if node.rank_field is not None else None, _arrow_schema(t, out),
         bounds_zone(t, node, spec), event_time,
     )
-    op.timers = not event_time and not all(s.bounded for s in t.sources)  # as the window aggregation on processing time
+    op.timers = not event_time and not t.bounded  # as the window aggregation on processing time
     result = _run(t, node, _packed(payload), op, out)
     return Rel(result.select(*[F.col(quote(n)) for n in all_names]), tuple(all_names))

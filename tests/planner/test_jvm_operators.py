@@ -126,6 +126,25 @@ def test_a_group_aggregation_under_a_ttl_runs_on_the_jvm_only_in_an_unbounded_jo
     assert analysis is not None
     (physical,) = [p for p in analysis.physical.values() if p.changelog]
     assert physical.jvm == watched
+    # the unbounded job's operator releases idle groups on Spark's timeouts (the translator reads it)
+    assert analysis.bounded != watched and physical.timeouts == watched
+
+
+def test_a_state_ttl_hint_overrides_the_sessions_ttl():
+    """A hint of 1 ms: the operator's rows expire, released on timeouts. A hint of 0 ms keeps its
+    state forever whatever the session's TTL (as Flink, and the operators, read it): nothing to
+    expire, so Spark's own aggregation runs it."""
+    ddl = DDL.replace("'format' = 'json')", "'format' = 'json', 'source.monitor-interval' = '1 s')", 1) + "SET 'table.exec.state.ttl' = '1 h';"
+
+    def physical(hint: str) -> list:
+        analysis = outcome(ddl, f"SELECT /*+ STATE_TTL('bids' = '{hint}') */ item, COUNT(*) FROM bids GROUP BY item;").analysis
+        assert analysis is not None
+        return list(analysis.physical.values())
+
+    (expiring,) = physical("1 ms")
+    assert expiring.jvm and expiring.timeouts
+    (kept,) = physical("0 ms")
+    assert not kept.changelog and not kept.timeouts
 
 
 def test_the_setting_turns_it_off():
@@ -277,5 +296,6 @@ def test_other_joins_stay_in_python(on):
 
 @pytest.mark.parametrize("kind", ["LEFT", "INNER"])
 def test_a_join_under_a_ttl_runs_on_the_jvm(kind):
-    assert _join("b.item = c.item", kind, **{"table.exec.state.ttl": "1 h"}).jvm
+    physical = _join("b.item = c.item", kind, **{"table.exec.state.ttl": "1 h"})
+    assert physical.jvm and not physical.timeouts  # a bounded job: no timeouts
     assert not _join("b.item = c.item", kind, **{JVM_SETTING: "false"}).jvm
