@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from nexmark import _ddl, _session, _variables, sqlengine_runner, statements_runner  # noqa: E402
+from nexmark import _ddl, _session, sqlengine_runner, statements_runner  # noqa: E402
 
 SINK = "CREATE TABLE discard ({columns}) WITH ('connector' = 'blackhole')"
 
@@ -171,30 +171,17 @@ def unbounded_runner(spark, script: str, events: int, work: Path, batch_rows: in
     """``once(i)``: as statements_runner, over a source that stays open after its ``events``
     (``batch_rows`` of them a micro-batch): the time until every read of it has delivered them (as
     the job's progress reports), then the job is stopped."""
-    from planner.statements.script import parse_script
-    from sqlengine.engine import Engine
-
     ddl = _ddl(events, 10_000).replace("'events.num' = '${EVENTS_NUM}',",
                                        f"'events.num' = '${{EVENTS_NUM}}', 'keep-alive' = 'true', 'rows-per-batch' = '{batch_rows}',")
-    statements = parse_script(script).statements
 
-    def once(i: int) -> float:
-        engine = Engine(home=work / f"home{i}", spark=spark, variables=_variables(events, 10_000))
-        for stmt in parse_script(ddl).statements + statements[:-1]:
-            engine.plan(stmt)
-        t0 = time.perf_counter()
-        job = engine.start(engine.plan(statements[-1]))
-        try:
-            expected = events * sum(len(p.translated.sources) for p in job.pipelines)
-            while sum(s.input_rows for s in list(job.history)) < expected:
-                if job.error_detail is not None:
-                    raise RuntimeError(str(job.error_detail).splitlines()[0])
-                time.sleep(0.02)
-            return time.perf_counter() - t0
-        finally:
-            engine.stop_all()
+    def delivered(job) -> None:
+        expected = events * sum(len(p.translated.sources) for p in job.pipelines)
+        while sum(s.input_rows for s in list(job.history)) < expected:
+            if job.error_detail is not None:
+                raise RuntimeError(str(job.error_detail).splitlines()[0])
+            time.sleep(0.02)
 
-    return once
+    return statements_runner(spark, script, events, 10_000, work, ddl=ddl, wait=delivered)
 
 
 def measure(spark, variants: dict, runs: int) -> dict[str, list[float]]:

@@ -69,10 +69,12 @@ def sqlengine_runner(spark, query: str, events: int, tps: int, work: Path):
     return statements_runner(spark, path.read_text(), events, tps, work, path=path)
 
 
-def statements_runner(spark, script: str, events: int, tps: int, work: Path, path: Path | None = None):
-    """``once(i)``: the Nexmark DDL and ``script`` (its last statement the job; read from
-    ``path``, whose directory holds its Python functions) through sqlengine over a new home and
-    checkpoint; the job's wall time."""
+def statements_runner(spark, script: str, events: int, tps: int, work: Path, path: Path | None = None, *,
+                      ddl: str | None = None, wait=None):
+    """``once(i)``: the Nexmark DDL (or ``ddl``) and ``script`` (its last statement the job; read
+    from ``path``, whose directory holds its Python functions) through sqlengine over a new home
+    and checkpoint; the job's wall time until it ends (or until ``wait(job)`` returns; then it is
+    stopped)."""
     from planner.statements.script import parse_script
     from sqlengine.engine import Engine
 
@@ -80,12 +82,15 @@ def statements_runner(spark, script: str, events: int, tps: int, work: Path, pat
 
     def once(i: int) -> float:
         engine = Engine(home=work / f"home{i}", spark=spark, variables=_variables(events, tps))
-        for stmt in parse_script(_ddl(events, tps)).statements + statements[:-1]:
+        for stmt in parse_script(ddl or _ddl(events, tps)).statements + statements[:-1]:
             engine.plan(stmt)
         t0 = time.perf_counter()
         job = engine.start(engine.plan(statements[-1]))
-        job.wait()
-        seconds = time.perf_counter() - t0
+        try:
+            (wait or (lambda job: job.wait()))(job)
+            seconds = time.perf_counter() - t0
+        finally:
+            engine.stop_all()
         if job.error_detail is not None:
             raise RuntimeError(str(job.error_detail).splitlines()[0])
         return seconds

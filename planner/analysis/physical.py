@@ -127,7 +127,8 @@ class Physical:
         if self.execution == Execution.NATIVE:
             return "native"
         strategy = f", {self.strategy}" if self.strategy else ", over changes" if self.over_changes else ""
-        return f"{self.name} ({self.why}{strategy})" if self.why else self.name
+        timeouts = "; idle keys released on Spark's processing-time timeouts" if self.timeouts else ""
+        return f"{self.name} ({self.why}{strategy}{timeouts})" if self.why else self.name
 
 
 NATIVE = Physical(Execution.NATIVE)

@@ -128,6 +128,8 @@ def test_a_group_aggregation_under_a_ttl_runs_on_the_jvm_only_in_an_unbounded_jo
     assert physical.jvm == watched
     # the unbounded job's operator releases idle groups on Spark's timeouts (the translator reads it)
     assert analysis.bounded != watched and physical.timeouts == watched
+    # EXPLAIN says so
+    assert str(physical).endswith("; idle keys released on Spark's processing-time timeouts)") == watched
 
 
 def test_a_state_ttl_hint_overrides_the_sessions_ttl():

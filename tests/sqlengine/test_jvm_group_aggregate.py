@@ -12,16 +12,14 @@ aggregation computed here in plain Python."""
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
 from decimal import Decimal
 
 import pytest
 
-from planner.analysis.physical import JVM_SETTING
-from planner.statements.script import parse_script
+from planner.analysis.physical import Physical
 from tests.sqlengine.helpers import Sql, multiset
-from tests.sqlengine.jvm_runs import BIDS, bids, run
+from tests.sqlengine.jvm_runs import BIDS, bids, continuous, run
 
 pytestmark = pytest.mark.spark
 
@@ -195,33 +193,21 @@ def test_an_unchanged_row_is_not_emitted_again(sql):
 
 def _unbounded(sql: Sql, query: str, jvm: bool, ttl: str) -> tuple[Counter, Counter]:
     """The changes and final table of ``query`` over watched_bids under a state TTL, in an
-    unbounded job, once every bid is read (and 1 s more: the timeouts run)."""
-    engine = sql.engine
-    settings = engine.planner.settings
-    settings[JVM_SETTING] = "true" if jvm else "false"
-    settings["table.exec.state.ttl"] = ttl
-    try:
-        (stmt,) = parse_script(query.replace("FROM bids", "FROM watched_bids") + ";").statements
-        outcome = engine.plan(stmt)
-        planned = [p for p in outcome.analysis.physical.values() if p.changelog]
-        assert planned and [p.jvm for p in planned] == [jvm] * len(planned), planned
-        job = engine.start(outcome)
-    finally:
-        settings.pop(JVM_SETTING, None)
-        settings.pop("table.exec.state.ttl", None)
-    try:
-        total = sum(len(batch) for batch in BATCHES)
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and job.error_detail is None and sum(s.input_rows for s in job.history) < total:
-            time.sleep(0.2)
-        time.sleep(1.5)
-        assert job.error_detail is None and job.result is not None, job.error
-        assert sum(s.input_rows for s in job.history) == total
+    unbounded job, once every bid is read (and 1.5 s more: the timeouts run)."""
+    total = sum(len(batch) for batch in BATCHES)
+
+    def read(job) -> int:
+        return sum(s.input_rows for s in job.history)
+
+    def planned(ops: list[Physical]) -> None:
+        assert ops and [p.jvm for p in ops] == [jvm] * len(ops), ops
+
+    query = query.replace("FROM bids", "FROM watched_bids")
+    with continuous(sql, query, jvm, lambda job: read(job) >= total, ttl=ttl, settle=1.5, planned=planned) as job:
+        assert read(job) == total
         changes, _, dropped = job.result.changes_since(0)
         assert dropped == 0
         return _changes((str(c.kind), *c.row) for c in changes), _comparable(job.result.rows())
-    finally:
-        engine.stop_all()
 
 
 @pytest.mark.parametrize("ttl", ["1 h", "1 ms"])

@@ -10,16 +10,14 @@ Python, and an unbounded job's expired rows are released on Spark's timeouts."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 import pytest
 
 from planner.analysis.physical import JVM_SETTING, Physical
 from planner.logical.joins import Join
-from planner.statements.script import parse_script
 from sqlengine.progress import JVM_KEYS
-from tests.sqlengine.jvm_runs import assert_same, bids, run
+from tests.sqlengine.jvm_runs import assert_same, bids, continuous, run
 
 pytestmark = pytest.mark.spark
 
@@ -174,33 +172,19 @@ def test_a_ttl_on_one_side_expires_only_that_sides_rows(sql):
 def test_an_unbounded_job_releases_expired_rows_on_spark_timeouts(sql):
     """With a TTL of 1 s, every key of the JVM join holding rows is released about a second after
     its last write, without input (Spark's processing-time timeouts), and nothing is retracted."""
-    engine = sql.engine
-    settings = engine.planner.settings
-    settings["table.exec.state.ttl"] = "1 s"
     query = ("SELECT b.item, b.bidder, i.n FROM endless_bids b "
              "LEFT JOIN (SELECT item, COUNT(*) AS n FROM endless_bids GROUP BY item) i ON b.item = i.item")
-    try:
-        (stmt,) = parse_script(query + ";").statements
-        outcome = engine.plan(stmt)
-        job = engine.start(outcome)
-    finally:
-        settings.pop("table.exec.state.ttl", None)
-    try:
-        joins = [outcome.analysis.physical[n.node_id] for n in outcome.analysis.plans[0].walk() if type(n) is Join]
-        assert [p.jvm for p in joins] == [True]
 
-        def join_keys() -> list[int]:
-            return [o.rows for s in job.history for o in s.operators if o.name == JVM_KEYS]
+    def join_keys(job) -> list[int]:
+        return [o.rows for s in job.history for o in s.operators if o.name == JVM_KEYS]
 
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and job.error_detail is None and not (join_keys() and join_keys()[-1] == 0):
-            time.sleep(0.2)
-        assert job.error_detail is None, job.error
-        held = join_keys()
+    def planned(ops: list[Physical]) -> None:  # the join and the aggregation under it, on the JVM
+        assert [p.jvm for p in ops] == [True, True], ops
+
+    with continuous(sql, query, True, lambda job: join_keys(job)[-1:] == [0], ttl="1 s", planned=planned) as job:
+        held = join_keys(job)
         assert max(held) == 5 and held[-1] == 0, held  # the 5 items' keys held, then all released
         # every bid with its item's count (one micro-batch read them all), none retracted since
         rows = [r for batch in BATCHES for r in batch]
         counts = Counter(r[0] for r in rows)
         assert Counter(job.result.rows()) == Counter((r[0], r[1], counts[r[0]]) for r in rows)
-    finally:
-        engine.stop_all()

@@ -9,16 +9,13 @@ on the JVM: tests/planner/test_jvm_operators.py)."""
 from __future__ import annotations
 
 import math
-import time
 from collections import Counter
 from decimal import Decimal
 
 import pytest
 
-from planner.analysis.physical import JVM_SETTING
-from planner.statements.script import parse_script
 from sqlengine.jobs import Status
-from tests.sqlengine.jvm_runs import bids
+from tests.sqlengine.jvm_runs import bids, continuous
 from tests.sqlengine.test_jvm_group_aggregate import BATCHES
 
 pytestmark = pytest.mark.spark
@@ -63,28 +60,18 @@ def _exact(value):
 def _windows(sql, query: str, jvm: bool, windows: int, size: float = 0) -> list[tuple]:
     """The rows of the continuous query once ``windows`` windows of at least ``size`` seconds
     have closed (then stopped)."""
-    engine = sql.engine
-    engine.planner.settings[JVM_SETTING] = "true" if jvm else "false"
-    try:
-        (stmt,) = parse_script(query + ";").statements
-        outcome = engine.plan(stmt)
-        planned = [p for p in outcome.analysis.physical.values() if p.changelog]
-        assert [p.jvm for p in planned] == [jvm], planned
-        job = engine.start(outcome)
-    finally:
-        engine.planner.settings.pop(JVM_SETTING, None)
-    try:
-        deadline = time.monotonic() + 90
-        rows: list = []
-        while (time.monotonic() < deadline and job.error_detail is None
-               and len([r for r in rows if (r[2] - r[1]).total_seconds() >= size]) < windows):
-            rows = job.result.rows() if job.result is not None else []
-            time.sleep(0.2)
-        time.sleep(1.5)  # nothing more comes: no window twice
-        assert job.error_detail is None and job.status == Status.RUNNING, job.error
+
+    def closed(job) -> bool:
+        rows = job.result.rows() if job.result is not None else []
+        return len([r for r in rows if (r[2] - r[1]).total_seconds() >= size]) >= windows
+
+    def planned(ops) -> None:
+        assert [p.jvm for p in ops] == [jvm], ops
+
+    # 1.5 s more: nothing more comes, no window twice
+    with continuous(sql, query, jvm, closed, settle=1.5, planned=planned) as job:
+        assert job.status == Status.RUNNING
         return list(job.result.rows())
-    finally:
-        engine.stop_all()
 
 
 @pytest.mark.parametrize("name", list(QUERIES))
