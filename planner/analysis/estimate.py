@@ -41,7 +41,7 @@ from planner.analysis.row_bytes import (
     null_bits,
     type_bytes,
 )
-from planner.analysis.state import Grouping, Growth, StateInfo, StatePart, StoredKind
+from planner.analysis.state import Grouping, Growth, ReleaseKind, StateInfo, StatePart, StoredKind
 from planner.durations import format_duration
 from planner.logical.operators import GroupAggregate, Node, Scan, WindowAggregate
 from planner.logical.specs import AggFunc
@@ -245,7 +245,8 @@ class Estimator:
         value = null_bits(len(value_names)) + sum(self._field_bytes(node, n) for n in value_names) if value_names else 8
         if node.node_id in self.jvm and isinstance(node, GroupAggregate):  # GroupAgg.java's state row
             rows = key + jvm_aggregate_value([self._field_bytes(node, n) for n in (*node.keys, *(a.name for a in node.aggs))],
-                                             [_JVM_ACCUMULATOR.get(a.func, 16) for a in node.aggs])
+                                             [_JVM_ACCUMULATOR.get(a.func, 16) for a in node.aggs],
+                                             written=part.release.kind == ReleaseKind.TTL)
             return int(JVM_ENTRY_OVERHEAD + JVM_ROW_COPIES * rows) if provider == "hashmap" else rows
         if node.node_id in self.jvm and isinstance(node, WindowAggregate):  # WindowAgg.java's, per key with one window
             group = null_bits(len(node.keys)) + sum(self._field_bytes(node, n) for n in node.keys) if node.keys else 16

@@ -45,12 +45,14 @@ JVM_ROW_COPIES = 1.98
 JVM_ENTRY_OVERHEAD = 260
 
 
-def jvm_aggregate_value(emitted: list[int], accumulators: list[int]) -> int:
+def jvm_aggregate_value(emitted: list[int], accumulators: list[int], written: bool = False) -> int:
     """GroupAgg.java's state row, as Spark's state encoder lays it out: the state struct and its
     timeout, the struct holding the rows counted, the row last emitted (``emitted``: its fields'
-    bytes) and one struct per call (``accumulators``: their rows' bytes)."""
+    bytes), one struct per call (``accumulators``: their rows' bytes) and, under a state TTL
+    (``written``), when the group was last written."""
     emitted_row = 8 + null_bits(len(emitted)) + sum(emitted)
-    state = null_bits(2 + len(accumulators)) + 8 + emitted_row + sum(8 + a for a in accumulators)
+    fields = 2 + len(accumulators) + written
+    state = null_bits(fields) + 8 + emitted_row + sum(8 + a for a in accumulators) + 8 * written
     return null_bits(2) + 8 + state + 8
 
 
