@@ -260,8 +260,7 @@ def _ttl(node: Node, ttl_ms: int | None) -> bool:
     keyed = isinstance(node, (GroupAggregate, Deduplicate, TopN, ChangelogNormalize)) and not _windowed(node)
     if not keyed and type(node) is not Join:
         return False
-    # a side's hint overrides the session's TTL ('0 ms' too: that side's rows never expire)
-    return any(hint if hint is not None else ttl_ms for hint in node.state_ttl_ms or (None,))
+    return any(node.state_ttls(ttl_ms))
 
 
 def _monotonic(node: Node, field_name: str, props: dict[int, NodeProps]) -> str | None:

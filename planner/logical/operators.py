@@ -64,6 +64,20 @@ class Node:
     def field_names(self) -> list[str]:
         return [f.name for f in self.fields]
 
+    def state_ttl_hint(self, side: int = 0) -> int | None:
+        """The TTL a STATE_TTL hint gives this operator (one join side), or None without one."""
+        return self.state_ttl_ms[side] if len(self.state_ttl_ms) > side else None
+
+    def state_ttl(self, session_ttl_ms: int | None, side: int = 0) -> int | None:
+        """The state TTL of this operator (of one join side): its STATE_TTL hint, which overrides
+        the session's TTL ('0 ms' too: that side's rows never expire), else the session's."""
+        hint = self.state_ttl_hint(side)
+        return hint if hint is not None else session_ttl_ms
+
+    def state_ttls(self, session_ttl_ms: int | None) -> tuple[int | None, ...]:
+        """The state TTL of each input side (one for a single-input operator)."""
+        return tuple(self.state_ttl(session_ttl_ms, side) for side in range(max(1, len(self.state_ttl_ms))))
+
     def field(self, name: str) -> Field | None:
         return next((f for f in self.fields if f.name == name), None)
 

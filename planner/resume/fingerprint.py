@@ -212,8 +212,7 @@ def _ttl(node: Node, physical: Physical | None, session_ttl_ms: int | None) -> t
     """A changelog operator keeps the TTL it started with in its state."""
     if physical is None or not physical.changelog:
         return ()
-    ttls = [t if t is not None else session_ttl_ms for t in (node.state_ttl_ms or (None,))]
-    return tuple(f"state TTL {fmt_ms(t)}" for t in ttls if t)
+    return tuple(f"state TTL {fmt_ms(t)}" for t in node.state_ttls(session_ttl_ms) if t)
 
 
 def operator_print(node: Node, analysis: Analysis, defs: Definitions) -> OperatorPrint | None:

@@ -16,8 +16,7 @@ SETTING = "table.exec.state.ttl"
 
 
 def _origin(node: Node, side: int, ttl: int) -> str:
-    hint = node.state_ttl_ms[side] if len(node.state_ttl_ms) > side else None
-    return "a STATE_TTL hint" if hint == ttl else f"SET '{SETTING}'"
+    return "a STATE_TTL hint" if node.state_ttl_hint(side) == ttl else f"SET '{SETTING}'"
 
 
 def _effect(ctx: RuleContext, node: Node, keys: str, ttl: str) -> str | None:

@@ -131,12 +131,6 @@ def _out_schema(t: Translator, kind: str, fields: list[tuple[str, DataType]]) ->
     return StructType([StructField(kind, ByteType(), False), *[StructField(n, dt, True) for n, dt in fields]])
 
 
-def _ttl(t: Translator, node: Node, side: int = 0) -> int | None:
-    """The state TTL of the operator (of one join side): its STATE_TTL hint, or the session's."""
-    hint = node.state_ttl_ms[side] if len(node.state_ttl_ms) > side else None
-    return hint if hint is not None else t.ttl_ms
-
-
 # -- rankings: Top-N, ORDER BY ... LIMIT, deduplication over changes ----------------------------
 
 
@@ -165,7 +159,7 @@ def translate_changelog_rank(t: Translator, node: TopN | Deduplicate | Sort) -> 
     op = Op(
         [in_names.index(k) for k in keys], [(in_names.index(c), desc) for c, desc in order], row_types, n,
         _arrow_schema(t, out), function=function, rank_position=rank_position,
-        strategy=(physical.strategy.value if physical.strategy else "RetractStrategy"), row_key=row_key, ttl_ms=_ttl(t, node),
+        strategy=(physical.strategy.value if physical.strategy else "RetractStrategy"), row_key=row_key, ttl_ms=node.state_ttl(t.ttl_ms),
     )
     payload = df.select(_bucket(t, [F.col(quote(k)) for k in keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
     result = _keyed(t, node, payload, op, out)
@@ -246,7 +240,7 @@ def translate_changelog_dedup(t: Translator, node: Deduplicate) -> Rel:
     out = _out_schema(t, kind, fields)
     op = Op(
         [in_names.index(k) for k in node.keys], in_names.index(node.order_field), row_types, _arrow_schema(t, out),
-        keep_last=node.keep_last, on_proctime=node.on_proctime, rank_position=rank_position, ttl_ms=_ttl(t, node),
+        keep_last=node.keep_last, on_proctime=node.on_proctime, rank_position=rank_position, ttl_ms=node.state_ttl(t.ttl_ms),
         every_change=t.physical[node.node_id].every_change,
     )
     # processing time: the row's arrival is its position, the column's value is not compared
@@ -268,7 +262,7 @@ def translate_changelog_normalize(t: Translator, node: ChangelogNormalize) -> Re
     fields = [(c, df.schema[c].dataType) for c in in_names]
     kind = t.fresh("kind")
     out = _out_schema(t, kind, fields)
-    op = Op([in_names.index(k) for k in node.keys], _arrow_schema(t, out), ttl_ms=_ttl(t, node))
+    op = Op([in_names.index(k) for k in node.keys], _arrow_schema(t, out), ttl_ms=node.state_ttl(t.ttl_ms))
     payload = df.select(_bucket(t, [F.col(quote(k)) for k in node.keys]), rel.kind_column(), *[F.col(quote(c)) for c in in_names])
     result = _run(t, node, _packed(payload), op, out)
     return Rel(result, tuple(in_names), kind=kind)
@@ -320,7 +314,7 @@ def translate_changelog_join(t: Translator, node: Join) -> Rel:
     out = _out_schema(t, kind, fields)
     op = Op(
         node.join_kind.value, lkeys, rkeys, len(lnames), len(rnames), _arrow_schema(t, out),
-        counted=t.physical[node.node_id].counted, residual=predicate, ttl_ms=(_ttl(t, node, 0), _ttl(t, node, 1)),
+        counted=t.physical[node.node_id].counted, residual=predicate, ttl_ms=(node.state_ttl(t.ttl_ms, 0), node.state_ttl(t.ttl_ms, 1)),
     )
     if on_jvm:
         *one_sided, both = one_sided_residual(node, residual)

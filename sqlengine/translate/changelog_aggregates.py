@@ -23,7 +23,7 @@ from planner.logical.operators import GroupAggregate, Node, OverAggregate, Windo
 from planner.logical.specs import AggCall, AggFunc, WindowKind
 from planner.udf import load
 from sqlengine.translate import collection_aggregates
-from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, _ttl, on_jvm, operator_rows
+from sqlengine.translate.changelog import _arrow, _arrow_schema, _bucket, _out_schema, on_jvm, operator_rows
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.event_time import WATERMARK_KEY, watermarked, without_event_time
 from sqlengine.translate.expressions import SparkExpressions, agg_sql, quote
@@ -137,7 +137,7 @@ def translate_changelog_aggregate(t: Translator, node: GroupAggregate) -> Rel:
     out_fields = [(k, types[k]) for k in node.keys] + [(a.name, types[a.name]) for a in node.aggs]
     out = _out_schema(t, kind, out_fields)
     updating = not t.props[node.input.node_id].changelog.insert_only or rel.kind is not None
-    op = Op(len(node.keys), specs, arg_types, updating, _arrow_schema(t, out), _ttl(t, node) if t.streaming else None)
+    op = Op(len(node.keys), specs, arg_types, updating, _arrow_schema(t, out), node.state_ttl(t.ttl_ms) if t.streaming else None)
     physical = t.physical.get(node.node_id)
     if physical is not None and physical.jvm:  # (a streaming query's only: batch mode has no changelog operators)
         result = on_jvm(t, node, payload.select(*payload.columns[1:]), op, out)  # (without the bucket)
@@ -292,7 +292,7 @@ def translate_changelog_over(t: Translator, node: OverAggregate) -> Rel:
     order = node.input.field(node.order_field)
     op = Op(
         [p.in_names.index(k) for k in node.partition_keys], len(p.in_names), node.rows, node.preceding, p.specs,
-        p.arg_types, _arrow_schema(t, p.out), _ttl(t, node) if t.streaming else None,
+        p.arg_types, _arrow_schema(t, p.out), node.state_ttl(t.ttl_ms) if t.streaming else None,
         processing=order is not None and order.time == TimeKind.PROCTIME,
     )
     return over_result(t, node, p, op)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from planner.logical import typing as T
 from planner.logical.operators import OverAggregate
-from sqlengine.translate.changelog import _arrow_schema, _ttl
+from sqlengine.translate.changelog import _arrow_schema
 from sqlengine.translate.changelog_aggregates import over_payload, over_result
 from sqlengine.translate.core import Rel, Translator
 from sqlengine.translate.expressions import quote
@@ -26,7 +26,7 @@ def translate_over_changes(t: Translator, node: OverAggregate) -> Rel:
     op = OverChanges(
         [p.in_names.index(k) for k in node.partition_keys], len(p.in_names), [(p.in_names.index(n), d) for n, d in order],
         p.in_types, node.rows, node.preceding, p.specs, p.arg_types, _arrow_schema(t, p.out),
-        _ttl(t, node) if t.streaming else None,
+        node.state_ttl(t.ttl_ms) if t.streaming else None,
     )
     return over_result(t, node, p, op)
 

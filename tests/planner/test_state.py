@@ -66,3 +66,20 @@ def test_a_one_sided_time_bound_releases_rows_only_in_a_native_join(kind, releas
     (info,) = state(f"SELECT a.id, b.price FROM auctions a {kind} bids b ON a.id = b.auction AND b.ts >= a.ts;")
     assert tuple(p.release.kind != ReleaseKind.NEVER for p in info.parts) == released
     assert info.verdict.value == "unbounded"
+
+
+@pytest.mark.parametrize(
+    ("hint", "left_ms"),
+    [
+        ("'b' = '10 min'", 600_000),  # the hint overrides the session's TTL for its side only
+        ("'b' = '0 ms'", None),  # '0 ms' too: that side is kept forever
+    ],
+)
+def test_a_join_sides_state_ttl_hint_overrides_the_sessions_ttl_for_that_side(hint, left_ms):
+    (info,) = state(
+        f"SET 'table.exec.state.ttl' = '1 h';\nSELECT /*+ STATE_TTL({hint}) */ b.auction, a.seller "
+        "FROM bids b JOIN auctions a ON b.auction = a.id;"
+    )
+    left, right = info.parts
+    assert (left.release.after_ms if left.by_ttl else None) == left_ms
+    assert right.by_ttl and right.release.after_ms == 3_600_000

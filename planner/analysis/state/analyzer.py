@@ -15,7 +15,7 @@ from typing import Any
 from planner.analysis.lineage import Lineage
 from planner.analysis.physical import Physical
 from planner.analysis.properties import NodeProps
-from planner.analysis.state.base import AnalyzerBase, ttl_for
+from planner.analysis.state.base import AnalyzerBase
 from planner.analysis.state.facts import (
     Extra,
     Grouping,
@@ -89,7 +89,7 @@ class StateAnalyzer(JoinState, AnalyzerBase):
     # -- aggregations --------------------------------------------------------------------------
 
     def _group_agg(self, node: GroupAggregate) -> StateInfo:
-        ttl = ttl_for(node, self.ttl)
+        ttl = node.state_ttl(self.ttl)
         keyed = self._keyed(node, node.keys, ttl)
         growth, release = keyed.growth, keyed.release
         keyinfo = self._keys(node.input, node.keys)
@@ -207,7 +207,7 @@ class StateAnalyzer(JoinState, AnalyzerBase):
                 arrives_closed=self.arrives_closed(node.input, node.window.id),
             )
             return StateInfo(node, node.kind, (part,), watermark_delay_ms=self.delay(node))
-        ttl = ttl_for(node, self.ttl)
+        ttl = node.state_ttl(self.ttl)
         if self.retract_ranking(node):
             part = self._ranking_over_changes(node, node.keys, 1, ttl)
             return StateInfo(node, node.kind, (part,), ttl_ms=ttl, watermark_delay_ms=self.delay(node))
@@ -227,7 +227,7 @@ class StateAnalyzer(JoinState, AnalyzerBase):
     def _normalize(self, node: ChangelogNormalize) -> StateInfo:
         """The last row of every key of an upsert source: a delete releases its key, otherwise
         only a TTL or a finite key domain bounds it (as a keep-last deduplication)."""
-        ttl = ttl_for(node, self.ttl)
+        ttl = node.state_ttl(self.ttl)
         keyed = self._keyed(node, node.keys, ttl)
         part = StatePart(
             role=PartRole.KEPT_ROWS,
@@ -254,7 +254,7 @@ class StateAnalyzer(JoinState, AnalyzerBase):
                 row_fields=tuple(node.field_names()), arrives_closed=self.arrives_closed(node.input, node.window.id),
             )
             return StateInfo(node, node.kind, (part,), watermark_delay_ms=self.delay(node))
-        ttl = ttl_for(node, self.ttl)
+        ttl = node.state_ttl(self.ttl)
         if self.retract_ranking(node):
             part = self._ranking_over_changes(node, node.partition_keys, node.n, ttl)
             return StateInfo(node, node.kind, (part,), ttl_ms=ttl, watermark_delay_ms=self.delay(node))
@@ -277,7 +277,7 @@ class StateAnalyzer(JoinState, AnalyzerBase):
 
     def _over(self, node: OverAggregate) -> StateInfo:
         keys = node.partition_keys
-        ttl = ttl_for(node, self.ttl)
+        ttl = node.state_ttl(self.ttl)
         p = self.physical.get(node.node_id)
         if p is not None and p.over_changes:  # every row its input holds (over_changes.py)
             part = self._ranking_over_changes(node, keys, None, None, over=True)
@@ -324,7 +324,7 @@ class StateAnalyzer(JoinState, AnalyzerBase):
                 row_fields=tuple(node.input.field_names()), **keyinfo,
             )
         else:
-            keyed = self._keyed(node, node.partition_keys, ttl_for(node, self.ttl))
+            keyed = self._keyed(node, node.partition_keys, node.state_ttl(self.ttl))
             part = StatePart(
                 role=PartRole.PARTIAL_MATCHES, stored=Stored(StoredKind.PARTIAL_MATCHES, extras=(Extra.UNBOUNDED_MATCH,)),
                 grouping=Grouping.PARTITION, release=keyed.release, retention_ms=keyed.retention_ms,
@@ -338,7 +338,7 @@ class StateAnalyzer(JoinState, AnalyzerBase):
     def _sort(self, node: Sort) -> StateInfo:
         delay = self.delay(node)
         if node.limit is not None and self.retract_ranking(node):
-            part = self._ranking_over_changes(node, (), node.limit, ttl_for(node, self.ttl))
+            part = self._ranking_over_changes(node, (), node.limit, node.state_ttl(self.ttl))
             return StateInfo(node, node.kind, (part,), watermark_delay_ms=delay)
         if node.limit is not None:
             part = StatePart(

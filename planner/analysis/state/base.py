@@ -13,12 +13,6 @@ from planner.analysis.state.facts import Growth, Never, Release, ReleaseKind, Tt
 from planner.logical.operators import Node
 
 
-def ttl_for(node: Node, settings_ttl: int | None, side: int = 0) -> int | None:
-    """The state TTL of an operator (of one join side): its STATE_TTL hint, or the session's."""
-    hint = node.state_ttl_ms[side] if len(node.state_ttl_ms) > side else None
-    return hint if hint is not None else settings_ttl
-
-
 @dataclass(frozen=True)
 class Keyed:
     """How a keyed operator without a window is released: by a TTL, a finite key domain, or not."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from planner.analysis.properties import Mode
-from planner.analysis.state.base import AnalyzerBase, ttl_for
+from planner.analysis.state.base import AnalyzerBase
 from planner.analysis.state.facts import (
     Extra,
     Grouping,
@@ -105,7 +105,7 @@ class JoinState(AnalyzerBase):
     def _regular_join(self, node: Join) -> StateInfo:
         parts = []
         for side in (0, 1):
-            ttl = ttl_for(node, self.ttl, side)
+            ttl = node.state_ttl(self.ttl, side)
             # Spark's own join drops a row once the other side's watermark passes its bound; a
             # changelog join (outer, semi, anti, over updates) keeps it until retracted
             p = self.physical.get(node.node_id)
@@ -119,7 +119,7 @@ class JoinState(AnalyzerBase):
             else:
                 release = Release(ReleaseKind.NEVER, never=Never.REGULAR_JOIN)
                 parts.append(self._side(node, side, None, release, Growth.ROWS))
-        return StateInfo(node, node.kind, tuple(parts), ttl_ms=ttl_for(node, self.ttl), watermark_delay_ms=self.delay(node))
+        return StateInfo(node, node.kind, tuple(parts), ttl_ms=node.state_ttl(self.ttl), watermark_delay_ms=self.delay(node))
 
     def _interval_join(self, node: IntervalJoin) -> StateInfo:
         delay = self.delay(node)
