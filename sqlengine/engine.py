@@ -234,7 +234,6 @@ class Engine:
             except PlanningError as err:
                 raise located(err, stmt.source, stmt.span) from None
         sources = [s for p in pipelines for s in p.translated.sources]
-        bounded = streaming and all(p.translated.bounded for p in pipelines)
         job = Job(
             id=job_id,
             name=name or settings_name(outcome.settings) or key,
@@ -242,7 +241,8 @@ class Engine:
             kind=JOB_KINDS[outcome.kind],
             checkpoint=checkpoint,
             pipelines=pipelines,
-            bounded=bounded,
+            # the same fact the operators' timers were chosen by (Translator.bounded)
+            bounded=streaming and analysis.bounded,
             spark=spark,
             end_of_input=EndOfInput.of(sources),
             result=result,

@@ -46,10 +46,6 @@ class Translated:
     waits_on_watermark: bool = False
 
     @property
-    def bounded(self) -> bool:
-        return bool(self.sources) and all(s.bounded for s in self.sources)
-
-    @property
     def metric_names(self) -> tuple[str, ...]:
         return tuple(m for s in self.sources for m in s.metric_names)
 

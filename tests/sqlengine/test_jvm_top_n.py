@@ -150,7 +150,7 @@ def test_an_unbounded_job_with_a_ttl_runs_batches_on_the_clock(sql, tmp_path):
         finally:
             settings.pop("table.exec.state.ttl", None)
         translated = translate(analysis.plans[0], analysis, sql.engine.spark, job_dir=tmp_path / (ttl or "none"))
-        assert not translated.bounded and translated.processing_timers == timers
+        assert not analysis.bounded and translated.processing_timers == timers
 
 
 def test_decimal_and_timestamp_order_keys(sql):
