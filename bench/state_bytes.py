@@ -85,6 +85,12 @@ QUERIES = {
     "processing-time TUMBLE 1 d per k, JVM: COUNT(*), SUM(v)": (
         "SELECT k, window_start, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(pt), INTERVAL '1' DAY)) "
         "GROUP BY k, window_start, window_end;", (1000, 4000)),
+    # a Top-3 per key and a regular outer join on the JVM: one state row per key, holding its
+    # rows (sqlengine/jvm/TopN.java, Join.java); 2,000 and 4,000 keys give each key 4 rows a side
+    "changelog Top-3 per k, JVM": (
+        "SELECT k, v, r FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS r FROM t) WHERE r <= 3;",
+        (2000, 4000)),
+    "changelog LEFT JOIN on k, JVM": ("SELECT a.k, a.v, b.v FROM t a LEFT JOIN t b ON a.k = b.k;", (2000, 4000)),
     # ... and in Python: its stored state, pickled per bucket of keys, as it reports it
     # (sqlengine.progress.ChangelogKeys)
     "changelog GROUP BY k (TTL), Python: COUNT(*)": (

@@ -37,13 +37,14 @@ from planner.analysis.row_bytes import (
     STORE_OVERHEAD,
     default_partitions,
     jvm_aggregate_value,
+    jvm_ranked_value,
     jvm_window_value,
     null_bits,
     type_bytes,
 )
 from planner.analysis.state import Grouping, Growth, ReleaseKind, StateInfo, StatePart, StoredKind
 from planner.durations import format_duration
-from planner.logical.operators import GroupAggregate, Node, Scan, WindowAggregate
+from planner.logical.operators import GroupAggregate, Node, Scan, TopN, WindowAggregate
 from planner.logical.specs import AggFunc
 
 DAY = 86_400
@@ -252,6 +253,13 @@ class Estimator:
             group = null_bits(len(node.keys)) + sum(self._field_bytes(node, n) for n in node.keys) if node.keys else 16
             rows = group + jvm_window_value([_JVM_ACCUMULATOR.get(a.func, 16) for a in node.aggs])
             return int(JVM_ENTRY_OVERHEAD + JVM_ROW_COPIES * rows) if provider == "hashmap" else rows
+        if node.node_id in self.jvm and isinstance(node, TopN) and part.stored.kind == StoredKind.TOP_ROWS and part.rows_per_key:
+            # TopN.java keeps one state row per partition holding its top N rows (its input's
+            # fields); the estimate counts N rows a key, so a row's bytes are an Nth of that entry
+            n = part.rows_per_key
+            kept = null_bits(len(node.input.fields)) + sum(self._field_bytes(node.input, f) for f in node.input.field_names())
+            rows = (key if part.keys else 16) + jvm_ranked_value([kept] * n)
+            return int((JVM_ENTRY_OVERHEAD + JVM_ROW_COPIES * rows) / n) if provider == "hashmap" else rows // n
         overhead = STORE_OVERHEAD.get(provider, STORE_OVERHEAD["hashmap"])
         if part.grouping == Grouping.SESSION_AND_KEY:
             overhead += SESSION_INDEX_OVERHEAD.get(provider, 0)

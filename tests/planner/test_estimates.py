@@ -11,6 +11,7 @@ from planner.analysis.estimate import STORE_OVERHEAD
 from planner.analysis.key_spans import expected_distinct
 from planner.analysis.row_bytes import (
     JOIN_SIDE_STORES,
+    JVM_ENTRY_OVERHEAD,
     JVM_ROW_COPIES,
     STORE_FIXED,
     default_partitions,
@@ -225,6 +226,21 @@ def test_a_processing_time_window_on_the_jvm_stores_one_state_row_per_key() -> N
     assert within(jvm.row_bytes, 608, 1.02)
     (python,) = estimates(sql, ddl + "SET 'sqlengine.changelog.jvm' = 'false';\n")
     assert python.row_bytes != jvm.row_bytes  # the Python operator's pickled buckets: its own figure
+
+
+def test_a_top_n_on_the_jvm_stores_one_state_row_per_partition_holding_its_rows() -> None:
+    # TopN.java's state row for a Top-3 per INT key over (k, v): the key (16 B) and the state of
+    # 160 B (the array of 3 rows of 24 B, when last written, Spark's wrapper): 260 B + 1.98 x 176
+    # = 608 B a key, counted as 3 rows of 202 B (bench/state_bytes.py measured 426 B a key)
+    top3 = "SELECT k, v, r FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS r FROM g2) WHERE r <= 3;"
+    (jvm,) = estimates(top3)
+    assert jvm.plateau_entries == 3000 and jvm.row_bytes == int((JVM_ENTRY_OVERHEAD + JVM_ROW_COPIES * 176) / 3)
+    # in Python (pickled per bucket) or natively, the generic entry per row
+    (python,) = estimates(top3, DDL + "SET 'sqlengine.changelog.jvm' = 'false';\n")
+    assert python.row_bytes != jvm.row_bytes
+    # a wider input, a wider row: each kept row holds every field of the ranking's input
+    (wide,) = estimates(top3.replace("k, v", "k, v, ts").replace("g2", "g"))
+    assert wide.plateau_entries == 300 and wide.row_bytes == int((JVM_ENTRY_OVERHEAD + JVM_ROW_COPIES * (176 + 3 * 8)) / 3)
 
 
 def test_each_partitions_store_costs_its_empty_size_and_a_join_side_keeps_two() -> None:
