@@ -149,10 +149,9 @@ def agg_type(func: str, arg: exp.DataType | None) -> exp.DataType:
         if is_type(arg, D.DECIMAL):
             return decimal(38, decimal_ps(arg)[1])
         return arg
-    if func in ("AVG",):
-        return arg  # Flink: AVG(INT) is INT, AVG(DECIMAL(p,s)) keeps the type family
-    if func in ("STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP", "STDDEV", "VARIANCE"):
-        # Flink types them as AVG: an integer column's own type, DECIMAL(38, max(6, s)), a float's
+    if func in ("AVG", "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP", "STDDEV", "VARIANCE"):
+        # Flink's (LogicalTypeMerging.findAvgAggType): an integer column's own type (its average
+        # truncated), DECIMAL(38, max(6, s)) for a DECIMAL(p, s), a float's own type
         if is_type(arg, D.DECIMAL):
             return decimal(38, max(6, decimal_ps(arg)[1]))
         return arg

@@ -90,6 +90,23 @@ def test_a_decimal_quotient_is_typed_as_flink_types_it(expr, typed):
 
 
 @pytest.mark.parametrize(
+    "call, typed",
+    [
+        # Flink 2.3 (checked with PyFlink: AVG of 1.50, 2.25 and 1.00 as DECIMAL(10, 2) is 1.583333
+        # of DECIMAL(38, 6), with or without DISTINCT)
+        ("AVG(CAST(n AS DECIMAL(10, 2)))", "DECIMAL(38, 6)"),
+        ("AVG(DISTINCT CAST(n AS DECIMAL(10, 2)))", "DECIMAL(38, 6)"),
+        ("AVG(CAST(n AS DECIMAL(20, 8)))", "DECIMAL(38, 8)"),
+        ("STDDEV_POP(CAST(n AS DECIMAL(10, 2)))", "DECIMAL(38, 6)"),
+        ("AVG(n)", "INT"),  # an integer's own type: its average truncated
+    ],
+)
+def test_an_average_is_typed_as_flink_types_it(call, typed):
+    (field,) = plan(f"SELECT {call} AS a FROM t;").plans[0].fields
+    assert field.type.sql() == typed
+
+
+@pytest.mark.parametrize(
     "sql, column",
     [
         ("SELECT COUNT(*) FROM t GROUP BY CUMULATE(ts, INTERVAL '1' MINUTE, INTERVAL '1' HOUR);", 33),
