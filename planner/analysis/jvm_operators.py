@@ -5,9 +5,10 @@ Python operator's changes, over the types where the two compare and compute valu
 - Top-N and ORDER BY ... LIMIT (``TopN.java``), with any ranking strategy, ordered by numbers,
   strings, booleans, dates or timestamps;
 - group aggregation (``GroupAgg.java``) whose calls are all COUNT(*), COUNT, SUM, AVG, MIN or MAX
-  without DISTINCT (FILTER allowed), summing numbers and taking the extremes of the ordered types
-  above, grouped by keys that are not floating (Python's dict and Spark's grouping disagree on
-  -0.0 and NaN), and not under a state TTL;
+  (FILTER allowed), summing numbers and taking the extremes of the ordered types above, with
+  DISTINCT of one argument that is not floating (a value Python's dict and Java's map tell apart
+  alike), grouped by keys that are not floating (Python's dict and Spark's grouping disagree on
+  -0.0 and NaN); under a state TTL only in an unbounded job;
 - deduplication of an insert-only input (``Dedup.java``: keep first or last, on event or
   processing time, under a state TTL or not) by keys that are not floating;
 - a regular join (``Join.java``: INNER, LEFT, RIGHT, FULL, semi and anti, either input updating) on
@@ -15,9 +16,9 @@ Python operator's changes, over the types where the two compare and compute valu
   it; an inner join's condition on both sides' fields filters its output in Spark, another kind's
   decides its matches pair by pair in Spark's expressions, unless it calls a user-defined
   function), each key compared with one of the same type that is not floating,
-  with at least one key, and not under a state TTL;
+  with at least one key;
 - window aggregation on processing time (``WindowAgg.java``: TUMBLE, HOP, CUMULATE, SESSION)
-  with such calls and keys, unless its windows are on the wall clock of a zone whose offset
+  with such calls (without DISTINCT) and keys, unless its windows are on the wall clock of a zone whose offset
   changes (daylight saving time: a window's end is not its instant moved by one offset there, and
   its sessions may merge).
 """
@@ -56,7 +57,7 @@ def jvm_operator(node: Node, strategy: RankStrategy | None, ttl: bool = False, t
         # Spark's processing-time timeouts, which a bounded job cannot run (they keep Spark running
         # batches without input), so its untouched groups would stay (the Python one sweeps each
         # bucket it touches); the state-verdict case ttl-aggregate measures that release
-        return not (ttl and bounded) and _group_aggregate(node)
+        return not (ttl and bounded) and _group_aggregate(node, distinct=True)
     if type(node) is Join:  # (not its interval and temporal kinds)
         # Under a TTL too: an expired row is never matched again, whenever Spark releases it (on a
         # timeout, or when its key is next touched in a bounded job). A condition on one side's
@@ -122,12 +123,17 @@ def _one_offset(node: WindowAggregate, time_zone: str) -> bool:
     return f is None or not T.is_type(f.type, exp.DType.TIMESTAMPLTZ) or fixed_offset_ms(time_zone) is not None
 
 
-def _group_aggregate(node: GroupAggregate | WindowAggregate) -> bool:
+def _group_aggregate(node: GroupAggregate | WindowAggregate, distinct: bool = False) -> bool:
+    """Calls and keys the Java calls compute as the Python ones do; ``distinct``: DISTINCT of one
+    argument that is not floating too (COUNT of any such, SUM and AVG of numbers)."""
     fields = {f.name: f for f in node.input.fields}
     if not _keys(node, node.keys):
         return False
     for call in node.aggs:
-        if call.udf is not None or call.distinct or call.func not in _AGGREGATES:
+        if call.udf is not None or call.func not in _AGGREGATES:
+            return False
+        if call.distinct and call.func in (AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG) and not (
+                distinct and len(call.args) == 1 and T.is_type(type_of(call.args[0], fields), *_KEYS)):
             return False
         types = _AGGREGATES[call.func]
         if types is not None and not all(T.is_type(type_of(a, fields), *types) for a in call.args):

@@ -5,6 +5,7 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -30,7 +31,10 @@ import org.apache.spark.sql.types.StructType;
  * with an optional FILTER. An accumulator is a count; a sum and its count of values (an integer
  * sum exact past 64 bits, a decimal one to 100 digits, as Python's are); the extreme value (MIN/MAX
  * over appends); or every value with its count (MIN/MAX over updates, so that retracting the
- * extreme falls back to the next). Each is stored as one struct in the operator's state row.
+ * extreme falls back to the next). COUNT, SUM and AVG with DISTINCT (of one argument) keep each
+ * value with its count, in the order the values came (a value taken back to none and added again
+ * comes last), as the Python operator's dict does; their result is over the values. Each is
+ * stored as one struct in the operator's state row.
  */
 final class Calls implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -45,6 +49,7 @@ final class Calls implements Serializable {
     private final int[] typing, precision, scale;
     private final boolean[] textual;                  // MIN/MAX of strings: compared by code point
     private final boolean[] floating;                 // the argument is FLOAT or DOUBLE: a floating sum
+    private final boolean[] distinct;                 // COUNT, SUM or AVG over the distinct values
     private final DataType[] argTypes;
     final DataType[] results;                         // each call's result type
     private final boolean retracting;                 // the input updates: MIN/MAX keep every value
@@ -60,12 +65,14 @@ final class Calls implements Serializable {
         BigDecimal big;    // a decimal sum, or an integer one past 64 bits
         Object v;          // MIN/MAX over appends: the extreme so far
         TreeMap<Object, long[]> values;  // MIN/MAX over updates: each value's count
+        LinkedHashMap<Object, long[]> seen;  // DISTINCT: each value's count, in the order they came
     }
 
     /**
      * The calls over input rows whose fields are {@code fields} (the kind first), their arguments
      * from position {@code first} on: per call its arguments ({@code nArgs}) and, if
-     * {@code filtered}, the filter's value. {@code funcs}: COUNT_STAR, COUNT, SUM, AVG, MIN or MAX;
+     * {@code filtered}, the filter's value. {@code funcs}: COUNT_STAR, COUNT, SUM, AVG, MIN or MAX,
+     * or COUNT_DISTINCT, SUM_DISTINCT or AVG_DISTINCT (of one argument that is not floating);
      * {@code typings}: long, decimal, float or as-is, with the decimal's precision and scale.
      */
     Calls(StructField[] fields, int first, String[] funcs, int[] nArgs, boolean[] filtered, String[] typings, int[] precision,
@@ -77,11 +84,13 @@ final class Calls implements Serializable {
         typing = new int[n];
         textual = new boolean[n];
         floating = new boolean[n];
+        distinct = new boolean[n];
         argTypes = new DataType[n];
         boolean order = retracting;  // over updates, a retraction before its group's first row is dropped
         int at = first;
         for (int j = 0; j < n; j++) {
-            func[j] = switch (funcs[j]) {
+            distinct[j] = funcs[j].endsWith("_DISTINCT");
+            func[j] = switch (funcs[j].replace("_DISTINCT", "")) {
                 case "COUNT_STAR" -> COUNT_STAR;
                 case "COUNT" -> COUNT;
                 case "SUM" -> SUM;
@@ -120,6 +129,7 @@ final class Calls implements Serializable {
         Acc[] accs = new Acc[n];
         for (int j = 0; j < n; j++) {
             accs[j] = new Acc();
+            if (distinct[j]) accs[j].seen = new LinkedHashMap<>();
             if (retracting && (func[j] == MIN || func[j] == MAX)) {
                 boolean text = textual[j];
                 accs[j].values = new TreeMap<>((a, b) -> TopN.compareValues(a, b, text));
@@ -138,6 +148,19 @@ final class Calls implements Serializable {
 
     private void update(int j, Acc a, Row r, int sign) {
         int at = argAt[j];
+        if (distinct[j]) {
+            Object v = r.get(at);
+            if (v == null) return;
+            long[] count = a.seen.get(v);
+            long now = (count == null ? 0 : count[0]) + sign;
+            if (now > 0) {
+                if (count == null) a.seen.put(v, new long[] {now});
+                else count[0] = now;
+            } else if (count != null) {
+                a.seen.remove(v);
+            }
+            return;
+        }
         switch (func[j]) {
             case COUNT_STAR -> a.n += sign;
             case COUNT -> {
@@ -201,6 +224,13 @@ final class Calls implements Serializable {
     }
 
     private Object value(int j, Acc a) {
+        if (distinct[j]) {  // over the distinct values: their count, or their sum as a call's
+            if (func[j] == COUNT) return (long) a.seen.size();
+            Acc over = new Acc();
+            for (Object v : a.seen.keySet()) sum(over, v, 1);
+            over.n = a.seen.size();
+            a = over;
+        }
         switch (func[j]) {
             case COUNT_STAR, COUNT -> { return a.n; }
             case SUM, AVG -> {
@@ -273,6 +303,10 @@ final class Calls implements Serializable {
         for (int j = 0; j < n; j++) {
             Row a = s.getStruct(at + j);
             Acc acc = accs[j];
+            if (distinct[j]) {
+                for (Row e : a.<Row>getList(0)) acc.seen.put(e.get(0), new long[] {e.getLong(1)});
+                continue;
+            }
             switch (func[j]) {
                 case COUNT_STAR, COUNT -> acc.n = a.getLong(0);
                 case SUM, AVG -> {
@@ -296,23 +330,34 @@ final class Calls implements Serializable {
     void save(Acc[] accs, Object[] v, int at) {
         for (int j = 0; j < n; j++) {
             Acc a = accs[j];
+            if (distinct[j]) {
+                v[at + j] = RowFactory.create(entries(a.seen));
+                continue;
+            }
             v[at + j] = switch (func[j]) {
                 case COUNT_STAR, COUNT -> RowFactory.create(a.n);
                 case SUM, AVG -> RowFactory.create(a.n, a.l, a.d, a.big == null ? null : a.big.toString());
                 default -> {
                     if (!retracting) yield RowFactory.create(a.v);
-                    List<Row> entries = new ArrayList<>(a.values.size());
-                    for (Map.Entry<Object, long[]> e : a.values.entrySet()) entries.add(RowFactory.create(e.getKey(), e.getValue()[0]));
-                    yield RowFactory.create(scala.jdk.javaapi.CollectionConverters.asScala(entries).toSeq());
+                    yield RowFactory.create(entries(a.values));
                 }
             };
         }
     }
 
+    /** Values with their counts, in the map's order, as the state's array of (v, n) structs. */
+    private static Object entries(Map<Object, long[]> counts) {
+        List<Row> entries = new ArrayList<>(counts.size());
+        for (Map.Entry<Object, long[]> e : counts.entrySet()) entries.add(RowFactory.create(e.getKey(), e.getValue()[0]));
+        return scala.jdk.javaapi.CollectionConverters.asScala(entries).toSeq();
+    }
+
     /** The accumulators' struct fields, named a0, a1, ... */
     List<StructField> schema() {
         List<StructField> out = new ArrayList<>();
-        for (int j = 0; j < n; j++) out.add(DataTypes.createStructField("a" + j, accSchema(func[j], argTypes[j]), false));
+        for (int j = 0; j < n; j++) {
+            out.add(DataTypes.createStructField("a" + j, distinct[j] ? counted(argTypes[j]) : accSchema(func[j], argTypes[j]), false));
+        }
         return out;
     }
 
@@ -330,12 +375,17 @@ final class Calls implements Serializable {
                 if (!retracting) {
                     f.add(DataTypes.createStructField("v", arg, true));
                 } else {
-                    StructType entry = DataTypes.createStructType(List.of(
-                        DataTypes.createStructField("v", arg, false), DataTypes.createStructField("n", DataTypes.LongType, false)));
-                    f.add(DataTypes.createStructField("values", DataTypes.createArrayType(entry, false), false));
+                    return counted(arg);
                 }
             }
         }
         return DataTypes.createStructType(f);
+    }
+
+    /** Every value with its count: MIN/MAX over updates, and the DISTINCT calls. */
+    private static StructType counted(DataType arg) {
+        StructType entry = DataTypes.createStructType(List.of(
+            DataTypes.createStructField("v", arg, false), DataTypes.createStructField("n", DataTypes.LongType, false)));
+        return DataTypes.createStructType(List.of(DataTypes.createStructField("values", DataTypes.createArrayType(entry, false), false)));
     }
 }

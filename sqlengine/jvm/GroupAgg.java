@@ -22,7 +22,7 @@ import org.apache.spark.sql.types.StructType;
 /**
  * Group aggregation over a changelog (Flink's GroupAggFunction with retraction), as
  * sqlengine/changelog/aggregate.py computes it: the same changes, batch by batch, for COUNT(*),
- * COUNT, SUM, AVG, MIN and MAX (with FILTER; Calls.java), on Spark's flatMapGroupsWithState. Its
+ * COUNT, SUM, AVG, MIN and MAX (with FILTER and DISTINCT; Calls.java), on Spark's flatMapGroupsWithState. Its
  * state is one value per group key in whichever state store the job uses, and its rows never
  * leave the JVM.
  *

@@ -98,11 +98,18 @@ def join(spark: SparkSession, payload: DataFrame, op: Join, keys: int, out: Stru
     return DataFrame(jdf, spark)
 
 
+def _func(call: AggCallSpec) -> str:
+    """A call's function as Calls.java names it (a DISTINCT of MIN or MAX is the plain one)."""
+    if call.star:
+        return "COUNT_STAR"
+    return f"{call.func}_DISTINCT" if call.distinct and call.func in ("COUNT", "SUM", "AVG") else call.func
+
+
 def _calls(spark: SparkSession, calls: Sequence[AggCallSpec]) -> list[Any]:
     """The calls as Calls.java takes them: functions, argument counts, filters, typings,
     precisions and scales."""
     return [
-        _array(spark, "String", ["COUNT_STAR" if c.star else c.func for c in calls]),
+        _array(spark, "String", [_func(c) for c in calls]),
         _array(spark, "int", [c.args for c in calls]), _array(spark, "boolean", [c.filtered for c in calls]),
         _array(spark, "String", [c.typing.kind for c in calls]), _array(spark, "int", [c.typing.precision for c in calls]),
         _array(spark, "int", [c.typing.scale for c in calls]),

@@ -99,13 +99,17 @@ def _aggregation(calls: str, keys: str = "n") -> object:
     "COUNT(*), COUNT(who), SUM(n), AVG(total), MIN(hi), MAX(who)",
     "SUM(hi) FILTER (WHERE n > 2), AVG(n) FILTER (WHERE who <> 'x')",
     "MIN(total), MAX(n), COUNT(hi)",
+    # DISTINCT of one value that is not floating: each value with its count, in a Java map
+    "COUNT(DISTINCT who), SUM(DISTINCT n), AVG(DISTINCT total), MAX(DISTINCT hi)",
 ])
 def test_a_group_aggregation_of_counts_sums_averages_and_extremes_runs_on_the_jvm(calls):
     assert _aggregation(calls).jvm
 
 
 @pytest.mark.parametrize("calls,keys", [
-    ("COUNT(DISTINCT who)", "n"),  # a multiset of distinct values: Python's
+    ("COUNT(DISTINCT hi)", "n"),  # distinct floating values: -0.0 and NaN tell apart differently in Java
+    ("SUM(DISTINCT hi)", "n"),
+    ("COUNT(DISTINCT who, n)", "n"),  # distinct pairs: Python's
     ("LISTAGG(who)", "n"),
     ("STDDEV_POP(hi)", "n"),
     ("COUNT(*)", "hi"),  # a floating key: -0.0 and NaN group differently in Python and in Spark

@@ -1,7 +1,7 @@
 """The JVM group aggregation (sqlengine/jvm/GroupAgg.java) against the Python one
 (sqlengine/changelog/aggregate.py) on the same input, micro-batch by micro-batch: the same
 changes (kinds and rows) and the same final table, for COUNT(*), COUNT, SUM, AVG, MIN and MAX with
-and without FILTER, over appends (an aggregation another one reads) and over updates (groups
+and without FILTER and DISTINCT, over appends (an aggregation another one reads) and over updates (groups
 that change, and groups whose last row leaves: -D), with and without GROUP BY, and the values Java and Python could compute or order differently: NaN (one value,
 retracted as any other), -0.0, floating sums in arrival order, decimal sums and averages at the
 result's scale, BIGINT sums that wrap and averages that must not, strings beyond the BMP; and
@@ -55,13 +55,22 @@ QUERIES = {
     "appends with filters": "SELECT c, COUNT(*) AS k FROM (SELECT item, COUNT(*) AS c, COUNT(bidder) FILTER (WHERE price > 2) AS f, "
                             "MIN(price) AS lo, MAX(amount) AS hi, AVG(amount) AS a, SUM(price) AS s FROM bids GROUP BY item) GROUP BY c",
 }
+# DISTINCT over updates: a value leaves its group only when its last copy does
+QUERIES["distinct values regrouped"] = (
+    "SELECT n, COUNT(DISTINCT m) AS cd, SUM(DISTINCT m) AS sd, AVG(DISTINCT m) AS ad, SUM(DISTINCT d) AS sdd, "
+    "AVG(DISTINCT d) AS adv, COUNT(DISTINCT m) FILTER (WHERE n > 1) AS cdf, MIN(DISTINCT m) AS lo FROM "
+    "(SELECT item, COUNT(*) AS n, MIN(item) - item % 2 AS m, MAX(amount) AS d FROM bids GROUP BY item) GROUP BY n")
 # items that move between two groups, several in each: a retracted extreme falls back to the next
 QUERIES["prices regrouped by size"] = QUERIES["prices regrouped by count"].replace("SELECT n,", "SELECT n >= 4 AS many,").replace(
     "GROUP BY n", "GROUP BY n >= 4").replace("WHERE n > 1", "WHERE n > 4")
 # one aggregation over appends, alone: a HAVING on its result makes it a changelog operator
 ALONE = {"appends: every call": "SELECT item, COUNT(*) AS c, COUNT(bidder) FILTER (WHERE price > 2) AS f, MIN(price) AS lo, "
                                 "MAX(bidder) AS hi, AVG(amount) AS a, SUM(price) AS s, AVG(price) AS ap FROM bids GROUP BY item "
-                                "HAVING COUNT(*) > 1"}
+                                "HAVING COUNT(*) > 1",
+         # DISTINCT over appends: strings, integers and decimals, a bidder seen again, NULLs
+         "appends: distinct calls": "SELECT item, COUNT(*) AS c, COUNT(DISTINCT bidder) AS cb, SUM(DISTINCT CHAR_LENGTH(bidder)) AS sl, "
+                                    "AVG(DISTINCT amount) AS a, COUNT(DISTINCT amount) FILTER (WHERE amount > 1) AS cf FROM bids "
+                                    "GROUP BY item HAVING COUNT(*) > 1"}
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +145,27 @@ def _flink(rows):
 def test_the_final_table_is_the_aggregation_of_the_final_input(sql):
     _, final = _run(sql, QUERIES["prices regrouped by count"], True)
     assert _comparable(final.elements()) == _flink([r for batch in BATCHES for r in batch])
+
+
+def test_distinct_calls_are_over_each_groups_distinct_values(sql):
+    """The final table of "appends: distinct calls", computed here from the bids."""
+    _, final = _run(sql, ALONE["appends: distinct calls"], True)
+    rows = [r for batch in BATCHES for r in batch]
+    expected = Counter()
+    for item in {r[0] for r in rows}:
+        mine = [r for r in rows if r[0] == item]
+        if len(mine) <= 1:
+            continue
+        bidders = {r[1] for r in mine if r[1] is not None}
+        lengths = {len(r[1]) for r in mine if r[1] is not None}
+        amounts = {Decimal(r[3]) for r in mine if r[3] is not None}
+        costly = {Decimal(r[3]) for r in mine if r[3] is not None and Decimal(r[3]) > 1}
+        average = sum(amounts) / len(amounts)
+        expected[(item, len(mine), len(bidders), sum(lengths), average.quantize(Decimal("0.000001"), rounding="ROUND_HALF_UP"),
+                  len(costly))] += 1
+    got = Counter(tuple(v.quantize(Decimal("0.000001")) if isinstance(v, Decimal) else v for v in r) for r in final.elements())
+    assert got == expected
+    assert any(len({r[1] for r in rows if r[0] == i}) < sum(1 for r in rows if r[0] == i) for i in (1, 2))  # repeated bidders
 
 
 def test_a_nan_maximum_moves_between_groups_and_an_emptied_group_is_deleted(sql):
