@@ -51,6 +51,14 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
         "auction BIGINT, c BIGINT",
         "COUNT per count of bids (changelog, both aggregations) vs COUNT per auction (native)",
     ),
+    "distinct_agg": (
+        "SELECT auction, COUNT(DISTINCT bidder) AS b, SUM(DISTINCT price) AS p FROM bid GROUP BY auction",
+        "auction BIGINT, b BIGINT, p BIGINT",
+        "SELECT auction, COUNT(bidder) AS b, SUM(price) AS p FROM bid GROUP BY auction",
+        "auction BIGINT, b BIGINT, p BIGINT",
+        "COUNT and SUM of the distinct bidders and prices per auction (changelog: Spark has no streaming DISTINCT) "
+        "vs without DISTINCT (native)",
+    ),
     "ttl_agg": (
         "SELECT /*+ STATE_TTL('bid' = '1 h') */ auction, COUNT(*) AS c, MAX(price) AS m FROM bid GROUP BY auction",
         "auction BIGINT, c BIGINT, m BIGINT",

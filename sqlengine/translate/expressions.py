@@ -29,7 +29,7 @@ from planner.logical import typing as T
 from planner.logical.fields import Field
 from planner.logical.specs import AggCall, AggFunc
 from planner.udf import UserFunction
-from sqlengine.translate import collection_aggregates, collections, functions, java_text, json_functions, time_zone, variance
+from sqlengine.translate import collection_aggregates, collections, comparisons, functions, java_text, json_functions, time_zone, variance
 from sqlengine.translate.calls import call as _call
 from sqlengine.translate.calls import lit as _lit
 from sqlengine.translate.lenient_time import read_with_overflow
@@ -155,21 +155,23 @@ class SparkExpressions:
         return self._fix_flink(n)
 
     def _fix_flink(self, n: exp.Expr) -> exp.Expr:
+        if (compared := comparisons.flink_comparison(n, self)) is not None:
+            return compared
         if isinstance(n, exp.Div) and self.integral(n.this) and self.integral(n.expression):
-            d = self._fixed_children(n)
+            d = self.fixed_children(n)
             return functions.failing_on_zero(exp.IntDiv(this=d.this, expression=d.expression), d.this, d.expression)
         if isinstance(n, exp.Div) and T.is_type(self.type(n), *T.FLOATS):
-            return functions.java_divide(self._fixed_children(n))
+            return functions.java_divide(self.fixed_children(n))
         if isinstance(n, (exp.Div, exp.Mod)) and all(T.is_type(self.type(x), *T.INTEGERS, exp.DType.DECIMAL) for x in (n.this, n.expression)):
-            exact = self._fixed_children(n)
+            exact = self.fixed_children(n)
             return functions.failing_on_zero(exact, exact.this, exact.expression)
         if isinstance(n, exp.Replace):
-            return functions.java_replace(self._fixed_children(n))
+            return functions.java_replace(self.fixed_children(n))
         if isinstance(n, exp.Overlay):
-            return functions.overlay(self._fixed_children(n))
+            return functions.overlay(self.fixed_children(n))
         # a node replaced here is not visited further: what it is built from is rewritten first
         if isinstance(n, exp.RegexpExtract):
-            r = self._fixed_children(n)
+            r = self.fixed_children(n)
             group = r.args.get("group") or exp.Literal.number(0)
             extract = _call("regexp_extract", r.this.copy(), r.expression.copy(), group)
             return exp.Case(ifs=[exp.If(this=exp.RegexpLike(this=r.this.copy(), expression=r.expression.copy()), true=extract)])
@@ -191,45 +193,45 @@ class SparkExpressions:
         if isinstance(n, exp.Anonymous):
             return self._anonymous(n)
         if isinstance(n, (exp.Greatest, exp.Least)):
-            return functions.null_if_any_null(self._fixed_children(n))
+            return functions.null_if_any_null(self.fixed_children(n))
         if isinstance(n, exp.Cast):  # TryCast too
             # of the bound expression, before it is rewritten
             source = self.value_type(n.this)
-            return functions.cast(self._fixed_children(n), source)
+            return functions.cast(self.fixed_children(n), source)
         if isinstance(n, (exp.Ln, exp.Log)):
-            return functions.logarithm(self._fixed_children(n))
+            return functions.logarithm(self.fixed_children(n))
         if isinstance(n, (exp.Ceil, exp.Floor)) and T.is_type(self.type(n.this), *T.FLOATS):
-            return functions.whole_double(self._fixed_children(n))
+            return functions.whole_double(self.fixed_children(n))
         if isinstance(n, exp.Substring) and n.args.get("length") is not None:
-            sub = self._fixed_children(n)
+            sub = self.fixed_children(n)
             return functions.null_below_zero(sub, sub.args["length"])
         if isinstance(n, exp.Pad):
-            pad = self._fixed_children(n)
+            pad = self.fixed_children(n)
             empty = exp.EQ(this=pad.args["fill_pattern"].copy(), expression=_lit(""))
             return functions.null_below_zero(pad, pad.expression, empty)
         if isinstance(n, exp.RegexpReplace) and n.args.get("replacement") is not None:
-            return functions.literal_replacement(self._fixed_children(n))
+            return functions.literal_replacement(self.fixed_children(n))
         if isinstance(n, exp.ConcatWs):  # Spark's concat_ws skips NULLs as Flink's does
-            return _call("concat_ws", *self._fixed_children(n).expressions)
+            return _call("concat_ws", *self.fixed_children(n).expressions)
         if isinstance(n, exp.RegexpExtractAll):
-            return functions.extract_all(self._fixed_children(n))
+            return functions.extract_all(self.fixed_children(n))
         if isinstance(n, exp.Extract):
-            return functions.extract(self._fixed_children(n))
+            return functions.extract(self.fixed_children(n))
         if isinstance(n, exp.Week):  # Flink's WEEK is the ISO week
             return _call("weekofyear", self.rewrite(n.this))
         if isinstance(n, exp.Localtimestamp):
             return functions.milliseconds(_call("localtimestamp"))
         if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and T.is_type(self.type(n.this), exp.DType.VARIANT):
-            b = self._fixed_children(n)
+            b = self.fixed_children(n)
             return collections.variant_member(b.this, b.expressions[0], T.is_type(self.type(n.expressions[0]), *T.INTEGERS))
         if isinstance(n, exp.Bracket) and len(n.expressions) == 1 and self._array_subscript(n):
-            b = self._fixed_children(n)
+            b = self.fixed_children(n)
             return collections.element_at(b.this, b.expressions[0])
         if isinstance(n, exp.ArrayContains):
-            c = self._fixed_children(n)
+            c = self.fixed_children(n)
             return collections.contains(c.this, c.expression)
         if isinstance(n, exp.ArraySlice):
-            sl = self._fixed_children(n)
+            sl = self.fixed_children(n)
             return collections.slice_(sl.this, sl.args["start"], sl.args.get("end"))
         if isinstance(n, exp.ArrayReverse):
             return _call("reverse", self.rewrite(n.this))
@@ -238,7 +240,7 @@ class SparkExpressions:
         if isinstance(n, (exp.JSONObject, JsonArray)):
             return self._json_constructor(n)
         if isinstance(n, exp.StrToMap):
-            m = self._fixed_children(n)
+            m = self.fixed_children(n)
             return collections.str_to_map([a for a in (m.this, m.args.get("pair_delim"), m.args.get("key_value_delim")) if a is not None])
         return n
 
@@ -254,7 +256,7 @@ class SparkExpressions:
         path = lax_path(n)
         if path is None:
             raise Untranslatable(f"{n.sql_name()} with a path that is not a literal, or in strict mode")
-        f = self._fixed_children(n)
+        f = self.fixed_children(n)
         if isinstance(f, JsonValue):
             return json_functions.json_value(f, path)
         if isinstance(f, JsonQuery):
@@ -285,7 +287,7 @@ class SparkExpressions:
         # Flink splits '' into no parts (Spark's split gives [''])
         return exp.If(this=exp.EQ(this=text.copy(), expression=_lit("")), true=empty, false=parts)
 
-    def _fixed_children(self, n: E) -> E:
+    def fixed_children(self, n: E) -> E:
         """A copy of ``n`` with its arguments rewritten: a node that ``fix`` replaces is not
         visited further, so what it is built from must be rewritten first."""
         out = n.copy()
@@ -300,7 +302,7 @@ class SparkExpressions:
         name = n.name.upper()
         types = [self.type(a) for a in n.expressions]  # of the bound arguments
         udf = n.meta.get("user_function")
-        fixed = self._fixed_children(n)
+        fixed = self.fixed_children(n)
         args = list(fixed.expressions)
         if udf is not None:
             return self._user_call(udf, n, args, types)
