@@ -94,7 +94,9 @@ def print_rows(columns: tuple[str, ...], rows: Sequence[tuple[object, ...]], fmt
         kinds = [t if isinstance(t, exp.DataType) else None for t in types] + [None] * len(columns)
         shown = [["NULL" if v is None else format_value(v, t=kinds[i]) if _nested(v) else _plain(v) for i, v in enumerate(row)]
                  for row in rows]
-        out.write(tabulate(shown, headers=list(columns), tablefmt="psql") + "\n")
+        # a DECIMAL keeps its scale (3.000000, as Flink prints it), which tabulate's numbers drop
+        exact = sorted({i for row in rows for i, v in enumerate(row) if isinstance(v, decimal.Decimal)})
+        out.write(tabulate(shown, headers=list(columns), tablefmt="psql", disable_numparse=exact) + "\n")
         out.write(f"{len(rows)} row{'s' if len(rows) != 1 else ''} in set\n")
     out.flush()
 

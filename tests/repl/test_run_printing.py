@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from decimal import Decimal
 
 import pytest
 from pyspark.sql import Row
@@ -44,6 +45,13 @@ def test_a_structured_object_names_its_fields_wherever_it_is_nested():
     out = io.StringIO()
     print_rows(COLUMNS, [ROW], "tableau", out=out, types=(as_object(person), None, in_map, None, None))
     assert cells(out)[:3] == ["(name=Bob, age=42)", "[1, NULL, 3]", "{k=(x=1)}"]
+
+
+def test_a_decimal_keeps_its_scale_in_the_table():
+    out = io.StringIO()
+    print_rows(("k", "a", "f"), [(1, Decimal("3.000000"), 2.5), (22, Decimal("-1.583333"), 0.25)], "tableau", out=out)
+    assert cells(out) == ["1", "3.000000", "2.5"]
+    assert out.getvalue().splitlines()[4].split("|")[2].strip() == "-1.583333"
 
 
 def test_json_keeps_nested_values_as_json():
