@@ -52,12 +52,12 @@ PAIRS: dict[str, tuple[str, str, str, str, str]] = {
         "COUNT per count of bids (changelog, both aggregations) vs COUNT per auction (native)",
     ),
     "distinct_agg": (
+        "SELECT auction, COUNT(DISTINCT bidder) AS b, SUM(DISTINCT price) AS p FROM bid GROUP BY auction HAVING COUNT(*) > 0",
+        "auction BIGINT, b BIGINT, p BIGINT",
         "SELECT auction, COUNT(DISTINCT bidder) AS b, SUM(DISTINCT price) AS p FROM bid GROUP BY auction",
         "auction BIGINT, b BIGINT, p BIGINT",
-        "SELECT auction, COUNT(bidder) AS b, SUM(price) AS p FROM bid GROUP BY auction",
-        "auction BIGINT, b BIGINT, p BIGINT",
-        "COUNT and SUM of the distinct bidders and prices per auction (changelog: Spark has no streaming DISTINCT) "
-        "vs without DISTINCT (native)",
+        "COUNT and SUM of the distinct bidders and prices per auction with a HAVING (changelog) vs without (native: "
+        "Spark's aggregation of the distinct values)",
     ),
     "ttl_agg": (
         "SELECT /*+ STATE_TTL('bid' = '1 h') */ auction, COUNT(*) AS c, MAX(price) AS m FROM bid GROUP BY auction",
