@@ -150,15 +150,7 @@ final class Calls implements Serializable {
         int at = argAt[j];
         if (distinct[j]) {
             Object v = r.get(at);
-            if (v == null) return;
-            long[] count = a.seen.get(v);
-            long now = (count == null ? 0 : count[0]) + sign;
-            if (now > 0) {
-                if (count == null) a.seen.put(v, new long[] {now});
-                else count[0] = now;
-            } else if (count != null) {
-                a.seen.remove(v);
-            }
+            if (v != null) count(a.seen, v, sign);
             return;
         }
         switch (func[j]) {
@@ -177,14 +169,7 @@ final class Calls implements Serializable {
                 Object v = r.get(at);
                 if (v == null) return;
                 if (retracting) {
-                    long[] count = a.values.get(v);
-                    long now = (count == null ? 0 : count[0]) + sign;
-                    if (now > 0) {
-                        if (count == null) a.values.put(v, new long[] {now});
-                        else count[0] = now;
-                    } else if (count != null) {
-                        a.values.remove(v);
-                    }
+                    count(a.values, v, sign);
                 } else if (a.v == null) {
                     a.v = v;
                 } else {
@@ -192,6 +177,18 @@ final class Calls implements Serializable {
                     if (func[j] == MAX ? c > 0 : c < 0) a.v = v;
                 }
             }
+        }
+    }
+
+    /** One copy of {@code v} added to ({@code sign} 1) or taken from (-1) its count; none left: gone. */
+    private static void count(Map<Object, long[]> counts, Object v, int sign) {
+        long[] count = counts.get(v);
+        long now = (count == null ? 0 : count[0]) + sign;
+        if (now > 0) {
+            if (count == null) counts.put(v, new long[] {now});
+            else count[0] = now;
+        } else if (count != null) {
+            counts.remove(v);
         }
     }
 
