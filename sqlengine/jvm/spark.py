@@ -99,10 +99,11 @@ def join(spark: SparkSession, payload: DataFrame, op: Join, keys: int, out: Stru
 
 
 def _func(call: AggCallSpec) -> str:
-    """A call's function as Calls.java names it (a DISTINCT of MIN or MAX is the plain one)."""
+    """A call's function as Calls.java names it (the spec is DISTINCT only where that changes the
+    result: COUNT, SUM, AVG, and collections, which stay in Python)."""
     if call.star:
         return "COUNT_STAR"
-    return f"{call.func}_DISTINCT" if call.distinct and call.func in ("COUNT", "SUM", "AVG") else call.func
+    return f"{call.func}_DISTINCT" if call.distinct else call.func
 
 
 def _calls(spark: SparkSession, calls: Sequence[AggCallSpec]) -> list[Any]:
