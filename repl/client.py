@@ -239,7 +239,7 @@ def describe_job(job: Job, analysis: Analysis | None = None) -> str:
 
     lines = [
         f"Job {job.id} ({job.name})",
-        f"  kind:     {job.kind}{' (batch)' if job.batch else ' (bounded input: ends by itself)' if job.bounded else ''}",
+        f"  kind:     {job.kind}{' (batch: its bounded input comes in one micro-batch)' if job.one_batch else ' (batch)' if job.batch else ' (bounded input: ends by itself)' if job.bounded else ''}",
         f"  status:   {job.status.value}" + (f" — {describe(job.error_detail)}" if job.error_detail is not None and job.status.value == "FAILED" else ""),
         f"  started:  {_clock(job.started_at)}" + (f", ended {_clock(job.ended_at)}" if job.ended_at else ""),
         f"  rows/s:   {job.rows_per_second():.0f}",

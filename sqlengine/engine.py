@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from catalog import Catalog
 from catalog.home import resolve_home
+from planner.analysis import one_batch
 from planner.analysis.analyze import Analysis, is_streaming
 from planner.analysis.physical import JVM_SETTING, changelog_buckets
 from planner.dialect import Flink
@@ -184,6 +185,9 @@ class Engine:
         else:
             key = settings_name(outcome.settings) or self._job_key(outcome, streaming)
             checkpoint = root / key
+        batch_analysis = self._one_batch(outcome, checkpoint) if streaming else None
+        if batch_analysis is not None:
+            analysis, streaming = batch_analysis, False
         spark = job_session(self.spark, self.sql_conf(outcome.settings))
         pipelines = []
         result = None
@@ -217,6 +221,9 @@ class Engine:
             for key, value in state_backend.provider_conf("rocksdb").items():
                 spark.conf.set(key, value)
         notes: list[str] = []
+        if batch_analysis is not None:
+            notes.append(f"its bounded input comes in one micro-batch, so it runs as one batch job, with the same result "
+                         f"('{one_batch.SETTING}' = 'false' runs it as a streaming job)")
         if streaming and (local := checkpoint_root.local_only_note(self.master, outcome.settings, self.home)):
             notes.append(local)
         if outcome.kind != Kind.QUERY and streaming:
@@ -247,10 +254,25 @@ class Engine:
             end_of_input=EndOfInput.of(sources),
             result=result,
             batch=not streaming,
+            one_batch=batch_analysis is not None,
             operators=operators_of(outcome.plans, analysis) if streaming else (),
             notes=tuple(notes),
         )
         return self.jobs.submit(job)
+
+    def _one_batch(self, outcome: Outcome, checkpoint: Location) -> Analysis | None:
+        """The batch analysis a bounded streaming job runs with as one batch job
+        (planner.analysis.one_batch), or None: it runs as planned. Not when there is state to
+        start from: a checkpoint of an earlier run (a streaming run's, or FINISHED), or a savepoint."""
+        assert outcome.analysis is not None
+        if not one_batch.setting_on(outcome.settings) or outcome.settings.get(savepoints.SAVEPOINT_PATH):
+            return None
+        if not one_batch.one_batch(outcome.plans, outcome.analysis).ok:
+            return None
+        if outcome.kind != Kind.QUERY and checkpoint.exists() and any(checkpoint.iterdir()):
+            return None
+        batch = self.planner.batch_analysis(outcome)
+        return None if batch.problems else batch
 
     def _resume(self, outcome: Outcome, pipelines: list[Pipeline], checkpoint: Location, spark: SparkSession, buckets: int,
                 backend: str) -> list[str]:

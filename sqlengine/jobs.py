@@ -95,6 +95,9 @@ class Job:
     spark: SparkSession | None = field(default=None, repr=False)  # the job's own session
     end_of_input: EndOfInput = field(default_factory=lambda: EndOfInput((), ()))
     batch: bool = False  # runs on Spark's batch engine ('execution.runtime-mode' = 'batch')
+    # a bounded streaming job run as one batch job (planner.analysis.one_batch): it leaves FINISHED
+    # in its checkpoint as a streaming run would, so running it again does nothing
+    one_batch: bool = False
     # per stateful operator: (operator, how it runs: "native" or "changelog operator (why)")
     operators: tuple[tuple[str, str], ...] = ()
     notes: tuple[str, ...] = ()  # told when it starts: a savepoint restored, the checkpoint's state backend kept
@@ -300,7 +303,7 @@ class JobManager:
                 self._monitor(job)
             if job._stop.is_set() and job._whole_batches:
                 self._finish_batches(job)
-            if job.bounded and not job._stop.is_set():
+            if (job.bounded or job.one_batch) and not job._stop.is_set():
                 finished_marker.write_text(time.strftime("%Y-%m-%dT%H:%M:%S"))
             job.status = Status.CANCELED if job._stop.is_set() else Status.FINISHED
         except BaseException as err:  # reported through job.error; the trace goes to the log

@@ -16,7 +16,7 @@ from sqlglot import TokenType, exp
 from catalog import Catalog, CatalogError, ObjectNotFound, TableDef, ViewDef
 from catalog.secrets import mask_value
 from planner import time_zone
-from planner.analysis.analyze import Analysis, analyze_plans
+from planner.analysis.analyze import RUNTIME_MODE, Analysis, analyze_plans
 from planner.binder import Binder
 from planner.deep import deep
 from planner.dialect import Flink, nodes
@@ -217,6 +217,14 @@ class PlannerSession:
             plans, {**self.environment, **self.settings}, stats=self.stats, source=stmt.source, span=stmt.span,
             horizon_days=self.horizon_days,
         )
+
+    def batch_analysis(self, outcome: Outcome) -> Analysis:
+        """A planned job's analysis in batch mode, under the settings it was planned with: for a
+        bounded job that runs as one batch (planner.analysis.one_batch)."""
+        settings = {**self.environment, **outcome.settings, RUNTIME_MODE: "batch"}
+        stmt = outcome.statement
+        return analyze_plans(list(outcome.plans), settings, stats=self.stats, source=stmt.source, span=stmt.span,
+                             horizon_days=self.horizon_days)
 
     # -- DDL -----------------------------------------------------------------------------------
 

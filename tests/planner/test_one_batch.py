@@ -1,0 +1,85 @@
+"""Which bounded streaming jobs may run as one batch job (planner.analysis.one_batch): the input
+comes in one micro-batch, the result is insert-only, no changelog operator, no filesystem sink."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog import Catalog
+from planner.analysis.one_batch import one_batch, setting_on
+from planner.statements.script import parse_script
+from planner.statements.session import PlannerSession
+
+DDL = """
+CREATE TABLE bids (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen', 'number-of-rows' = '100');
+CREATE TABLE endless (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'datagen');
+CREATE TABLE files (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND) WITH ('connector' = 'filesystem', 'path' = '/tmp/in', 'format' = 'json');
+CREATE TABLE trickle (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = '/tmp/in', 'format' = 'json', 'source.max-files-per-trigger' = '1');
+CREATE TABLE hole (auction BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE out_files (auction BIGINT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '/tmp/out', 'format' = 'json');
+"""
+
+WINDOWED = "SELECT auction, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end"
+
+
+def verdict(sql: str, **settings: str):
+    session = PlannerSession(Catalog.in_memory(), settings=settings)
+    outcome = None
+    for stmt in parse_script(DDL + sql).statements:
+        outcome = session.execute(stmt)
+    assert outcome is not None and outcome.analysis is not None
+    return one_batch(outcome.plans, outcome.analysis)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        WINDOWED.format(t="bids") + ";",
+        WINDOWED.format(t="files") + ";",
+        "INSERT INTO hole " + WINDOWED.format(t="bids") + ";",
+        "SELECT auction, price FROM files WHERE price > 10;",  # stateless
+        # an interval join, and a regular inner join of two appends: both insert-only
+        "SELECT b.auction, c.price FROM bids b JOIN files c ON b.auction = c.auction "
+        "AND c.ts BETWEEN b.ts AND b.ts + INTERVAL '1' MINUTE;",
+        "SELECT b.auction, c.price FROM bids b JOIN files c ON b.auction = c.auction;",
+    ],
+)
+def test_a_bounded_insert_only_job_read_in_one_micro_batch_runs_as_one_batch(sql):
+    got = verdict(sql)
+    assert got.ok, got
+    assert str(got) == "runs as one batch job"
+
+
+@pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        (WINDOWED.format(t="endless") + ";", "a source is unbounded"),
+        (WINDOWED.format(t="trickle") + ";", "trickle is read in several micro-batches"),
+        ("INSERT INTO out_files " + WINDOWED.format(t="bids") + ";", "out_files is a filesystem sink"),
+        # a group aggregation updates its rows: a streaming run emits each change
+        ("SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction;", "its result is updated"),
+        # a Top-3 over appends runs as a changelog operator
+        ("SELECT auction, price FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS r "
+         "FROM bids) WHERE r <= 3;", "TopN runs as a changelog operator"),
+    ],
+)
+def test_a_job_that_a_streaming_run_would_tell_apart_stays_streaming(sql, why):
+    got = verdict(sql)
+    assert not got.ok
+    assert got.why_not is not None and got.why_not.startswith(why), got
+    assert str(got).startswith("runs as a streaming job: ")
+
+
+def test_batch_mode_is_batch_already():
+    got = verdict(WINDOWED.format(t="bids") + ";", **{"execution.runtime-mode": "batch"})
+    assert got.why_not == "batch mode already"
+
+
+@pytest.mark.parametrize(("value", "on"), [(None, True), ("true", True), ("false", False), ("OFF", False), ("0", False)])
+def test_the_setting_turns_it_off(value, on):
+    assert setting_on({} if value is None else {"sqlengine.bounded.batch": value}) is on
