@@ -196,10 +196,12 @@ def sqlengine(args: list[str], home: Path, check: bool = False) -> dict:
 
 
 class Engines:
-    def __init__(self, flink_python: str, work: Path) -> None:
+    def __init__(self, flink_python: str, work: Path, *, flink_batch: bool = False, sqlengine_sets: tuple[str, ...] = ()) -> None:
         self.flink_python = flink_python
         self.work = work
         self.homes = 0
+        self.flink_mode = ["--batch"] if flink_batch else []  # Flink's batch runtime mode for the timed runs
+        self.sets = [a for s in sqlengine_sets for a in ("--set", s)]  # sqlengine's settings for the timed runs
 
     def home(self) -> Path:
         self.homes += 1
@@ -207,8 +209,8 @@ class Engines:
 
     def run(self, engine: str, script: Path, fmt: str) -> dict:
         if engine == "sqlengine":
-            return sqlengine(["run", str(script)], self.home())
-        return measure([self.flink_python, str(FLINK_SIDE), "run", str(script), *self.jar(fmt)])
+            return sqlengine(["run", *self.sets, str(script)], self.home())
+        return measure([self.flink_python, str(FLINK_SIDE), "run", str(script), *self.jar(fmt), *self.flink_mode])
 
     def rows(self, engine: str, script: Path, fmt: str) -> Counter | str:
         """The final table of the check script's SELECT, or the engine's error line."""
@@ -344,6 +346,10 @@ def main() -> None:
     ap.add_argument("--flink-python", default="/tmp/flink/bin/python")
     ap.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "sqlengine-flink-compare")
     ap.add_argument("--out", type=Path, default=Path("flink_compare.json"))
+    ap.add_argument("--flink-batch", action="store_true",
+                    help="time Flink in its batch runtime mode (the rows are compared in streaming mode)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting for sqlengine's timed runs (sqlengine run --set), e.g. sqlengine.bounded.batch=false")
     args = ap.parse_args()
     flink_venv(Path(args.flink_python))
     queries = args.queries or [q for q in ALL if q not in NOT_RUN]
@@ -351,7 +357,7 @@ def main() -> None:
     if "parquet" in formats:
         parquet_jar()
     work = Path(tempfile.mkdtemp(prefix="flink-compare-"))
-    engines = Engines(args.flink_python, work)
+    engines = Engines(args.flink_python, work, flink_batch=args.flink_batch, sqlengine_sets=tuple(args.set))
     sizes = [args.events, 4 * args.events]
     results = []
     # on stderr, under each query's result line: how far the run is (a pass of every query with

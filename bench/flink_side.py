@@ -3,11 +3,12 @@ mini-cluster (PyFlink, parallelism 2, loopback only). Runs under a virtualenv wi
 under sqlengine's own environment (Flink is not a dependency of sqlengine):
 
     python -m venv /tmp/flink && /tmp/flink/bin/pip install apache-flink==2.3.0
-    /tmp/flink/bin/python bench/flink_side.py run SCRIPT [--jar JAR]
+    /tmp/flink/bin/python bench/flink_side.py run SCRIPT [--jar JAR] [--batch]
     /tmp/flink/bin/python bench/flink_side.py rows SCRIPT OUT.json [--jar JAR]
     /tmp/flink/bin/python bench/flink_side.py latency RUNS DDL QUERY
 
-``run`` executes every statement, waiting for each INSERT to finish (the timed run). ``rows``
+``run`` executes every statement, waiting for each INSERT to finish (the timed run; with
+``--batch`` in Flink's batch runtime mode, which a Flink user asks for on bounded input). ``rows``
 executes the DDL and then the script's query (a SELECT, or the SELECT of an INSERT) and writes its
 final table (the changelog applied) to OUT.json, each value in the form of sqlengine's JSON output,
 so the two engines' rows compare as multisets. ``latency`` is bench/interactive_latency.py's side. The environment, the statement splitting and the
@@ -30,8 +31,8 @@ from values import plain
 INSERT_SELECT = re.compile(r"^\s*INSERT\s+INTO\s+\S+\s+(.*)$", re.IGNORECASE | re.DOTALL)
 
 
-def run(script: str, jars: str | None) -> None:
-    env = environment(parallelism=2, jars=jars)
+def run(script: str, jars: str | None, batch: bool = False) -> None:
+    env = environment(parallelism=2, jars=jars, streaming=not batch)
     for stmt in statements(script):
         result = env.execute_sql(stmt)
         if stmt.upper().startswith(("INSERT", "EXECUTE")):
@@ -121,10 +122,12 @@ def main(argv: list[str]) -> None:
         i = argv.index("--jar")
         jar = argv[i + 1]
         argv = argv[:i] + argv[i + 2:]
+    batch = "--batch" in argv
+    argv = [a for a in argv if a != "--batch"]
     verb = argv[0]
     script = Path(argv[1]).read_text() if verb in ("run", "rows") else ""
     if verb == "run":
-        run(script, jar)
+        run(script, jar, batch)
     elif verb == "rows":
         rows(script, argv[2], jar)
     elif verb == "latency":

@@ -41,7 +41,6 @@ def show_result(term: Terminal, job: Job, analysis: Analysis | None, settings: d
     names = result.columns
     types = [getattr(f, "type", None) for f in fields] if len(fields) == len(names) else []
     limit = max_width(settings)
-    batch = settings.get("execution.runtime-mode", "streaming") == "batch"
     if mode == "table":
         from repl.views.table import TableView
 
@@ -62,6 +61,6 @@ def show_result(term: Terminal, job: Job, analysis: Analysis | None, settings: d
     else:
         from repl.views.tableau import TableauFeed
 
-        feed = TableauFeed(result, Columns(names, types, limit, op=True), final_only=batch or job.bounded)
+        feed = TableauFeed(result, Columns(names, types, limit, op=True), final_only=job.ends_by_itself)
         noun = "rows"
     return run_live(term, job, feed, lambda: status_line(job, lambda: f"{result.total_changes} {noun}"))
