@@ -155,6 +155,14 @@ class Sql:
         return multiset(self.rows(sql, "streaming")), multiset(self.rows(sql, "batch"))
 
 
+def run_statement(engine, sql: str):
+    """Plan one statement, start its job and wait for it to end."""
+    (stmt,) = parse_script(sql).statements
+    job = engine.start(engine.plan(stmt))
+    job.wait()
+    return job
+
+
 def ran_as(job, mode: str) -> None:
     """The job ran in ``mode``: a streaming job ran Spark streaming queries (they report progress,
     a batch job has none) over its bounded input; a batch job ran on Spark's batch engine."""

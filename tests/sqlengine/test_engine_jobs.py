@@ -15,7 +15,7 @@ from planner.errors import SqlError
 from planner.statements.script import parse_script
 from sqlengine.engine import Engine
 from sqlengine.jobs import Status
-from tests.sqlengine.helpers import in_read_order
+from tests.sqlengine.helpers import in_read_order, run_statement
 
 pytestmark = pytest.mark.spark
 
@@ -43,11 +43,7 @@ def _setup(tmp_path: Path, spark, sink_path: Path) -> Engine:
     return engine
 
 
-def _run(engine: Engine, sql: str):
-    (stmt,) = parse_script(sql).statements
-    job = engine.start(engine.plan(stmt))
-    job.wait()
-    return job
+_run = run_statement
 
 
 def _sink_rows(path: Path) -> list[tuple[str, ...]]:

@@ -12,6 +12,7 @@ import pytest
 
 from planner.statements.script import parse_script
 from sqlengine.engine import Engine
+from tests.sqlengine.helpers import run_statement
 
 pytestmark = pytest.mark.spark
 
@@ -43,9 +44,7 @@ def _engine(tmp_path: Path, spark) -> Engine:
 
 
 def _run(engine: Engine, sql: str):
-    (stmt,) = parse_script(sql).statements
-    job = engine.start(engine.plan(stmt))
-    job.wait()
+    job = run_statement(engine, sql)
     assert job.status.value == "FINISHED", job.error_detail
     return job
 
