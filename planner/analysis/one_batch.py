@@ -14,7 +14,9 @@ Only where nothing but the rows could tell the two apart:
   never would (a changelog sink or ``--changelog`` shows every change);
 - no operator runs as a changelog operator (their state and timers are streaming's own);
 - no sink is a filesystem table: the streaming file sink commits through Spark's sink log
-  (``_spark_metadata``), which readers of the directory then trust; a batch write keeps none.
+  (``_spark_metadata``), which readers of the directory then trust; a batch write keeps none;
+- no source skips malformed records: the streaming run counts them in its progress, which a
+  batch run has none of.
 
 The engine adds what only it knows (``sqlengine.engine``): the job's checkpoint holds nothing to
 resume, no savepoint is to be restored, and ``sqlengine.bounded.batch`` is not 'false'.
@@ -61,9 +63,12 @@ def one_batch(plans: Sequence[Node], analysis: Analysis) -> OneBatch:
     nodes = distinct_nodes(plans)
     for node in nodes:
         if isinstance(node, Scan):
-            spec = spec_of(node.table)
-            if spec is None or not spec.one_batch(node.table):
+            table = node.source_table  # its OPTIONS hints applied
+            spec = spec_of(table)
+            if spec is None or not spec.one_batch(table):
                 return OneBatch(f"{node.table.name} is read in several micro-batches")
+            if _skips_malformed(table.options):
+                return OneBatch(f"{node.table.name} skips malformed records (the streaming progress counts them)")
         if isinstance(node, Sink) and (node.table.connector or "").lower() == "filesystem":
             return OneBatch(f"{node.table.name} is a filesystem sink (its files are committed through Spark's sink log)")
     changelog = [node for node in nodes if (ph := analysis.physical.get(node.node_id)) is not None and ph.changelog]
@@ -74,3 +79,11 @@ def one_batch(plans: Sequence[Node], analysis: Analysis) -> OneBatch:
         if not analysis.props[out.node_id].changelog.insert_only:
             return OneBatch("its result is updated (a streaming run emits the changes)")
     return OneBatch(None)
+
+
+def _skips_malformed(options: dict[str, str]) -> bool:
+    """'errors.mode' skip or dead-letter, or a format's 'ignore-parse-errors' (the connectors'
+    ``errors_mode``; any format prefix, as Kafka's 'value.json.ignore-parse-errors')."""
+    if options.get("errors.mode", "fail").strip().lower() in ("skip", "dead-letter"):
+        return True
+    return any(k.endswith("ignore-parse-errors") and v.strip().lower() == "true" for k, v in options.items())

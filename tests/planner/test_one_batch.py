@@ -20,6 +20,9 @@ CREATE TABLE files (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
 CREATE TABLE trickle (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
   WITH ('connector' = 'filesystem', 'path' = '/tmp/in', 'format' = 'json', 'source.max-files-per-trigger' = '1');
+CREATE TABLE lenient (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = '/tmp/in', 'format' = 'json', 'json.ignore-parse-errors' = 'true');
 CREATE TABLE hole (auction BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
 CREATE TABLE out_files (auction BIGINT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '/tmp/out', 'format' = 'json');
 """
@@ -60,6 +63,11 @@ def test_a_bounded_insert_only_job_read_in_one_micro_batch_runs_as_one_batch(sql
     [
         (WINDOWED.format(t="endless") + ";", "a source is unbounded"),
         (WINDOWED.format(t="trickle") + ";", "trickle is read in several micro-batches"),
+        # an OPTIONS hint counts as the table's own option
+        (WINDOWED.format(t="files /*+ OPTIONS('source.max-files-per-trigger' = '2') */") + ";",
+         "files is read in several micro-batches"),
+        # the streaming progress counts the records it skips; a batch run reports none
+        (WINDOWED.format(t="lenient") + ";", "lenient skips malformed records"),
         ("INSERT INTO out_files " + WINDOWED.format(t="bids") + ";", "out_files is a filesystem sink"),
         # a group aggregation updates its rows: a streaming run emits each change
         ("SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction;", "its result is updated"),
