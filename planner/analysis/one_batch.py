@@ -31,12 +31,13 @@ from catalog.connectors import spec_of
 from planner.analysis.analyze import Analysis
 from planner.logical.operators import Node, Scan, Sink
 from planner.logical.visit import distinct_nodes
+from planner.switches import switch_on
 
 SETTING = "sqlengine.bounded.batch"
 
 
 def setting_on(settings: dict[str, str]) -> bool:
-    return settings.get(SETTING, "true").strip().lower() not in ("false", "off", "0", "no")
+    return switch_on(settings, SETTING)
 
 
 @dataclass(frozen=True)

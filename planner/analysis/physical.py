@@ -57,6 +57,7 @@ from planner.logical.operators import (
 )
 from planner.logical.specs import AggFunc, WindowKind
 from planner.logical.visit import distinct_nodes
+from planner.switches import switch_on
 from planner.time_zone import fixed_offset_ms
 
 PYTHON_NAME, JVM_NAME = "changelog operator", "changelog operator on the JVM"
@@ -142,7 +143,7 @@ JVM_SETTING = "sqlengine.changelog.jvm"
 
 
 def jvm_setting(settings: dict[str, str]) -> bool:
-    return settings.get(JVM_SETTING, "true").strip().lower() not in ("false", "off", "0", "no")
+    return switch_on(settings, JVM_SETTING)
 
 
 def changelog_buckets(settings: dict[str, str]) -> int:

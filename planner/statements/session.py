@@ -212,19 +212,17 @@ class PlannerSession:
 
     # -- analysis ------------------------------------------------------------------------------
 
-    def analyze(self, plans: list[Node], stmt: Statement) -> Analysis:
+    def analyze(self, plans: list[Node], stmt: Statement, settings: dict[str, str] | None = None) -> Analysis:
+        """Under the session's settings, or ``settings`` (those a statement was planned with)."""
         return analyze_plans(
-            plans, {**self.environment, **self.settings}, stats=self.stats, source=stmt.source, span=stmt.span,
-            horizon_days=self.horizon_days,
+            plans, {**self.environment, **(self.settings if settings is None else settings)}, stats=self.stats,
+            source=stmt.source, span=stmt.span, horizon_days=self.horizon_days,
         )
 
     def batch_analysis(self, outcome: Outcome) -> Analysis:
         """A planned job's analysis in batch mode, under the settings it was planned with: for a
         bounded job that runs as one batch (planner.analysis.one_batch)."""
-        settings = {**self.environment, **outcome.settings, RUNTIME_MODE: "batch"}
-        stmt = outcome.statement
-        return analyze_plans(list(outcome.plans), settings, stats=self.stats, source=stmt.source, span=stmt.span,
-                             horizon_days=self.horizon_days)
+        return self.analyze(list(outcome.plans), outcome.statement, {**outcome.settings, RUNTIME_MODE: "batch"})
 
     # -- DDL -----------------------------------------------------------------------------------
 
