@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 
 from catalog.connectors import CONNECTOR, CONNECTORS, ConnectorSpec
 from catalog.formats import FORMATS
@@ -51,7 +52,7 @@ def _pattern(key: str) -> re.Pattern[str]:
     return re.compile("^" + re.escape(key).replace("\\#", "(.+)") + "$")
 
 
-def table_format(options: dict[str, str]) -> str | None:
+def table_format(options: Mapping[str, str]) -> str | None:
     return options.get("format") or options.get("value.format")
 
 

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from catalog.connectors import spec_of
+from catalog.malformed import skips_malformed
 from planner.analysis.analyze import Analysis
 from planner.logical.operators import Node, Scan, Sink
 from planner.logical.visit import distinct_nodes
@@ -68,7 +69,7 @@ def one_batch(plans: Sequence[Node], analysis: Analysis) -> OneBatch:
             spec = spec_of(table)
             if spec is None or not spec.one_batch(table):
                 return OneBatch(f"{node.table.name} is read in several micro-batches")
-            if _skips_malformed(table.options):
+            if skips_malformed(table.options):
                 return OneBatch(f"{node.table.name} skips malformed records (the streaming progress counts them)")
         if isinstance(node, Sink) and (node.table.connector or "").lower() == "filesystem":
             return OneBatch(f"{node.table.name} is a filesystem sink (its files are committed through Spark's sink log)")
@@ -81,10 +82,3 @@ def one_batch(plans: Sequence[Node], analysis: Analysis) -> OneBatch:
             return OneBatch("its result is updated (a streaming run emits the changes)")
     return OneBatch(None)
 
-
-def _skips_malformed(options: dict[str, str]) -> bool:
-    """'errors.mode' skip or dead-letter, or a format's 'ignore-parse-errors' (the connectors'
-    ``errors_mode``; any format prefix, as Kafka's 'value.json.ignore-parse-errors')."""
-    if options.get("errors.mode", "fail").strip().lower() in ("skip", "dead-letter"):
-        return True
-    return any(k.endswith("ignore-parse-errors") and v.strip().lower() == "true" for k, v in options.items())

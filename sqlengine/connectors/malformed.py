@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from catalog.malformed import MODES
+from catalog.malformed import errors_mode as catalog_errors_mode
 from sqlengine.connectors.options import TableOptions
 from sqlengine.storage import Location
 
@@ -25,22 +27,17 @@ if TYPE_CHECKING:
 
 CORRUPT_COLUMN = "__sqlengine_malformed_record"
 METRIC_FIELD = "malformed"
-MODES = ("fail", "skip", "dead-letter")
 
 _names_lock = threading.Lock()
 _names_used: dict[str, itertools.count[int]] = {}
 
 
 def errors_mode(opts: TableOptions) -> str:
-    """'errors.mode' if set; Flink's '<format>.ignore-parse-errors' = true means 'skip'."""
-    if opts.has("errors.mode"):
-        mode = opts.string("errors.mode") or "fail"
-        if mode not in MODES:
-            raise opts.error(f"'{mode}' is not one of {', '.join(MODES)}.", "errors.mode")
-        return mode
-    if opts.fmt in ("json", "csv") and opts.bool(f"{opts.fmt}.ignore-parse-errors"):
-        return "skip"
-    return "fail"
+    """The table's mode (catalog.malformed), refused when not one of MODES."""
+    mode = catalog_errors_mode(opts.table.options)
+    if mode not in MODES:
+        raise opts.error(f"'{opts.table.options['errors.mode']}' is not one of {', '.join(MODES)}.", "errors.mode")
+    return mode
 
 
 def metric_name(table: str) -> str:

@@ -1,0 +1,30 @@
+"""One reading of what a source does with a malformed record (catalog.malformed)."""
+
+import pytest
+
+from catalog.malformed import errors_mode, skips_malformed
+
+
+@pytest.mark.parametrize(
+    ("options", "mode"),
+    [
+        ({"format": "json"}, "fail"),
+        ({"format": "json", "errors.mode": "dead-letter"}, "dead-letter"),
+        ({"format": "csv", "csv.ignore-parse-errors": "true"}, "skip"),
+        ({"format": "csv", "csv.ignore-parse-errors": "TRUE "}, "skip"),
+        # Kafka's value format keeps its side's prefix, as in Flink
+        ({"value.format": "json", "value.json.ignore-parse-errors": "true"}, "skip"),
+        ({"value.format": "csv", "csv.ignore-parse-errors": "true"}, "skip"),
+        # another format's option says nothing
+        ({"format": "csv", "json.ignore-parse-errors": "true"}, "fail"),
+        # 'errors.mode' written wins over the format's flag
+        ({"format": "json", "json.ignore-parse-errors": "true", "errors.mode": "fail"}, "fail"),
+        # a value that is no boolean is the option check's to report, not a skip
+        ({"format": "json", "json.ignore-parse-errors": "yes"}, "fail"),
+        # a mode that is none of the modes is returned as written, for the connector to refuse
+        ({"format": "json", "errors.mode": "Skip"}, "Skip"),
+    ],
+)
+def test_errors_mode(options, mode):
+    assert errors_mode(options) == mode
+    assert skips_malformed(options) == (mode in ("skip", "dead-letter"))
