@@ -83,6 +83,8 @@ class ConnectorSpec:
     formats: ClassVar[tuple[str, ...]] = ()  # values of 'format'
     # as a sink: takes an updating result (rows replaced by key), not only appended rows
     accepts_updates: ClassVar[bool] = False
+    # as a sink: keeps nothing it is sent, so no reader tells a changelog from its final table
+    discards_rows: ClassVar[bool] = False
     # as a source: a changelog on the primary key (upserts and deletes), not appended rows
     upsert_source: ClassVar[bool] = False
     # format options also come as 'key.<format>.*' and 'value.<format>.*' (Kafka's key and value)

@@ -27,3 +27,4 @@ class Blackhole(ConnectorSpec):
     sink = True
     description = "Discards every row (for benchmarks)."
     accepts_updates = True
+    discards_rows = True

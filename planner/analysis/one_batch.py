@@ -13,6 +13,8 @@ Only where nothing but the rows could tell the two apart:
 - its output is insert-only: a streaming run emits updates and retractions that a batch run
   never would (a changelog sink or ``--changelog`` shows every change);
 - no operator runs as a changelog operator (their state and timers are streaming's own);
+  these two hold unless every sink discards its rows (blackhole): no reader sees a change or
+  a row then, and the batch run computes the final table once, as Flink's batch runtime mode;
 - no sink is a filesystem table: the streaming file sink commits through Spark's sink log
   (``_spark_metadata``), which readers of the directory then trust; a batch write keeps none;
 - no source skips malformed records: the streaming run counts them in its progress, which a
@@ -73,6 +75,8 @@ def one_batch(plans: Sequence[Node], analysis: Analysis) -> OneBatch:
                 return OneBatch(f"{node.table.name} skips malformed records (the streaming progress counts them)")
         if isinstance(node, Sink) and (node.table.connector or "").lower() == "filesystem":
             return OneBatch(f"{node.table.name} is a filesystem sink (its files are committed through Spark's sink log)")
+    if all(isinstance(plan, Sink) and _discards_rows(plan) for plan in plans):
+        return OneBatch(None)  # nothing of what it computes is seen but that it ran
     changelog = [node for node in nodes if (ph := analysis.physical.get(node.node_id)) is not None and ph.changelog]
     if changelog:
         return OneBatch(f"{changelog[0].kind} runs as a changelog operator")
@@ -82,3 +86,7 @@ def one_batch(plans: Sequence[Node], analysis: Analysis) -> OneBatch:
             return OneBatch("its result is updated (a streaming run emits the changes)")
     return OneBatch(None)
 
+
+def _discards_rows(sink: Sink) -> bool:
+    spec = spec_of(sink.table)
+    return spec is not None and spec.discards_rows

@@ -1,5 +1,6 @@
 """Which bounded streaming jobs may run as one batch job (planner.analysis.one_batch): the input
-comes in one micro-batch, the result is insert-only, no changelog operator, no filesystem sink."""
+comes in one micro-batch, the result is insert-only, no changelog operator, no filesystem sink;
+an updated result and changelog operators too where every sink discards its rows."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ CREATE TABLE lenient (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
   WITH ('connector' = 'filesystem', 'path' = '/tmp/in', 'format' = 'json', 'json.ignore-parse-errors' = 'true');
 CREATE TABLE hole (auction BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE shown (auction BIGINT, n BIGINT) WITH ('connector' = 'print');
 CREATE TABLE out_files (auction BIGINT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '/tmp/out', 'format' = 'json');
 """
 
@@ -91,3 +93,37 @@ def test_batch_mode_is_batch_already():
 @pytest.mark.parametrize(("value", "on"), [(None, True), ("true", True), ("false", False), ("OFF", False), ("0", False)])
 def test_the_setting_turns_it_off(value, on):
     assert setting_on({} if value is None else {"sqlengine.bounded.batch": value}) is on
+
+
+GROUPED = "SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction"
+TOP3 = ("SELECT auction, price FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS r "
+        "FROM bids) WHERE r <= 3")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        f"INSERT INTO hole {GROUPED};",  # an updated result
+        f"INSERT INTO hole {TOP3};",  # a changelog operator
+        f"EXECUTE STATEMENT SET BEGIN INSERT INTO hole {GROUPED}; INSERT INTO hole {TOP3}; END;",
+    ],
+)
+def test_what_only_a_sink_that_discards_rows_receives_runs_as_one_batch(sql):
+    assert verdict(sql).ok
+
+
+@pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        # the print sink shows each change
+        (f"INSERT INTO shown {GROUPED};", "its result is updated"),
+        (f"EXECUTE STATEMENT SET BEGIN INSERT INTO hole {GROUPED}; INSERT INTO shown {GROUPED}; END;",
+         "its result is updated"),
+        (f"INSERT INTO shown {TOP3};", "TopN runs as a changelog operator"),
+        # still counted in the streaming progress
+        ("INSERT INTO hole SELECT auction, COUNT(*) AS n FROM lenient GROUP BY auction;", "lenient skips malformed"),
+    ],
+)
+def test_a_sink_that_shows_changes_keeps_an_updated_job_streaming(sql, why):
+    got = verdict(sql)
+    assert got.why_not is not None and got.why_not.startswith(why), got

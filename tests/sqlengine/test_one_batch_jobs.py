@@ -117,3 +117,22 @@ def test_a_select_read_in_several_micro_batches_stays_streaming(tmp_path, spark)
         assert not job.one_batch and job.bounded and job.history
     finally:
         engine.stop_all()
+
+
+def test_updated_results_into_sinks_that_discard_rows_run_as_one_batch(tmp_path, spark):
+    """A group aggregation and a Top-2 (a changelog operator in a streaming run) into blackholes."""
+    engine = _engine(tmp_path, spark)
+    try:
+        for stmt in parse_script("""
+            CREATE TABLE counts (page STRING, n BIGINT) WITH ('connector' = 'blackhole');
+            CREATE TABLE top2 (page STRING, user_id BIGINT) WITH ('connector' = 'blackhole');
+        """).statements:
+            engine.plan(stmt)
+        job = _run(engine, "EXECUTE STATEMENT SET BEGIN "
+                           "INSERT INTO counts SELECT page, COUNT(*) FROM clicks GROUP BY page; "
+                           "INSERT INTO top2 SELECT page, user_id FROM (SELECT *, ROW_NUMBER() OVER "
+                           "(PARTITION BY page ORDER BY user_id DESC) AS r FROM clicks) WHERE r <= 2; END;")
+        assert job.one_batch and job.batch and len(job.pipelines) == 2
+        assert (job.checkpoint / "FINISHED").exists() and not list(job.checkpoint.glob("q*"))
+    finally:
+        engine.stop_all()
