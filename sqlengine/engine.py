@@ -263,11 +263,11 @@ class Engine:
     def _one_batch(self, outcome: Outcome, checkpoint: Location) -> Analysis | None:
         """The batch analysis a bounded streaming job runs with as one batch job
         (planner.analysis.one_batch), or None: it runs as planned. Not when there is state to
-        start from: a checkpoint of an earlier run (a streaming run's, or FINISHED), or a savepoint."""
+        start from: a checkpoint of an earlier run (a streaming run's, or FINISHED), or a savepoint
+        (which the planner's verdict already says)."""
         assert outcome.analysis is not None
-        if not one_batch.setting_on(outcome.settings) or outcome.settings.get(savepoints.SAVEPOINT_PATH):
-            return None
-        if not one_batch.one_batch(outcome.plans, outcome.analysis).ok:
+        verdict = outcome.analysis.one_batch
+        if verdict is None or not verdict.ok:
             return None
         if outcome.kind != Kind.QUERY and checkpoint.exists() and any(checkpoint.iterdir()):
             return None

@@ -18,6 +18,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from planner.analysis import one_batch
 from planner.resume import JobPrint, Verdict, compare
 from sqlengine import storage
 from sqlengine.connectors.file_sink_owner import LOG, batch_ids
@@ -26,7 +27,7 @@ from sqlengine.storage import Location
 
 PLAN_FILE = "sqlengine-plan.json"
 SAVEPOINT_FILE = "savepoint.json"  # in a savepoint: which job it was taken of, and when
-SAVEPOINT_PATH = "execution.savepoint.path"
+SAVEPOINT_PATH = one_batch.SAVEPOINT_PATH  # Flink's setting; the planner reads it too
 IGNORE_UNCLAIMED = "execution.savepoint.ignore-unclaimed-state"
 
 

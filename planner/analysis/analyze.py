@@ -5,12 +5,13 @@ Side tables are keyed by ``Node.node_id``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from planner.analysis.check import Problem, check_plans
 from planner.analysis.estimate import Estimator
 from planner.analysis.estimate_figures import Estimate
 from planner.analysis.lineage import Lineage, bounded_job
+from planner.analysis.one_batch import OneBatch, verdict_under
 from planner.analysis.physical import Physical, changelog_buckets, decide, jvm_setting
 from planner.analysis.properties import NodeProps, infer
 from planner.analysis.state import StateInfo, Verdict, analyze_state
@@ -43,6 +44,9 @@ class Analysis:
     # every source is finite (``lineage.bounded_job``): a streaming job ends, and runs no batch
     # without input (so no processing-time timer or timeout fires in it)
     bounded: bool = False
+    # a bounded streaming job's verdict: run as one batch job or not (planner.analysis.one_batch);
+    # None for an unbounded or a batch one
+    one_batch: OneBatch | None = None
 
     @property
     def verdict(self) -> Verdict | None:
@@ -130,6 +134,7 @@ def analyze_plans(
     for d in diagnostics:
         unique.setdefault((d.code, d.message, d.span), d)
     ordered = sorted(unique.values(), key=lambda d: (-d.severity.rank, d.span.start if d.span else 0, d.code))
-    return Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming, physical, ttl, zone, bounded)
+    analysis = Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming, physical, ttl, zone, bounded)
+    return replace(analysis, one_batch=verdict_under(settings, plans, analysis)) if streaming and bounded else analysis
 
 

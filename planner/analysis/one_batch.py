@@ -20,23 +20,28 @@ Only where nothing but the rows could tell the two apart:
 - no source skips malformed records: the streaming run counts them in its progress, which a
   batch run has none of.
 
-The engine adds what only it knows (``sqlengine.engine``): the job's checkpoint holds nothing to
-resume, no savepoint is to be restored, and ``sqlengine.bounded.batch`` is not 'false'.
+Nor when ``sqlengine.bounded.batch`` is 'false' or a savepoint is to be restored
+(``verdict_under``: the verdict ``Analysis.one_batch`` holds). The engine adds what only it knows
+(``sqlengine.engine``): the job's checkpoint holds nothing to resume.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from catalog.connectors import spec_of
 from catalog.malformed import skips_malformed
-from planner.analysis.analyze import Analysis
 from planner.logical.operators import Node, Scan, Sink
 from planner.logical.visit import distinct_nodes
 from planner.switches import switch_on
 
+if TYPE_CHECKING:
+    from planner.analysis.analyze import Analysis
+
 SETTING = "sqlengine.bounded.batch"
+SAVEPOINT_PATH = "execution.savepoint.path"
 
 
 def setting_on(settings: dict[str, str]) -> bool:
@@ -55,6 +60,15 @@ class OneBatch:
 
     def __str__(self) -> str:
         return "runs as one batch job" if self.ok else f"runs as a streaming job: {self.why_not}"
+
+
+def verdict_under(settings: dict[str, str], plans: Sequence[Node], analysis: Analysis) -> OneBatch:
+    """``one_batch`` under the statement's settings."""
+    if not setting_on(settings):
+        return OneBatch(f"'{SETTING}' is 'false'")
+    if settings.get(SAVEPOINT_PATH):
+        return OneBatch(f"it starts from a savepoint ('{SAVEPOINT_PATH}')")
+    return one_batch(plans, analysis)
 
 
 def one_batch(plans: Sequence[Node], analysis: Analysis) -> OneBatch:

@@ -107,6 +107,8 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
         "nodes": nodes,
         "edges": edges,
         "verdict": analysis.verdict.value if analysis.verdict else None,
+        # a bounded streaming job: whether it runs as one batch job, and if not why
+        "one_batch": None if analysis.one_batch is None else {"ok": analysis.one_batch.ok, "why_not": analysis.one_batch.why_not},
         "total": _estimate(analysis.total) if analysis.state else None,
         "diagnostics": [d.to_dict() for d in analysis.diagnostics],
     }

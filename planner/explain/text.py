@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from planner.durations import format_duration
-from planner.logical.operators import Node
+from planner.logical.operators import Node, Sink
 
 if TYPE_CHECKING:
     from planner.analysis.analyze import Analysis
@@ -76,11 +76,23 @@ def render_text(
         for plan in analysis.plans:
             out.extend(plan.tree_lines(annotate))
             out.append("")
+        if analysis.one_batch is not None:
+            out.extend((_one_batch_line(analysis), ""))
     if state:
         _state_section(analysis, out)
     if advice:
         _advice_section(analysis, out)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _one_batch_line(analysis: Analysis) -> str:
+    assert analysis.one_batch is not None
+    line = f"Bounded job: {analysis.one_batch}"
+    if analysis.one_batch.ok:
+        line += " (its whole input comes in one micro-batch)"
+        if any(isinstance(plan, Sink) for plan in analysis.plans):
+            line += ", unless its checkpoint holds an earlier run to resume"
+    return line + "."
 
 
 def _state_section(analysis: Analysis, out: list[str]) -> None:

@@ -32,13 +32,18 @@ CREATE TABLE out_files (auction BIGINT, n BIGINT) WITH ('connector' = 'filesyste
 WINDOWED = "SELECT auction, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end"
 
 
-def verdict(sql: str, **settings: str):
+def analysis_of(sql: str, **settings: str):
     session = PlannerSession(Catalog.in_memory(), settings=settings)
     outcome = None
     for stmt in parse_script(DDL + sql).statements:
         outcome = session.execute(stmt)
     assert outcome is not None and outcome.analysis is not None
-    return one_batch(outcome.plans, outcome.analysis)
+    return outcome.analysis
+
+
+def verdict(sql: str, **settings: str):
+    analysis = analysis_of(sql, **settings)
+    return one_batch(analysis.plans, analysis)
 
 
 @pytest.mark.parametrize(
@@ -95,6 +100,27 @@ def test_the_setting_turns_it_off(value, on):
     assert setting_on({} if value is None else {"sqlengine.bounded.batch": value}) is on
 
 
+@pytest.mark.parametrize(
+    ("settings", "why_not"),
+    [
+        ({}, None),
+        ({"sqlengine.bounded.batch": "false"}, "'sqlengine.bounded.batch' is 'false'"),
+        ({"execution.savepoint.path": "/tmp/sp"}, "it starts from a savepoint ('execution.savepoint.path')"),
+    ],
+)
+def test_the_analysis_holds_the_verdict_under_the_statement_settings(settings, why_not):
+    got = analysis_of("INSERT INTO hole " + WINDOWED.format(t="bids") + ";", **settings).one_batch
+    assert got is not None and got.why_not == why_not
+
+
+@pytest.mark.parametrize(
+    "sql", [WINDOWED.format(t="endless") + ";", WINDOWED.format(t="bids") + ";"], ids=["unbounded", "batch"]
+)
+def test_only_a_bounded_streaming_job_has_a_verdict(sql):
+    settings = {"execution.runtime-mode": "batch"} if "bids" in sql else {}
+    assert analysis_of(sql, **settings).one_batch is None
+
+
 GROUPED = "SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction"
 TOP3 = ("SELECT auction, price FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS r "
         "FROM bids) WHERE r <= 3")
@@ -127,3 +153,22 @@ def test_what_only_a_sink_that_discards_rows_receives_runs_as_one_batch(sql):
 def test_a_sink_that_shows_changes_keeps_an_updated_job_streaming(sql, why):
     got = verdict(sql)
     assert got.why_not is not None and got.why_not.startswith(why), got
+
+
+@pytest.mark.parametrize(
+    ("sql", "line"),
+    [
+        (f"INSERT INTO hole {GROUPED};", "Bounded job: runs as one batch job (its whole input comes in one micro-batch), "
+                                         "unless its checkpoint holds an earlier run to resume."),
+        (WINDOWED.format(t="bids") + ";", "Bounded job: runs as one batch job (its whole input comes in one micro-batch)."),
+        (f"INSERT INTO shown {GROUPED};", "Bounded job: runs as a streaming job: its result is updated (a streaming run emits the changes)."),
+    ],
+)
+def test_explain_says_how_a_bounded_job_runs(sql, line):
+    from planner.explain.json_plan import to_dict
+    from planner.explain.text import render_explain
+
+    analysis = analysis_of(sql)
+    assert line in render_explain(analysis).splitlines()
+    assert to_dict(analysis)["one_batch"] == {"ok": analysis.one_batch.ok, "why_not": analysis.one_batch.why_not}
+    assert "Bounded job:" not in render_explain(analysis_of(WINDOWED.format(t="endless") + ";"))
