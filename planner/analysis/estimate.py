@@ -194,6 +194,21 @@ class Estimator:
             return self.flow(node.inputs[0])
         return Flow(None)
 
+    def input_rows(self, node: Node, flow: Flow) -> tuple[float, tuple[str, ...]] | None:
+        """The rows reaching ``node`` over a whole run when every source under it ends after a
+        number of rows its options fix (datagen 'number-of-rows', nexmark 'events.num'), the
+        filters' shares applied; None otherwise."""
+        scans = self.lineage.scans(node)
+        counts = [(spec.rows(s.source_table) if (spec := spec_of(s.source_table)) is not None else None) for s in scans]
+        if not scans or any(n is None for n in counts):
+            return None
+        total = float(sum(n or 0 for n in counts))
+        notes = tuple(f"`{s.table.name}` ends after {n:,} rows" for s, n in zip(scans, counts, strict=True))
+        rates = [self.rate(s.source_table)[0] for s in scans]
+        if flow.rate is not None and all(r for r in rates):
+            total *= min(1.0, flow.rate / sum(r or 0 for r in rates))  # the filters' shares
+        return total, notes
+
     def _selectivity(self, node: Node, c: exp.Expr) -> tuple[float, str] | None:
         """The share of rows a filter's conjunct ``column = literal`` keeps, where a statistic says:
         'stats.values.<column>' ('0: 0.02, 1: 0.06, 2: 0.92'), or the connector (Nexmark's event mix)."""
@@ -349,7 +364,12 @@ class Estimator:
             # without a domain or an activity, every row a new key
             upper = domain is None and acts is None and bool(part.keys) and part.stored.kind not in ROW_KINDS
             return self._plateau(formula, rate, row, kept * per_key, assumptions, upper)
-        # unbounded: entries accumulate with time
+        # unbounded: entries accumulate with time, or with the input until a bounded one ends
+        ended = self.input_rows(feeding, flow)
+        if ended is not None:
+            rows, notes = ended  # no more entries than rows arrived; rows kept: each one
+            return self._plateau(f"rows({src}) × {row} B", rate, row, rows, [*assumptions, *notes],
+                                 upper=part.stored.kind not in ROW_KINDS)
         horizon = self.horizon_days * DAY
         if part.growth == Growth.ROWS:
             formula = f"rows/s({src}) × t × {row} B"

@@ -305,3 +305,33 @@ def test_the_nexmark_generators_strings_size_its_rows_and_a_declared_length_wins
     # a declared length that is no number leaves the generator's
     (unreadable,) = estimates(sql, nexmark.format(size="1kb", extra=", 'stats.avg-length.bid.extra' = 'long'"))
     assert unreadable.row_bytes == large[0].row_bytes
+
+
+BOUNDED = """
+SET 'spark.sql.shuffle.partitions' = '2';
+CREATE TABLE b (k BIGINT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'datagen', 'rows-per-second' = '2000', 'number-of-rows' = '5000');
+CREATE TABLE n (event_type INT, bid ROW<auction BIGINT, price BIGINT>, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+  WITH ('connector' = 'nexmark', 'events.num' = '10000');
+"""
+
+
+def test_state_that_grows_with_a_bounded_input_stops_with_it() -> None:
+    # keys of no known domain: at most one entry per row the source makes, then the job ends
+    (e,) = estimates("SELECT k, COUNT(*) FROM b GROUP BY k;", BOUNDED)
+    assert e.plateau_entries == 5000 and e.upper_bound and e.bytes_at_horizon is None
+    assert "`b` ends after 5,000 rows" in e.assumptions and e.formula.startswith("rows(b) × ")
+    # a join side keeps every row: exactly the rows (not an upper bound)
+    sides = estimates("SELECT * FROM b AS x JOIN b AS y ON x.k = y.k;", BOUNDED)
+    assert [s.plateau_entries for s in sides] == [5000, 5000] and not any(s.upper_bound for s in sides)
+
+
+def test_a_bounded_inputs_rows_count_through_its_filters_shares() -> None:
+    # Nexmark's event mix: 92 % of the events are bids
+    (e,) = estimates("SELECT bid.auction, MAX(bid.price) FROM n WHERE event_type = 2 GROUP BY bid.auction;", BOUNDED)
+    assert e.plateau_entries == pytest.approx(9200)
+
+
+def test_an_input_of_no_known_size_still_grows_to_the_horizon() -> None:
+    (e,) = estimates("SELECT k, COUNT(*) FROM f GROUP BY k;")
+    assert e.plateau_entries is None and e.bytes_at_horizon is not None
