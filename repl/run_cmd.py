@@ -299,6 +299,9 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_SQL
     if getattr(args, "bounded", False):
         settings["execution.runtime-mode"] = "batch"
+    if getattr(args, "changelog", False):
+        # the changes are shown: a job that ends keeps its streaming run (planner.analysis.one_batch)
+        settings["sql-client.execution.result-mode"] = "changelog"
     try:
         from sqlengine import checkpoint_root
 

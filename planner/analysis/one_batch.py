@@ -11,14 +11,21 @@ same rows, sooner.
 Only where nothing but the rows could tell the two apart:
 
 - its output is insert-only: a streaming run emits updates and retractions that a batch run
-  never would (a changelog sink or ``--changelog`` shows every change);
+  never would (a changelog sink, or a query's result shown as its changes);
 - no operator runs as a changelog operator (their state and timers are streaming's own);
-  these two hold unless every sink discards its rows (blackhole): no reader sees a change or
-  a row then, and the batch run computes the final table once, as Flink's batch runtime mode;
+  these two hold unless only a final table is seen: every sink discards its rows (blackhole),
+  or a query's result is shown as its table (the result mode is not 'changelog': ``sqlengine
+  run`` without ``--changelog``, the shell's table and tableau views of a job that ends). The
+  batch run then computes that table once, as Flink's batch runtime mode does;
 - no sink is a filesystem table: the streaming file sink commits through Spark's sink log
   (``_spark_metadata``), which readers of the directory then trust; a batch write keeps none;
 - no source skips malformed records: the streaming run counts them in its progress, which a
-  batch run has none of.
+  batch run has none of;
+- no operator's result depends on the order rows arrive in (``arrival_ordered``): a ROW_NUMBER
+  (deduplication, Top-N) keeps, of rows that tie on its order, the one that came first, as
+  Flink's streaming operators do, and FIRST_VALUE, LISTAGG and the like take rows as they come;
+  a batch run keeps no arrival order (Spark's window functions and shuffles). Unless every
+  sink discards its rows.
 
 Nor when ``sqlengine.bounded.batch`` is 'false' or a savepoint is to be restored
 (``verdict_under``: the verdict ``Analysis.one_batch`` holds). The engine adds what only it knows
@@ -33,7 +40,18 @@ from typing import TYPE_CHECKING
 
 from catalog.connectors import spec_of
 from catalog.malformed import skips_malformed
-from planner.logical.operators import Node, Scan, Sink
+from planner.logical.operators import (
+    Deduplicate,
+    GroupAggregate,
+    MatchRecognize,
+    Node,
+    OverAggregate,
+    Scan,
+    Sink,
+    TopN,
+    WindowAggregate,
+)
+from planner.logical.specs import AggFunc
 from planner.logical.visit import distinct_nodes
 from planner.switches import switch_on
 
@@ -41,6 +59,7 @@ if TYPE_CHECKING:
     from planner.analysis.analyze import Analysis
 
 SETTING = "sqlengine.bounded.batch"
+RESULT_MODE = "sql-client.execution.result-mode"  # 'changelog': a query's result is shown as its changes
 SAVEPOINT_PATH = "execution.savepoint.path"
 
 
@@ -68,10 +87,11 @@ def verdict_under(settings: dict[str, str], plans: Sequence[Node], analysis: Ana
         return OneBatch(f"'{SETTING}' is 'false'")
     if settings.get(SAVEPOINT_PATH):
         return OneBatch(f"it starts from a savepoint ('{SAVEPOINT_PATH}')")
-    return one_batch(plans, analysis)
+    return one_batch(plans, analysis, changes_shown=settings.get(RESULT_MODE, "table").strip().lower() == "changelog")
 
 
-def one_batch(plans: Sequence[Node], analysis: Analysis) -> OneBatch:
+def one_batch(plans: Sequence[Node], analysis: Analysis, *, changes_shown: bool = False) -> OneBatch:
+    """``changes_shown``: a query's result is shown change by change, not as its table."""
     if not analysis.streaming:
         return OneBatch("batch mode already")
     if not analysis.bounded:
@@ -91,14 +111,37 @@ def one_batch(plans: Sequence[Node], analysis: Analysis) -> OneBatch:
             return OneBatch(f"{node.table.name} is a filesystem sink (its files are committed through Spark's sink log)")
     if all(isinstance(plan, Sink) and _discards_rows(plan) for plan in plans):
         return OneBatch(None)  # nothing of what it computes is seen but that it ran
+    for node in nodes:
+        if (why := arrival_ordered(node)) is not None:
+            return OneBatch(why)
+    if all(_discards_rows(plan) if isinstance(plan, Sink) else not changes_shown for plan in plans):
+        return OneBatch(None)  # no change is seen, only the final table
     changelog = [node for node in nodes if (ph := analysis.physical.get(node.node_id)) is not None and ph.changelog]
     if changelog:
         return OneBatch(f"{changelog[0].kind} runs as a changelog operator")
     for plan in plans:
         out = plan.inputs[0] if isinstance(plan, Sink) else plan
         if not analysis.props[out.node_id].changelog.insert_only:
-            return OneBatch("its result is updated (a streaming run emits the changes)")
+            return OneBatch(f"its result is updated (the changes {'a sink receives' if plan is not out else 'are shown'})")
     return OneBatch(None)
+
+
+# aggregate functions whose value depends on the order of their rows (a Python one may)
+ARRIVAL_ORDERED_AGGS = frozenset({AggFunc.FIRST_VALUE, AggFunc.LAST_VALUE, AggFunc.LISTAGG, AggFunc.ARRAY_AGG,
+                                  AggFunc.JSON_ARRAYAGG, AggFunc.USER_DEFINED})
+
+
+def arrival_ordered(node: Node) -> str | None:
+    """Why ``node``'s result depends on the order its rows arrive in, or None."""
+    if isinstance(node, Deduplicate) or (isinstance(node, TopN) and node.rank_func == AggFunc.ROW_NUMBER):
+        return f"{node.kind} keeps, of rows that tie on its order, the one that arrived first"
+    if isinstance(node, (OverAggregate, MatchRecognize)):
+        return f"{node.kind} takes rows of the same time in the order they arrive"
+    if isinstance(node, (GroupAggregate, WindowAggregate)):
+        for call in node.aggs:
+            if call.func in ARRIVAL_ORDERED_AGGS:
+                return f"{call.func} takes rows in the order they arrive"
+    return None
 
 
 def _discards_rows(sink: Sink) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from catalog import Catalog
-from planner.analysis.one_batch import one_batch, setting_on
+from planner.analysis.one_batch import OneBatch, one_batch, setting_on
 from planner.statements.script import parse_script
 from planner.statements.session import PlannerSession
 
@@ -76,11 +76,6 @@ def test_a_bounded_insert_only_job_read_in_one_micro_batch_runs_as_one_batch(sql
         # the streaming progress counts the records it skips; a batch run reports none
         (WINDOWED.format(t="lenient") + ";", "lenient skips malformed records"),
         ("INSERT INTO out_files " + WINDOWED.format(t="bids") + ";", "out_files is a filesystem sink"),
-        # a group aggregation updates its rows: a streaming run emits each change
-        ("SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction;", "its result is updated"),
-        # a Top-3 over appends runs as a changelog operator
-        ("SELECT auction, price FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS r "
-         "FROM bids) WHERE r <= 3;", "TopN runs as a changelog operator"),
     ],
 )
 def test_a_job_that_a_streaming_run_would_tell_apart_stays_streaming(sql, why):
@@ -145,7 +140,7 @@ def test_what_only_a_sink_that_discards_rows_receives_runs_as_one_batch(sql):
         (f"INSERT INTO shown {GROUPED};", "its result is updated"),
         (f"EXECUTE STATEMENT SET BEGIN INSERT INTO hole {GROUPED}; INSERT INTO shown {GROUPED}; END;",
          "its result is updated"),
-        (f"INSERT INTO shown {TOP3};", "TopN runs as a changelog operator"),
+        (f"INSERT INTO shown {TOP3};", "TopN keeps, of rows that tie on its order, the one that arrived first"),
         # still counted in the streaming progress
         ("INSERT INTO hole SELECT auction, COUNT(*) AS n FROM lenient GROUP BY auction;", "lenient skips malformed"),
     ],
@@ -156,12 +151,29 @@ def test_a_sink_that_shows_changes_keeps_an_updated_job_streaming(sql, why):
 
 
 @pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        # a group aggregation updates its rows: a streaming run emits each change
+        (f"{GROUPED};", "its result is updated (the changes are shown)"),
+        # a Top-3 by RANK (ties all kept: no arrival order) over appends runs as a changelog operator
+        (f"{TOP3.replace('ROW_NUMBER', 'RANK')};", "TopN runs as a changelog operator"),
+    ],
+)
+def test_a_query_shown_as_its_changes_stays_streaming_and_as_its_table_runs_as_one_batch(sql, why):
+    got = analysis_of(sql, **{"sql-client.execution.result-mode": "changelog"}).one_batch
+    assert got is not None and got.why_not == why
+    for mode in ("table", "tableau"):
+        assert analysis_of(sql, **{"sql-client.execution.result-mode": mode}).one_batch == OneBatch(None)
+    assert analysis_of(sql).one_batch == OneBatch(None)
+
+
+@pytest.mark.parametrize(
     ("sql", "line"),
     [
         (f"INSERT INTO hole {GROUPED};", "Bounded job: runs as one batch job (its whole input comes in one micro-batch), "
                                          "unless its checkpoint holds an earlier run to resume."),
         (WINDOWED.format(t="bids") + ";", "Bounded job: runs as one batch job (its whole input comes in one micro-batch)."),
-        (f"INSERT INTO shown {GROUPED};", "Bounded job: runs as a streaming job: its result is updated (a streaming run emits the changes)."),
+        (f"INSERT INTO shown {GROUPED};", "Bounded job: runs as a streaming job: its result is updated (the changes a sink receives)."),
     ],
 )
 def test_explain_says_how_a_bounded_job_runs(sql, line):
@@ -172,3 +184,22 @@ def test_explain_says_how_a_bounded_job_runs(sql, line):
     assert line in render_explain(analysis).splitlines()
     assert to_dict(analysis)["one_batch"] == {"ok": analysis.one_batch.ok, "why_not": analysis.one_batch.why_not}
     assert "Bounded job:" not in render_explain(analysis_of(WINDOWED.format(t="endless") + ";"))
+
+
+@pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        # insert-only, yet the first of two bids of one time is the one that came first
+        ("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY ts) AS r FROM bids) WHERE r = 1;",
+         "Deduplicate keeps, of rows that tie on its order, the one that arrived first"),
+        ("SELECT auction, LISTAGG(CAST(price AS STRING)) AS prices FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), "
+         "INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;", "LISTAGG takes rows in the order they arrive"),
+        ("SELECT auction, SUM(price) OVER (PARTITION BY auction ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM bids;",
+         "OverAggregate takes rows of the same time in the order they arrive"),
+    ],
+)
+def test_a_result_that_depends_on_arrival_order_stays_streaming_unless_discarded(sql, why):
+    assert verdict(sql).why_not == why
+    assert analysis_of(sql).one_batch == OneBatch(why)
+    select = sql.rstrip(";")
+    assert verdict(f"INSERT INTO hole SELECT 1, 2 FROM ({select});").ok
