@@ -299,9 +299,6 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_SQL
     if getattr(args, "bounded", False):
         settings["execution.runtime-mode"] = "batch"
-    if getattr(args, "changelog", False):
-        # the changes are shown: a job that ends keeps its streaming run (planner.analysis.one_batch)
-        settings["sql-client.execution.result-mode"] = "changelog"
     try:
         from sqlengine import checkpoint_root
 
@@ -334,6 +331,8 @@ def main(args: argparse.Namespace) -> int:
                     conf=conf, variables=variables, settings={k: v for k, v in settings.items() if not k.startswith("spark.")})
     engine.conf.update({k: v for k, v in settings.items() if k.startswith("spark.")})
     runner = Runner(engine, fmt, changelog=getattr(args, "changelog", False))
+    # the changes are printed: a job that ends keeps its streaming run, whatever the script SETs
+    engine.planner.results_as_changes = runner.changelog
     ended = False  # on its own, not cut short by Ctrl-C or a closed output
     try:
         for text, path in texts:

@@ -93,7 +93,10 @@ def analyze_plans(
     span: Span | None = None,
     horizon_days: int = 30,
     rules: Sequence[Rule] | None = None,
+    changes_shown: bool = False,
 ) -> Analysis:
+    """``changes_shown``: a query's result is shown change by change whatever the result mode
+    (planner.analysis.one_batch)."""
     settings = settings or {}
     assert all(p.node_id != UNNUMBERED for p in plans), "plans are numbered by the binder"
     streaming = is_streaming(settings)
@@ -135,6 +138,6 @@ def analyze_plans(
         unique.setdefault((d.code, d.message, d.span), d)
     ordered = sorted(unique.values(), key=lambda d: (-d.severity.rank, d.span.start if d.span else 0, d.code))
     analysis = Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming, physical, ttl, zone, bounded)
-    return replace(analysis, one_batch=verdict_under(settings, plans, analysis)) if streaming and bounded else analysis
+    return replace(analysis, one_batch=verdict_under(settings, plans, analysis, changes_shown=changes_shown)) if streaming and bounded else analysis
 
 

@@ -195,18 +195,24 @@ class Estimator:
         return Flow(None)
 
     def input_rows(self, node: Node, flow: Flow) -> tuple[float, tuple[str, ...]] | None:
-        """The rows reaching ``node`` over a whole run when every source under it ends after a
-        number of rows its options fix (datagen 'number-of-rows', nexmark 'events.num'), the
-        filters' shares applied; None otherwise."""
+        """At most the rows reaching ``node`` over a whole run, when every source under it ends after
+        a number of rows its options fix (datagen 'number-of-rows', nexmark 'events.num'); None
+        otherwise, or when something under it may make more rows than it reads (a join, UNNEST or
+        a table function, a HOP or CUMULATE window's copies). The filters' shares apply to one source."""
+        from planner.logical.joins import Join
+        from planner.logical.operators import Correlate, WindowTVF
+
+        if any(isinstance(n, (Join, Correlate, WindowTVF)) for n in node.walk()):
+            return None
         scans = self.lineage.scans(node)
         counts = [(spec.rows(s.source_table) if (spec := spec_of(s.source_table)) is not None else None) for s in scans]
         if not scans or any(n is None for n in counts):
             return None
         total = float(sum(n or 0 for n in counts))
         notes = tuple(f"`{s.table.name}` ends after {n:,} rows" for s, n in zip(scans, counts, strict=True))
-        rates = [self.rate(s.source_table)[0] for s in scans]
-        if flow.rate is not None and all(r for r in rates):
-            total *= min(1.0, flow.rate / sum(r or 0 for r in rates))  # the filters' shares
+        rate = self.rate(scans[0].source_table)[0] if len(scans) == 1 else None
+        if flow.rate is not None and rate:
+            total *= min(1.0, flow.rate / rate)  # the filters' share
         return total, notes
 
     def _selectivity(self, node: Node, c: exp.Expr) -> tuple[float, str] | None:

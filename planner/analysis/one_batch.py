@@ -48,6 +48,7 @@ from planner.logical.operators import (
     OverAggregate,
     Scan,
     Sink,
+    Sort,
     TopN,
     WindowAggregate,
 )
@@ -81,16 +82,18 @@ class OneBatch:
         return "runs as one batch job" if self.ok else f"runs as a streaming job: {self.why_not}"
 
 
-def verdict_under(settings: dict[str, str], plans: Sequence[Node], analysis: Analysis) -> OneBatch:
-    """``one_batch`` under the statement's settings."""
+def verdict_under(settings: dict[str, str], plans: Sequence[Node], analysis: Analysis, *, changes_shown: bool = False) -> OneBatch:
+    """``one_batch`` under the statement's settings; ``changes_shown``: a query's result is shown
+    change by change whatever the result mode (``sqlengine run --changelog``)."""
     if not setting_on(settings):
         return OneBatch(f"'{SETTING}' is 'false'")
-    if settings.get(SAVEPOINT_PATH):
+    if settings.get(SAVEPOINT_PATH) and any(isinstance(plan, Sink) for plan in plans):  # a query restores none
         return OneBatch(f"it starts from a savepoint ('{SAVEPOINT_PATH}')")
-    return one_batch(plans, analysis, changes_shown=settings.get(RESULT_MODE, "table").strip().lower() == "changelog")
+    shown = changes_shown or settings.get(RESULT_MODE, "table").strip().lower() == "changelog"
+    return one_batch(plans, analysis, changes_shown=shown)
 
 
-def one_batch(plans: Sequence[Node], analysis: Analysis, *, changes_shown: bool = False) -> OneBatch:
+def one_batch(plans: Sequence[Node], analysis: Analysis, *, changes_shown: bool) -> OneBatch:
     """``changes_shown``: a query's result is shown change by change, not as its table."""
     if not analysis.streaming:
         return OneBatch("batch mode already")
@@ -98,8 +101,7 @@ def one_batch(plans: Sequence[Node], analysis: Analysis, *, changes_shown: bool 
         return OneBatch("a source is unbounded")
     if analysis.problems:
         return OneBatch("Spark cannot run it")
-    nodes = distinct_nodes(plans)
-    for node in nodes:
+    for node in distinct_nodes(plans):
         if isinstance(node, Scan):
             table = node.source_table  # its OPTIONS hints applied
             spec = spec_of(table)
@@ -107,19 +109,22 @@ def one_batch(plans: Sequence[Node], analysis: Analysis, *, changes_shown: bool 
                 return OneBatch(f"{node.table.name} is read in several micro-batches")
             if skips_malformed(table.options):
                 return OneBatch(f"{node.table.name} skips malformed records (the streaming progress counts them)")
+            if node.upsert_source:
+                return OneBatch(f"{node.table.name} is an upsert source (a changelog, which a batch job cannot read)")
         if isinstance(node, Sink) and (node.table.connector or "").lower() == "filesystem":
             return OneBatch(f"{node.table.name} is a filesystem sink (its files are committed through Spark's sink log)")
-    if all(isinstance(plan, Sink) and _discards_rows(plan) for plan in plans):
-        return OneBatch(None)  # nothing of what it computes is seen but that it ran
+    # what a reader sees: nothing of a sink that discards its rows
+    seen = [plan for plan in plans if not (isinstance(plan, Sink) and _discards_rows(plan))]
+    nodes = distinct_nodes(seen)
     for node in nodes:
         if (why := arrival_ordered(node)) is not None:
             return OneBatch(why)
-    if all(_discards_rows(plan) if isinstance(plan, Sink) else not changes_shown for plan in plans):
-        return OneBatch(None)  # no change is seen, only the final table
+    if not changes_shown and not any(isinstance(plan, Sink) for plan in seen):
+        return OneBatch(None)  # no change is seen, only a query's final table (or nothing)
     changelog = [node for node in nodes if (ph := analysis.physical.get(node.node_id)) is not None and ph.changelog]
     if changelog:
         return OneBatch(f"{changelog[0].kind} runs as a changelog operator")
-    for plan in plans:
+    for plan in seen:
         out = plan.inputs[0] if isinstance(plan, Sink) else plan
         if not analysis.props[out.node_id].changelog.insert_only:
             return OneBatch(f"its result is updated (the changes {'a sink receives' if plan is not out else 'are shown'})")
@@ -135,6 +140,8 @@ def arrival_ordered(node: Node) -> str | None:
     """Why ``node``'s result depends on the order its rows arrive in, or None."""
     if isinstance(node, Deduplicate) or (isinstance(node, TopN) and node.rank_func == AggFunc.ROW_NUMBER):
         return f"{node.kind} keeps, of rows that tie on its order, the one that arrived first"
+    if isinstance(node, Sort) and node.limit is not None:
+        return "ORDER BY ... LIMIT keeps, of rows that tie on its order, the ones that arrived first"
     if isinstance(node, (OverAggregate, MatchRecognize)):
         return f"{node.kind} takes rows of the same time in the order they arrive"
     if isinstance(node, (GroupAggregate, WindowAggregate)):

@@ -114,6 +114,9 @@ class PlannerSession:
         # what the engine runs jobs with where no SET says otherwise ('spark.sql.shuffle.partitions'
         # of its --conf or its Spark session): the state estimates count its stores
         self.environment: dict[str, str] = {}
+        # every query's result is shown change by change, whatever the result mode ('sqlengine run
+        # --changelog'): a job that ends then keeps its streaming run (planner.analysis.one_batch)
+        self.results_as_changes = False
         self._script: str | None = None  # the file of the statement being run (Python functions' modules beside it)
 
     # -- entry ---------------------------------------------------------------------------------
@@ -216,7 +219,7 @@ class PlannerSession:
         """Under the session's settings, or ``settings`` (those a statement was planned with)."""
         return analyze_plans(
             plans, {**self.environment, **(self.settings if settings is None else settings)}, stats=self.stats,
-            source=stmt.source, span=stmt.span, horizon_days=self.horizon_days,
+            source=stmt.source, span=stmt.span, horizon_days=self.horizon_days, changes_shown=self.results_as_changes,
         )
 
     def batch_analysis(self, outcome: Outcome) -> Analysis:

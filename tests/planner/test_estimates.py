@@ -324,12 +324,20 @@ def test_state_that_grows_with_a_bounded_input_stops_with_it() -> None:
     # a join side keeps every row: exactly the rows (not an upper bound)
     sides = estimates("SELECT * FROM b AS x JOIN b AS y ON x.k = y.k;", BOUNDED)
     assert [s.plateau_entries for s in sides] == [5000, 5000] and not any(s.upper_bound for s in sides)
+    # a join can make more rows than it reads: what comes after it grows as before
+    (after,) = [e for e in estimates("SELECT x.v, COUNT(*) FROM b AS x JOIN b AS y ON x.k = y.k GROUP BY x.v;", BOUNDED)
+                if e.formula.startswith("distinct")]
+    assert after.plateau_entries is None and after.bytes_at_horizon is not None
 
 
 def test_a_bounded_inputs_rows_count_through_its_filters_shares() -> None:
     # Nexmark's event mix: 92 % of the events are bids
     (e,) = estimates("SELECT bid.auction, MAX(bid.price) FROM n WHERE event_type = 2 GROUP BY bid.auction;", BOUNDED)
     assert e.plateau_entries == pytest.approx(9200)
+    # over a union, each source's rows (no share of one applies to the other)
+    (u,) = estimates("SELECT k, COUNT(*) FROM (SELECT k FROM b WHERE k = 1 UNION ALL SELECT bid.auction AS k FROM n) GROUP BY k;",
+                     BOUNDED)
+    assert u.plateau_entries == 15000
 
 
 def test_an_input_of_no_known_size_still_grows_to_the_horizon() -> None:

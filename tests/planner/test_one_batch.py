@@ -26,14 +26,18 @@ CREATE TABLE lenient (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
   WITH ('connector' = 'filesystem', 'path' = '/tmp/in', 'format' = 'json', 'json.ignore-parse-errors' = 'true');
 CREATE TABLE hole (auction BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
 CREATE TABLE shown (auction BIGINT, n BIGINT) WITH ('connector' = 'print');
+CREATE TABLE upserts (auction BIGINT, n BIGINT, PRIMARY KEY (auction) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
+  'topic' = 'n', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'key.format' = 'json', 'value.format' = 'json',
+  'scan.bounded.mode' = 'latest-offset');
 CREATE TABLE out_files (auction BIGINT, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '/tmp/out', 'format' = 'json');
 """
 
 WINDOWED = "SELECT auction, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end"
 
 
-def analysis_of(sql: str, **settings: str):
+def analysis_of(sql: str, results_as_changes: bool = False, **settings: str):
     session = PlannerSession(Catalog.in_memory(), settings=settings)
+    session.results_as_changes = results_as_changes
     outcome = None
     for stmt in parse_script(DDL + sql).statements:
         outcome = session.execute(stmt)
@@ -43,7 +47,7 @@ def analysis_of(sql: str, **settings: str):
 
 def verdict(sql: str, **settings: str):
     analysis = analysis_of(sql, **settings)
-    return one_batch(analysis.plans, analysis)
+    return one_batch(analysis.plans, analysis, changes_shown=True)  # every check, as for a changelog view
 
 
 @pytest.mark.parametrize(
@@ -194,6 +198,8 @@ def test_explain_says_how_a_bounded_job_runs(sql, line):
          "Deduplicate keeps, of rows that tie on its order, the one that arrived first"),
         ("SELECT auction, LISTAGG(CAST(price AS STRING)) AS prices FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), "
          "INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;", "LISTAGG takes rows in the order they arrive"),
+        ("SELECT * FROM bids ORDER BY price DESC LIMIT 3;",
+         "ORDER BY ... LIMIT keeps, of rows that tie on its order, the ones that arrived first"),
         ("SELECT auction, SUM(price) OVER (PARTITION BY auction ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM bids;",
          "OverAggregate takes rows of the same time in the order they arrive"),
     ],
@@ -203,3 +209,20 @@ def test_a_result_that_depends_on_arrival_order_stays_streaming_unless_discarded
     assert analysis_of(sql).one_batch == OneBatch(why)
     select = sql.rstrip(";")
     assert verdict(f"INSERT INTO hole SELECT 1, 2 FROM ({select});").ok
+
+
+def test_a_run_that_prints_changes_keeps_an_updated_query_streaming_whatever_the_script_sets():
+    # 'sqlengine run --changelog': the session's flag, which no SET or RESET undoes
+    for mode in ("table", "tableau"):
+        got = analysis_of(f"{GROUPED};", results_as_changes=True, **{"sql-client.execution.result-mode": mode}).one_batch
+        assert got == OneBatch("its result is updated (the changes are shown)")
+
+
+def test_more_that_stays_streaming_or_not():
+    # a batch job cannot read an upsert source's changelog, whatever reads its result
+    assert verdict("INSERT INTO hole SELECT auction, n FROM upserts;").why_not == (
+        "upserts is an upsert source (a changelog, which a batch job cannot read)")
+    # what only feeds a blackhole is not seen: the Top-3 there does not keep the other sink streaming
+    assert verdict(f"EXECUTE STATEMENT SET BEGIN INSERT INTO hole {TOP3}; INSERT INTO shown SELECT auction, price FROM bids; END;").ok
+    # a query restores no savepoint
+    assert analysis_of(f"{GROUPED};", **{"execution.savepoint.path": "/tmp/sp"}).one_batch == OneBatch(None)
