@@ -20,12 +20,13 @@ Only where nothing but the rows could tell the two apart:
 - no sink is a filesystem table: the streaming file sink commits through Spark's sink log
   (``_spark_metadata``), which readers of the directory then trust; a batch write keeps none;
 - no source skips malformed records: the streaming run counts them in its progress, which a
-  batch run has none of;
-- no operator's result depends on the order rows arrive in (``arrival_ordered``): a ROW_NUMBER
-  (deduplication, Top-N) keeps, of rows that tie on its order, the one that came first, as
-  Flink's streaming operators do, and FIRST_VALUE, LISTAGG and the like take rows as they come;
-  a batch run keeps no arrival order (Spark's window functions and shuffles). Unless every
-  sink discards its rows.
+  batch run has none of; no source is an upsert source, whose changelog a batch job cannot read;
+- no operator's result depends on when or in which order rows arrive (``arrival_ordered``):
+  processing-time windows and joins (a streaming run that ends drops the windows the wall clock
+  has not closed, as Flink's does); a ROW_NUMBER (deduplication, Top-N, ORDER BY ... LIMIT)
+  keeps, of rows that tie on its order, the one that came first, as Flink's streaming
+  operators do, and FIRST_VALUE, LISTAGG and the like take rows as they come; a batch run keeps
+  no arrival order (Spark's window functions and shuffles). Unless every sink discards its rows.
 
 Nor when ``sqlengine.bounded.batch`` is 'false' or a savepoint is to be restored
 (``verdict_under``: the verdict ``Analysis.one_batch`` holds). The engine adds what only it knows
@@ -40,6 +41,7 @@ from typing import TYPE_CHECKING
 
 from catalog.connectors import spec_of
 from catalog.malformed import skips_malformed
+from planner.logical.joins import IntervalJoin
 from planner.logical.operators import (
     Deduplicate,
     GroupAggregate,
@@ -51,6 +53,7 @@ from planner.logical.operators import (
     Sort,
     TopN,
     WindowAggregate,
+    window_on_proctime,
 )
 from planner.logical.specs import AggFunc
 from planner.logical.visit import distinct_nodes
@@ -140,6 +143,9 @@ def arrival_ordered(node: Node) -> str | None:
     """Why ``node``'s result depends on the order its rows arrive in, or None."""
     if isinstance(node, Deduplicate) or (isinstance(node, TopN) and node.rank_func == AggFunc.ROW_NUMBER):
         return f"{node.kind} keeps, of rows that tie on its order, the one that arrived first"
+    if (isinstance(node, (WindowAggregate, IntervalJoin)) and node.on_proctime) or (
+            isinstance(node, (TopN, Deduplicate)) and node.window is not None and window_on_proctime(node, node.window)):
+        return f"{node.kind} runs on processing time (what a streaming run emits depends on when rows arrive)"
     if isinstance(node, Sort) and node.limit is not None:
         return "ORDER BY ... LIMIT keeps, of rows that tie on its order, the ones that arrived first"
     if isinstance(node, (OverAggregate, MatchRecognize)):

@@ -26,6 +26,7 @@ CREATE TABLE lenient (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
   WITH ('connector' = 'filesystem', 'path' = '/tmp/in', 'format' = 'json', 'json.ignore-parse-errors' = 'true');
 CREATE TABLE hole (auction BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
 CREATE TABLE shown (auction BIGINT, n BIGINT) WITH ('connector' = 'print');
+CREATE TABLE clock (auction BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'number-of-rows' = '100');
 CREATE TABLE upserts (auction BIGINT, n BIGINT, PRIMARY KEY (auction) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
   'topic' = 'n', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'key.format' = 'json', 'value.format' = 'json',
   'scan.bounded.mode' = 'latest-offset');
@@ -198,6 +199,9 @@ def test_explain_says_how_a_bounded_job_runs(sql, line):
          "Deduplicate keeps, of rows that tie on its order, the one that arrived first"),
         ("SELECT auction, LISTAGG(CAST(price AS STRING)) AS prices FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), "
          "INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;", "LISTAGG takes rows in the order they arrive"),
+        ("SELECT auction, COUNT(*) FROM TABLE(TUMBLE(TABLE clock, DESCRIPTOR(pt), INTERVAL '10' SECOND)) "
+         "GROUP BY auction, window_start, window_end;",
+         "WindowAggregate runs on processing time (what a streaming run emits depends on when rows arrive)"),
         ("SELECT * FROM bids ORDER BY price DESC LIMIT 3;",
          "ORDER BY ... LIMIT keeps, of rows that tie on its order, the ones that arrived first"),
         ("SELECT auction, SUM(price) OVER (PARTITION BY auction ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM bids;",

@@ -28,6 +28,8 @@ def test_a_named_pipeline_resumes_a_compatible_change_and_refuses_a_changed_aggr
     CREATE TABLE totals (user_id BIGINT, n BIGINT, total BIGINT) WITH ('connector' = 'blackhole');
     CREATE TABLE totals_wide (user_id BIGINT, n BIGINT, total BIGINT, big BOOLEAN) WITH ('connector' = 'blackhole');
     SET 'pipeline.name' = 'totals';
+    -- a streaming run, whose checkpoint is resumed (run as one batch it would leave only FINISHED)
+    SET 'sqlengine.bounded.batch' = 'false';
     INSERT INTO totals SELECT user_id, COUNT(*), SUM(amount) FROM orders GROUP BY user_id;
     """
     assert runner.run_script(setup, "setup.sql") == EXIT_OK

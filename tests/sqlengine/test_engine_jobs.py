@@ -135,6 +135,8 @@ def test_a_ttl_bound_aggregation_runs_as_a_changelog_operator(tmp_path, spark):
     the plain ones."""
     engine = _setup(tmp_path, spark, tmp_path / "views")
     engine.plan(parse_script("SET 'table.exec.state.ttl' = '1 h';").statements[0])
+    # a streaming run (shown as its table, the bounded query would run as one batch job)
+    engine.plan(parse_script("SET 'sqlengine.bounded.batch' = 'false';").statements[0])
     job = _run(engine, "SELECT page, COUNT(*) AS n FROM clicks GROUP BY page;")
     assert job.status.value == "FINISHED", job.error
     ((operator, how),) = job.operators
