@@ -136,3 +136,19 @@ def test_updated_results_into_sinks_that_discard_rows_run_as_one_batch(tmp_path,
         assert (job.checkpoint / "FINISHED").exists() and not list(job.checkpoint.glob("q*"))
     finally:
         engine.stop_all()
+
+
+def test_an_updated_query_shown_as_its_table_runs_as_one_batch_and_shown_as_changes_streams(tmp_path, spark):
+    engine = _engine(tmp_path, spark)
+    try:
+        sql = "SELECT page, COUNT(*) AS n FROM clicks GROUP BY page;"
+        table = _run(engine, sql)
+        assert table.one_batch and table.result is not None
+        assert sorted(table.result.rows()) == [("/a", 4), ("/b", 1)]
+        # 'sqlengine run --changelog' prints the changes: the streaming run, whose changes they are
+        engine.planner.results_as_changes = True
+        changes = _run(engine, sql)
+        assert not changes.one_batch and changes.bounded and changes.history
+        assert changes.result is not None and sorted(changes.result.rows()) == [("/a", 4), ("/b", 1)]
+    finally:
+        engine.stop_all()
