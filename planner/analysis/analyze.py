@@ -138,6 +138,12 @@ def analyze_plans(
         unique.setdefault((d.code, d.message, d.span), d)
     ordered = sorted(unique.values(), key=lambda d: (-d.severity.rank, d.span.start if d.span else 0, d.code))
     analysis = Analysis(tuple(plans), props, tuple(state), estimates, total, tuple(ordered), problems, streaming, physical, ttl, zone, bounded)
-    return replace(analysis, one_batch=verdict_under(settings, plans, analysis, changes_shown=changes_shown)) if streaming and bounded else analysis
+    if not (streaming and bounded):
+        return analysis
+    # what the same checker finds in batch mode (a batch run decides no changelog operator)
+    batch_problems = check_plans(plans, props, decide(plans, props, ttl, False, zone, jvm_setting(settings), bounded=bounded),
+                                 lineage, streaming=False, time_zone=zone)
+    verdict = verdict_under(settings, plans, analysis, batch_problems=batch_problems, changes_shown=changes_shown)
+    return replace(analysis, one_batch=verdict)
 
 

@@ -20,7 +20,10 @@ Only where nothing but the rows could tell the two apart:
 - no sink is a filesystem table: the streaming file sink commits through Spark's sink log
   (``_spark_metadata``), which readers of the directory then trust; a batch write keeps none;
 - no source skips malformed records: the streaming run counts them in its progress, which a
-  batch run has none of; no source is an upsert source, whose changelog a batch job cannot read;
+  batch run has none of;
+- the one checker (``planner.analysis.check``) finds nothing a batch run cannot do (an upsert
+  source, whose changelog a batch job cannot read): the engine then runs the batch analysis
+  this verdict was made with;
 - no operator's result depends on when or in which order rows arrive (``arrival_ordered``):
   processing-time windows and joins (a streaming run that ends drops the windows the wall clock
   has not closed, as Flink's does); a ROW_NUMBER (deduplication, Top-N, ORDER BY ... LIMIT)
@@ -61,6 +64,7 @@ from planner.switches import switch_on
 
 if TYPE_CHECKING:
     from planner.analysis.analyze import Analysis
+    from planner.analysis.check import Problem
 
 SETTING = "sqlengine.bounded.batch"
 RESULT_MODE = "sql-client.execution.result-mode"  # 'changelog': a query's result is shown as its changes
@@ -85,18 +89,21 @@ class OneBatch:
         return "runs as one batch job" if self.ok else f"runs as a streaming job: {self.why_not}"
 
 
-def verdict_under(settings: dict[str, str], plans: Sequence[Node], analysis: Analysis, *, changes_shown: bool = False) -> OneBatch:
-    """``one_batch`` under the statement's settings; ``changes_shown``: a query's result is shown
-    change by change whatever the result mode (``sqlengine run --changelog``)."""
+def verdict_under(settings: dict[str, str], plans: Sequence[Node], analysis: Analysis, *,
+                  batch_problems: Sequence[Problem] = (), changes_shown: bool = False) -> OneBatch:
+    """``one_batch`` under the statement's settings; ``batch_problems``: what the checker finds
+    in batch mode; ``changes_shown``: a query's result is shown change by change whatever the
+    result mode (``sqlengine run --changelog``)."""
     if not setting_on(settings):
         return OneBatch(f"'{SETTING}' is 'false'")
     if settings.get(SAVEPOINT_PATH) and any(isinstance(plan, Sink) for plan in plans):  # a query restores none
         return OneBatch(f"it starts from a savepoint ('{SAVEPOINT_PATH}')")
     shown = changes_shown or settings.get(RESULT_MODE, "table").strip().lower() == "changelog"
-    return one_batch(plans, analysis, changes_shown=shown)
+    return one_batch(plans, analysis, batch_problems=batch_problems, changes_shown=shown)
 
 
-def one_batch(plans: Sequence[Node], analysis: Analysis, *, changes_shown: bool) -> OneBatch:
+def one_batch(plans: Sequence[Node], analysis: Analysis, *, batch_problems: Sequence[Problem] = (),
+              changes_shown: bool) -> OneBatch:
     """``changes_shown``: a query's result is shown change by change, not as its table."""
     if not analysis.streaming:
         return OneBatch("batch mode already")
@@ -104,6 +111,8 @@ def one_batch(plans: Sequence[Node], analysis: Analysis, *, changes_shown: bool)
         return OneBatch("a source is unbounded")
     if analysis.problems:
         return OneBatch("Spark cannot run it")
+    if batch_problems:
+        return OneBatch(f"a batch job cannot run it ({batch_problems[0].message})")
     for node in distinct_nodes(plans):
         if isinstance(node, Scan):
             table = node.source_table  # its OPTIONS hints applied
@@ -112,8 +121,6 @@ def one_batch(plans: Sequence[Node], analysis: Analysis, *, changes_shown: bool)
                 return OneBatch(f"{node.table.name} is read in several micro-batches")
             if skips_malformed(table.options):
                 return OneBatch(f"{node.table.name} skips malformed records (the streaming progress counts them)")
-            if node.upsert_source:
-                return OneBatch(f"{node.table.name} is an upsert source (a changelog, which a batch job cannot read)")
         if isinstance(node, Sink) and (node.table.connector or "").lower() == "filesystem":
             return OneBatch(f"{node.table.name} is a filesystem sink (its files are committed through Spark's sink log)")
     # what a reader sees: nothing of a sink that discards its rows
@@ -140,7 +147,7 @@ ARRIVAL_ORDERED_AGGS = frozenset({AggFunc.FIRST_VALUE, AggFunc.LAST_VALUE, AggFu
 
 
 def arrival_ordered(node: Node) -> str | None:
-    """Why ``node``'s result depends on the order its rows arrive in, or None."""
+    """Why ``node``'s result depends on when or in which order its rows arrive, or None."""
     if isinstance(node, Deduplicate) or (isinstance(node, TopN) and node.rank_func == AggFunc.ROW_NUMBER):
         return f"{node.kind} keeps, of rows that tie on its order, the one that arrived first"
     if (isinstance(node, (WindowAggregate, IntervalJoin)) and node.on_proctime) or (
