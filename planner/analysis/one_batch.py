@@ -98,7 +98,7 @@ def verdict_under(settings: dict[str, str], plans: Sequence[Node], analysis: Ana
         return OneBatch(f"'{SETTING}' is 'false'")
     if settings.get(SAVEPOINT_PATH) and any(isinstance(plan, Sink) for plan in plans):  # a query restores none
         return OneBatch(f"it starts from a savepoint ('{SAVEPOINT_PATH}')")
-    shown = changes_shown or settings.get(RESULT_MODE, "table").strip().lower() == "changelog"
+    shown = changes_shown or settings.get(RESULT_MODE) == "changelog"
     return one_batch(plans, analysis, batch_problems=batch_problems, changes_shown=shown)
 
 

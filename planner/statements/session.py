@@ -107,7 +107,9 @@ class PlannerSession:
         (lint and EXPLAIN review code without running it)."""
         self.catalog = catalog
         self.run_user_code = run_user_code
-        self.settings: dict[str, str] = {**DEFAULT_SETTINGS, **(settings or {})}
+        # a setting of known values is kept as SET keeps it (lower case), whoever reads it
+        self.settings: dict[str, str] = {k: v.strip().lower() if KNOWN_SETTINGS.get(k) else v
+                                         for k, v in {**DEFAULT_SETTINGS, **(settings or {})}.items()}
         self.variables = dict(variables or {})
         self.stats = stats or {}
         self.horizon_days = horizon_days

@@ -232,3 +232,11 @@ def test_more_that_stays_streaming_or_not():
     assert verdict(f"EXECUTE STATEMENT SET BEGIN INSERT INTO hole {TOP3}; INSERT INTO shown SELECT auction, price FROM bids; END;").ok
     # a query restores no savepoint
     assert analysis_of(f"{GROUPED};", **{"execution.savepoint.path": "/tmp/sp"}).one_batch == OneBatch(None)
+
+
+def test_a_result_mode_given_to_the_session_is_read_as_set_keeps_it():
+    # a config file's or --conf's value, in any case, as the shell's views read it
+    session = PlannerSession(Catalog.in_memory(), settings={"sql-client.execution.result-mode": " Changelog"})
+    assert session.settings["sql-client.execution.result-mode"] == "changelog"
+    got = analysis_of(f"{GROUPED};", **{"sql-client.execution.result-mode": "CHANGELOG"}).one_batch
+    assert got == OneBatch("its result is updated (the changes are shown)")
