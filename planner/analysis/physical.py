@@ -178,14 +178,17 @@ def has_changelog_implementation(node: Node, time_zone: str) -> bool:
         # on processing time (Spark's own windows close on a watermark), calling a Python
         # aggregate function (event-time sessions merge: the operator merges their accumulators),
         # or sessions on a zone's wall clock
-        return window_operator(node, time_zone)
+        return window_operator(node, time_zone, streaming=True)
     return True
 
 
-def window_operator(node: Node, time_zone: str) -> bool:
-    """A window aggregation sqlengine's window operator runs, in both modes (it assigns the
-    windows itself: no Spark window struct comes out of it)."""
-    return isinstance(node, WindowAggregate) and (node.on_proctime or user_aggregate(node) or wall_clock_sessions(node, time_zone))
+def window_operator(node: Node, time_zone: str, *, streaming: bool) -> bool:
+    """A window aggregation sqlengine's window operator runs (it assigns the windows itself: no
+    Spark window struct comes out of it): one calling a Python aggregate function or with
+    sessions on a zone's wall clock in both modes, one on processing time in streaming mode (in
+    batch mode PROCTIME() is the query's one instant, which Spark's windows take as any time)."""
+    return isinstance(node, WindowAggregate) and (
+        (streaming and node.on_proctime) or user_aggregate(node) or wall_clock_sessions(node, time_zone))
 
 
 def wall_clock_sessions(node: Node, time_zone: str) -> bool:

@@ -181,7 +181,7 @@ class Translator:
         if handler is None:
             raise unreachable(node, "no translation for this operator")
         rel = handler(self, node)
-        expected = carried_windows(node, self._windows, self.time_zone, self.physical)
+        expected = carried_windows(node, self._windows, self.time_zone, self.physical, streaming=self.streaming)
         if (set(rel.windows), set(rel.session_times)) != (set(expected.structs), set(expected.session_times)):
             raise unreachable(node, f"windows carried {dict(rel.windows)}/{dict(rel.session_times)}, planned {expected}")
         self._cache[node.node_id] = rel

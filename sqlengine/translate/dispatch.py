@@ -114,7 +114,7 @@ USER_AGGREGATE_BATCH_HANDLERS: dict[type[Node], Handler] = {
 
 def handler_for(node: Node, streaming: bool, physical: Physical | None = None, time_zone: str = "UTC") -> Handler | None:
     if not streaming:
-        if has_user_aggregate(node) or window_operator(node, time_zone):
+        if has_user_aggregate(node) or window_operator(node, time_zone, streaming=False):
             return USER_AGGREGATE_BATCH_HANDLERS.get(type(node))
         batch = BATCH_HANDLERS.get(type(node))
         if batch is not None:

@@ -131,6 +131,12 @@ def test_batch_mode_refuses_only_what_spark_batch_cannot_run():
     assert [p.code for p in plan("SELECT shout(item) FROM bids;", "batch").analysis.problems] == [Code.USER_FUNCTION]
     se301 = [d for d in plan("SELECT shout(item) FROM bids;", "batch").analysis.diagnostics if d.code == "SE301"]
     assert se301 and se301[0].message.startswith("Cannot run on Spark (batch mode) as written")
+    # a processing-time window is the window operator's in streaming mode only: in batch mode
+    # PROCTIME() is the query's instant, which Spark's window aggregation takes with all it has
+    proctime = ("SELECT usr, window_start, APPROX_COUNT_DISTINCT(url) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(pt), "
+                "INTERVAL '10' SECOND)) GROUP BY usr, window_start, window_end;")
+    assert plan(proctime, "batch").analysis.problems == ()
+    assert [p.code for p in plan(proctime).analysis.problems] == [Code.CHANGELOG_AGGREGATE]
 
 
 def test_an_upsert_source_runs_in_streaming_mode_only():

@@ -226,3 +226,34 @@ def test_an_over_window_on_processing_time_emits_each_row_as_it_comes_in_arrival
             assert sorted(r[2] for r in rows if r[0] == page) == [1, 2, 3]  # a running count, row by row
     finally:
         engine.stop_all()
+
+
+@pytest.mark.parametrize(("query", "per_row"), [
+    ("SELECT k, window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(pt), INTERVAL '1' DAY)) "
+     "GROUP BY k, window_start, window_end;", 1),
+    ("SELECT k, window_start, window_end, COUNT(*) AS n FROM TABLE(HOP(TABLE g, DESCRIPTOR(pt), INTERVAL '1' SECOND, "
+     "INTERVAL '2' SECOND)) GROUP BY k, window_start, window_end;", 2),
+    ("SELECT k, window_start, window_end, COUNT(*) AS n FROM TABLE(SESSION(TABLE g PARTITION BY k, DESCRIPTOR(pt), "
+     "INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end;", 1),
+    ("SELECT k, TUMBLE_START(pt, INTERVAL '1' DAY), TUMBLE_END(pt, INTERVAL '1' DAY), COUNT(*) AS n FROM g "
+     "GROUP BY k, TUMBLE(pt, INTERVAL '1' DAY);", 1),
+])
+def test_in_batch_mode_a_processing_time_window_is_the_query_instants_on_sparks_own_windows(tmp_path, spark, query, per_row):
+    """PROCTIME() in a batch query is its one instant (Spark's current_timestamp): every row falls
+    into the windows of that instant, which Spark's window aggregation groups as any time, with
+    every aggregate it has (APPROX_COUNT_DISTINCT, which sqlengine's window operator lacks)."""
+    engine = Engine(home=tmp_path / "home", spark=spark)
+    engine.planner.settings["execution.runtime-mode"] = "batch"
+    (ddl,) = parse_script("CREATE TABLE g (k INT, v INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'number-of-rows' = '500', "
+                          "'fields.k.min' = '1', 'fields.k.max' = '3', 'fields.v.min' = '1', 'fields.v.max' = '4');").statements
+    engine.plan(ddl)
+    (stmt,) = parse_script(query.replace("COUNT(*) AS n", "COUNT(*) AS n, APPROX_COUNT_DISTINCT(v) AS d")).statements
+    before = datetime.datetime.now()
+    job = engine.start(engine.plan(stmt))
+    assert job.wait(120) and job.status == Status.FINISHED, job.error
+    assert job.batch and not job.history  # Spark's batch engine
+    rows = job.result.rows()
+    assert sum(r[3] for r in rows) == 500 * per_row and {r[0] for r in rows} == {1, 2, 3}
+    assert len(rows) == 3 * per_row and {r[4] for r in rows} == {4}
+    for _, start, end, _, _ in rows:  # the windows of the instant the query ran at
+        assert start <= datetime.datetime.now() and end >= before - datetime.timedelta(seconds=1)

@@ -34,7 +34,7 @@ def check_plans(
     as a changelog operator is ``physical``'s decision (``planner.analysis.physical``); what is left here
     is what neither Spark's operators nor ours run."""
     memo: dict[int, Windows] = {}
-    ctx = Context(props, lineage, streaming, lambda node: carried_windows(node, memo, time_zone, physical), physical, time_zone)
+    ctx = Context(props, lineage, streaming, lambda node: carried_windows(node, memo, time_zone, physical, streaming=streaming), physical, time_zone)
     out: list[Problem] = []
     for plan in plans:
         if ctx.windows(plan).session_times:  # a SESSION TVF's rows reach the result

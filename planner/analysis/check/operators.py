@@ -198,7 +198,7 @@ MERGEABLE = frozenset({AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, Agg
 
 def _window_operator(node: WindowAggregate, ctx: Context) -> bool:
     """The window aggregation runs on sqlengine's window operator (in batch mode too)."""
-    return ctx.changelog(node) or window_operator(node, ctx.time_zone)
+    return ctx.changelog(node) or window_operator(node, ctx.time_zone, streaming=ctx.streaming)
 
 
 def _session_merge(node: WindowAggregate, ctx: Context) -> Problem | None:
@@ -467,7 +467,7 @@ CARRIES: frozenset[type[Node]] = frozenset(
 
 
 def carried_windows(node: Node, memo: dict[int, Windows], time_zone: str = "UTC",
-                    physical: dict[int, Physical] | None = None) -> Windows:
+                    physical: dict[int, Physical] | None = None, *, streaming: bool) -> Windows:
     """What translation carries of windows to ``node``'s output (see ``Windows``): a window TVF
     and a window operator make them; stateless steps, joins (both sides), OVER and ORDER BY pass
     them on; aggregations, rankings and UNION end them. A window operator carries its own."""
@@ -479,13 +479,13 @@ def carried_windows(node: Node, memo: dict[int, Windows], time_zone: str = "UTC"
         # a semi or anti join emits the left side's rows only
         semi = isinstance(node, Join) and node.join_kind in (JoinKind.SEMI, JoinKind.ANTI)
         for child in node.inputs[:1] if semi else node.inputs:
-            out |= carried_windows(child, memo, time_zone, physical)
+            out |= carried_windows(child, memo, time_zone, physical, streaming=streaming)
     if isinstance(node, WindowTVF):
         if node.window.kind == WindowKind.SESSION:
             out |= Windows(session_times=frozenset({node.window.id}))
         else:
             out |= Windows(structs=frozenset({node.window.id}))
-    elif window_operator(node, time_zone) or (isinstance(node, WindowAggregate) and (p := (physical or {}).get(node.node_id)) is not None
+    elif window_operator(node, time_zone, streaming=streaming) or (isinstance(node, WindowAggregate) and (p := (physical or {}).get(node.node_id)) is not None
                                               and p.changelog):
         pass  # a changelog operator assigns its windows: no struct, no event time to carry on
     elif isinstance(node, (TopN, Deduplicate)) and node.window is not None and (
