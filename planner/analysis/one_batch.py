@@ -28,8 +28,10 @@ Only where nothing but the rows could tell the two apart:
   processing-time windows and joins (a streaming run that ends drops the windows the wall clock
   has not closed, as Flink's does); a ROW_NUMBER (deduplication, Top-N, ORDER BY ... LIMIT)
   keeps, of rows that tie on its order, the one that came first, as Flink's streaming
-  operators do, and FIRST_VALUE, LISTAGG and the like take rows as they come; a batch run keeps
-  no arrival order (Spark's window functions and shuffles). Unless every sink discards its rows.
+  operators do, which a batch run knows only of rows straight from a scan
+  (``planner.analysis.arrival``: not after a join, an aggregation or a union); FIRST_VALUE,
+  LISTAGG and the like take rows as they come, after Spark's shuffle, in no order a batch run
+  knows. Unless every sink discards its rows.
 
 Nor when ``sqlengine.bounded.batch`` is 'false' or a savepoint is to be restored
 (``verdict_under``: the verdict ``Analysis.one_batch`` holds). The engine adds what only it knows
@@ -44,8 +46,10 @@ from typing import TYPE_CHECKING
 
 from catalog.connectors import spec_of
 from catalog.malformed import skips_malformed
+from planner.analysis.arrival import arrival_kept, keeps_first_arrival
 from planner.logical.joins import IntervalJoin
 from planner.logical.operators import (
+    Calc,
     Deduplicate,
     GroupAggregate,
     MatchRecognize,
@@ -56,6 +60,7 @@ from planner.logical.operators import (
     Sort,
     TopN,
     WindowAggregate,
+    WindowTVF,
     window_on_proctime,
 )
 from planner.logical.specs import AggFunc
@@ -148,13 +153,13 @@ ARRIVAL_ORDERED_AGGS = frozenset({AggFunc.FIRST_VALUE, AggFunc.LAST_VALUE, AggFu
 
 def arrival_ordered(node: Node) -> str | None:
     """Why ``node``'s result depends on when or in which order its rows arrive, or None."""
-    if isinstance(node, Deduplicate) or (isinstance(node, TopN) and node.rank_func == AggFunc.ROW_NUMBER):
-        return f"{node.kind} keeps, of rows that tie on its order, the one that arrived first"
     if (isinstance(node, (WindowAggregate, IntervalJoin)) and node.on_proctime) or (
             isinstance(node, (TopN, Deduplicate)) and node.window is not None and window_on_proctime(node, node.window)):
         return f"{node.kind} runs on processing time (what a streaming run emits depends on when rows arrive)"
-    if isinstance(node, Sort) and node.limit is not None:
-        return "ORDER BY ... LIMIT keeps, of rows that tie on its order, the ones that arrived first"
+    if keeps_first_arrival(node) and not arrival_kept(node):  # its rows come through a shuffle
+        what = "ORDER BY ... LIMIT" if isinstance(node, Sort) else node.kind
+        return (f"{what} keeps, of rows that tie on its order, the one that arrived first, and its rows come out of "
+                f"a {_source_of(node).kind} (a batch run knows their arrival order only straight from a scan)")
     if isinstance(node, (OverAggregate, MatchRecognize)):
         return f"{node.kind} takes rows of the same time in the order they arrive"
     if isinstance(node, (GroupAggregate, WindowAggregate)):
@@ -162,6 +167,14 @@ def arrival_ordered(node: Node) -> str | None:
             if call.func in ARRIVAL_ORDERED_AGGS:
                 return f"{call.func} takes rows in the order they arrive"
     return None
+
+
+def _source_of(node: Node) -> Node:
+    """The operator a ranking's rows come out of, past projections and filters."""
+    below = node.inputs[0]
+    while isinstance(below, (Calc, WindowTVF)):
+        below = below.inputs[0]
+    return below
 
 
 def _discards_rows(sink: Sink) -> bool:

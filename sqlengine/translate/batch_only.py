@@ -1,11 +1,14 @@
 """Operators that run in batch mode (``SET 'execution.runtime-mode' = 'batch'``) on Spark's
-window functions: OVER aggregates, Top-N and deduplication by rank, ORDER BY ... LIMIT."""
+window functions: OVER aggregates, Top-N and deduplication by rank, ORDER BY ... LIMIT; a ranking
+whose rows come straight from a scan breaks ties in the order the scan read them
+(``planner.analysis.arrival``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from planner.analysis.arrival import arrival_kept
 from planner.logical.operators import Deduplicate, OverAggregate, Sort, TopN
 from planner.logical.specs import AggCall, AggFunc
 from sqlengine.translate import collection_aggregates, variance
@@ -24,6 +27,18 @@ def _order(order: tuple[tuple[str, bool], ...]) -> list[Column]:
     from pyspark.sql import functions as F
 
     return [F.col(quote(name)).desc_nulls_last() if desc else F.col(quote(name)).asc_nulls_first() for name, desc in order]
+
+
+def _arrival(t: Translator, node: TopN | Deduplicate | Sort, df: DataFrame) -> tuple[DataFrame, list[Column], str | None]:
+    """``df`` with a sequence number of arrival where ``node`` breaks its ties by it, the order
+    that does (the latest arrival first for a deduplication keeping the last row), its column."""
+    from pyspark.sql import functions as F
+
+    if not arrival_kept(node):
+        return df, [], None
+    seq = t.fresh("arrival")
+    last = isinstance(node, Deduplicate) and node.keep_last
+    return df.withColumn(seq, F.monotonically_increasing_id()), [F.col(quote(seq)).desc() if last else F.col(quote(seq)).asc()], seq
 
 
 def _rank(func: AggFunc) -> Column:
@@ -102,9 +117,10 @@ def translate_rank_batch(t: Translator, node: TopN | Deduplicate) -> Rel:
         keys, order, n, func = node.keys, ((node.order_field, node.keep_last),), 1, AggFunc.ROW_NUMBER
     else:
         keys, order, n, func = node.partition_keys, node.order, node.n, node.rank_func
-    window = Window.partitionBy(*[F.col(quote(k)) for k in keys]).orderBy(*_order(order))
+    df, ties, _ = _arrival(t, node, rel.df)
+    window = Window.partitionBy(*[F.col(quote(k)) for k in keys]).orderBy(*_order(order), *ties)
     rank = node.rank_field or t.fresh("rank")
-    ranked = rel.df.withColumn(rank, _rank(func).over(window).cast("bigint")).filter(F.col(quote(rank)) <= n)
+    ranked = df.withColumn(rank, _rank(func).over(window).cast("bigint")).filter(F.col(quote(rank)) <= n)
     cols = [F.col(quote(f.name)) for f in node.fields]
     if node.window is None:
         return Rel(ranked.select(*cols), tuple(node.field_names()))
@@ -115,5 +131,7 @@ def translate_rank_batch(t: Translator, node: TopN | Deduplicate) -> Rel:
 
 def translate_sort(t: Translator, node: Sort) -> Rel:
     rel = t.translate(node.input)
-    df = rel.df.orderBy(*_order(node.order))
-    return Rel(df.limit(node.limit) if node.limit is not None else df, rel.columns, rel.windows, rel.session_times)
+    df, ties, seq = _arrival(t, node, rel.df)
+    df = df.orderBy(*_order(node.order), *ties)
+    df = df.limit(node.limit) if node.limit is not None else df
+    return Rel(df.drop(seq) if seq is not None else df, rel.columns, rel.windows, rel.session_times)

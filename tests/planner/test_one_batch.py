@@ -122,6 +122,7 @@ def test_only_a_bounded_streaming_job_has_a_verdict(sql):
 
 
 GROUPED = "SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction"
+BOTH = "SELECT * FROM bids UNION ALL SELECT * FROM files"
 TOP3 = ("SELECT auction, price FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS r "
         "FROM bids) WHERE r <= 3")
 
@@ -145,7 +146,7 @@ def test_what_only_a_sink_that_discards_rows_receives_runs_as_one_batch(sql):
         (f"INSERT INTO shown {GROUPED};", "its result is updated"),
         (f"EXECUTE STATEMENT SET BEGIN INSERT INTO hole {GROUPED}; INSERT INTO shown {GROUPED}; END;",
          "its result is updated"),
-        (f"INSERT INTO shown {TOP3};", "TopN keeps, of rows that tie on its order, the one that arrived first"),
+        (f"INSERT INTO shown {TOP3};", "TopN runs as a changelog operator"),
         # still counted in the streaming progress
         ("INSERT INTO hole SELECT auction, COUNT(*) AS n FROM lenient GROUP BY auction;", "lenient skips malformed"),
     ],
@@ -194,16 +195,20 @@ def test_explain_says_how_a_bounded_job_runs(sql, line):
 @pytest.mark.parametrize(
     ("sql", "why"),
     [
-        # insert-only, yet the first of two bids of one time is the one that came first
-        ("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY ts) AS r FROM bids) WHERE r = 1;",
-         "Deduplicate keeps, of rows that tie on its order, the one that arrived first"),
+        # insert-only, yet the first of two bids of one time is the one that came first, which a
+        # batch run knows only of rows straight from a scan (planner.analysis.arrival)
+        ("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY ts) AS r FROM "
+         f"({BOTH})) WHERE r = 1;",
+         "Deduplicate keeps, of rows that tie on its order, the one that arrived first, and its rows come out of a "
+         "Union (a batch run knows their arrival order only straight from a scan)"),
         ("SELECT auction, LISTAGG(CAST(price AS STRING)) AS prices FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), "
          "INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;", "LISTAGG takes rows in the order they arrive"),
         ("SELECT auction, COUNT(*) FROM TABLE(TUMBLE(TABLE clock, DESCRIPTOR(pt), INTERVAL '10' SECOND)) "
          "GROUP BY auction, window_start, window_end;",
          "WindowAggregate runs on processing time (what a streaming run emits depends on when rows arrive)"),
-        ("SELECT * FROM bids ORDER BY price DESC LIMIT 3;",
-         "ORDER BY ... LIMIT keeps, of rows that tie on its order, the ones that arrived first"),
+        (f"SELECT * FROM ({GROUPED}) ORDER BY n DESC LIMIT 3;",
+         "ORDER BY ... LIMIT keeps, of rows that tie on its order, the one that arrived first, and its rows come out of a "
+         "GroupAggregate (a batch run knows their arrival order only straight from a scan)"),
         ("SELECT auction, SUM(price) OVER (PARTITION BY auction ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM bids;",
          "OverAggregate takes rows of the same time in the order they arrive"),
     ],
@@ -240,3 +245,26 @@ def test_a_result_mode_given_to_the_session_is_read_as_set_keeps_it():
     assert session.settings["sql-client.execution.result-mode"] == "changelog"
     got = analysis_of(f"{GROUPED};", **{"sql-client.execution.result-mode": "CHANGELOG"}).one_batch
     assert got == OneBatch("its result is updated (the changes are shown)")
+
+
+@pytest.mark.parametrize(
+    ("sql", "kind", "as_changes"),
+    [
+        (f"{TOP3};", "TopN", "TopN runs as a changelog operator"),
+        ("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY ts DESC) AS r FROM bids "
+         "WHERE price > 10) WHERE r = 1;", "Deduplicate", "its result is updated (the changes are shown)"),
+        ("SELECT auction, price FROM files ORDER BY price DESC LIMIT 3;", "Sort", "Sort runs as a changelog operator"),
+        # a window Top-N on event time, past its window table function: insert-only, Spark's own
+        ("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS r "
+         "FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE r <= 2;", "WindowTopN", None),
+    ],
+)
+def test_a_ranking_straight_from_a_scan_runs_as_one_batch_breaking_ties_in_arrival_order(sql, kind, as_changes):
+    from planner.analysis.arrival import arrival_kept
+    from planner.logical.visit import distinct_nodes
+
+    analysis = analysis_of(sql)
+    assert analysis.one_batch == OneBatch(None)
+    assert [n.kind for n in distinct_nodes(analysis.plans) if arrival_kept(n)] == [kind]
+    # shown as its changes, what updates streams
+    assert analysis_of(sql, results_as_changes=True).one_batch == OneBatch(as_changes)
