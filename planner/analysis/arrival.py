@@ -8,9 +8,9 @@ between (projections, filters, window table functions: all run in the scan's tas
 the scan reads them in is their arrival order: each partition in source order (a file's rows in
 file order, a Kafka partition's by offset, a generator's by row number), partition after
 partition. A batch run then ranks ties by a sequence number taken there (Spark's
-``monotonically_increasing_id``, ``sqlengine.translate.batch_only``) and keeps the same rows a
-streaming run of that input keeps, as Flink's does. Across files or Kafka partitions no engine
-promises an order: Flink's file source reads splits in no fixed order either.
+``monotonically_increasing_id``, ``sqlengine.translate.batch_only``) and keeps the rows Flink's
+streaming run of that input keeps. Across files or Kafka partitions no engine promises an order:
+Flink's file source reads splits in no fixed order either.
 
 Above a join, an aggregation or a union the arrival order is the shuffle's, which no batch run
 knows: those rankings keep a bounded job streaming (``planner.analysis.one_batch``).
