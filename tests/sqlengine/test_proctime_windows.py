@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from planner.analysis.physical import JVM_SETTING
+from planner.errors import SqlError
 from planner.statements.script import parse_script
 from sqlengine.engine import Engine
 from sqlengine.jobs import Status
@@ -257,3 +258,38 @@ def test_in_batch_mode_a_processing_time_window_is_the_query_instants_on_sparks_
     assert len(rows) == 3 * per_row and {r[4] for r in rows} == {4}
     for _, start, end, _, _ in rows:  # the windows of the instant the query ran at
         assert start <= datetime.datetime.now() and end >= before - datetime.timedelta(seconds=1)
+
+
+@pytest.mark.parametrize(("query", "streams"), [
+    ("SELECT k, v, window_start FROM (SELECT k, v, window_start, ROW_NUMBER() OVER (PARTITION BY window_start, window_end "
+     "ORDER BY v DESC) AS r FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(pt), INTERVAL '1' DAY))) WHERE r <= 2", True),
+    # over a window aggregation on processing time, which batch mode runs on Spark's own windows
+    # (in streaming mode its window operator keeps no window for a ranking above: refused)
+    ("SELECT k, n, window_start FROM (SELECT k, window_start, n, ROW_NUMBER() OVER (PARTITION BY window_start, window_end "
+     "ORDER BY n DESC) AS r FROM (SELECT k, window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(pt), "
+     "INTERVAL '1' DAY)) GROUP BY k, window_start, window_end)) WHERE r <= 2", False),
+])
+def test_a_processing_time_window_top_n_runs_in_batch_mode_and_as_one_batch_into_a_blackhole(tmp_path, spark, query, streams):
+    """Batch mode ranks the window's rows with Spark's window functions (its window struct carried
+    on); a bounded streaming job whose sink discards the rows runs as that batch job."""
+    engine = Engine(home=tmp_path / "home", spark=spark)
+    ddl = ("CREATE TABLE g (k INT, v INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'number-of-rows' = '300', "
+           "'fields.k.min' = '1', 'fields.k.max' = '3', 'fields.v.min' = '1', 'fields.v.max' = '1000');"
+           "CREATE TABLE hole (k INT, v BIGINT, s TIMESTAMP(3)) WITH ('connector' = 'blackhole');")
+    for stmt in parse_script(ddl).statements:
+        engine.plan(stmt)
+    engine.planner.settings["execution.runtime-mode"] = "batch"
+    (stmt,) = parse_script(query + ";").statements
+    job = engine.start(engine.plan(stmt))
+    assert job.wait(120) and job.status == Status.FINISHED, job.error
+    rows = job.result.rows()
+    assert len(rows) == 2 and rows[0][1] >= rows[1][1]  # the top two of the one window
+    engine.planner.settings["execution.runtime-mode"] = "streaming"
+    (stmt,) = parse_script(f"INSERT INTO hole {query};").statements
+    if not streams:
+        with pytest.raises(SqlError, match="comes through a WindowAggregate step that does not keep it"):
+            engine.start(engine.plan(stmt))
+        return
+    job = engine.start(engine.plan(stmt))
+    assert job.wait(120) and job.status == Status.FINISHED, job.error
+    assert job.one_batch

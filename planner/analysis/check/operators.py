@@ -489,8 +489,9 @@ def carried_windows(node: Node, memo: dict[int, Windows], time_zone: str = "UTC"
                                               and p.changelog):
         pass  # a changelog operator assigns its windows: no struct, no event time to carry on
     elif isinstance(node, (TopN, Deduplicate)) and node.window is not None and (
-            window_on_proctime(node, node.window) or ((p := (physical or {}).get(node.node_id)) is not None and p.changelog)):
-        pass  # ranked by a changelog operator: no struct either
+            (streaming and window_on_proctime(node, node.window))
+            or ((p := (physical or {}).get(node.node_id)) is not None and p.changelog)):
+        pass  # ranked by a changelog operator: no struct either (in batch mode Spark's window functions rank)
     elif isinstance(node, WindowAggregate) or (isinstance(node, (TopN, Deduplicate)) and node.window is not None):
         window = node.window
         assert window is not None
