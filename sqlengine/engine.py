@@ -31,6 +31,7 @@ from sqlengine.connectors.errors import ConnectorError
 from sqlengine.end_of_input import EndOfInput
 from sqlengine.jobs import Job, JobKind, JobManager, Pipeline, Status
 from sqlengine.pipelines import result_pipeline, sink_pipeline
+from sqlengine.scan_splits import split_conf
 from sqlengine.session import session_overrides
 from sqlengine.sink_claims import claim_file_sinks, file_sinks_ahead
 from sqlengine.storage import Location
@@ -216,6 +217,9 @@ class Engine:
                 if not errors.from_spark(err):
                     raise
                 raise _spark_refused(err, stmt) from None
+        sources = [s for p in pipelines for s in p.translated.sources]
+        for key, value in split_conf(spark, sources, self.sql_conf(outcome.settings)).items():
+            spark.conf.set(key, value)  # read when Spark plans the scans
         if any(p.translated.changelog_operators for p in pipelines):
             # transformWithState keeps its state only in RocksDB
             for key, value in state_backend.provider_conf("rocksdb").items():
@@ -240,7 +244,6 @@ class Engine:
                 claim_file_sinks(outcome.plans, checkpoint, streaming, from_savepoint)
             except PlanningError as err:
                 raise located(err, stmt.source, stmt.span) from None
-        sources = [s for p in pipelines for s in p.translated.sources]
         job = Job(
             id=job_id,
             name=name or settings_name(outcome.settings) or key,

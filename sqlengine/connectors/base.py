@@ -61,6 +61,10 @@ class SourceResult:
     # a bounded source read in several micro-batches: how many its input there now takes, asked
     # when the job starts (None from it: it cannot tell); not set: one, or it cannot tell
     batches: Callable[[], int | None] | None = None
+    # a bounded read Spark may cut at any byte (uncompressed text files): how many bytes it holds
+    # there now, asked when the job starts to size its splits (sqlengine.scan_splits); not set, or
+    # None from it: Spark's own split size
+    split_bytes: Callable[[], int | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,25 @@ class _Location:
 
     path: str
     glob_filter: str | None = None
+    file: Path | None = None  # the local file the glob filter names
+
+
+# Hadoop's codecs by file suffix: such a file is read whole by one task
+_COMPRESSED = frozenset({".gz", ".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".br", ".xz"})
+
+
+def _text_bytes(location: _Location) -> int | None:
+    """The bytes of the files a local read takes (as Spark lists them: not names starting with
+    '_' or '.'), or None when one is compressed."""
+    root = _local(location.path)
+    if location.file is not None:
+        files = [location.file]
+    else:
+        files = [p for p in root.rglob("*") if p.is_file()
+                 and not any(part.startswith(("_", ".")) for part in p.relative_to(root).parts)]
+    if any(p.suffix.lower() in _COMPRESSED for p in files):
+        return None
+    return sum(p.stat().st_size for p in files)
 
 
 class Filesystem(Connector):
@@ -177,8 +196,10 @@ class Filesystem(Connector):
             return max(1, math.ceil(files / per_batch))
 
         counted = batches if bounded and request.streaming and per_batch is not None else None
+        # a bounded read taken whole, of text files Spark cuts at any line: its splits are sized
+        sized = bounded and per_batch is None and fmt in ("csv", "json") and _is_local(location.path)
         return SourceResult(df=df, bounded=bounded, metric_names=metrics, side_queries=side, poll_seconds=monitor,
-                            batches=counted)
+                            batches=counted, split_bytes=(lambda: _text_bytes(location)) if sized else None)
 
     @staticmethod
     def _with_metadata(df: DataFrame, table: TableDef, opts: TableOptions) -> DataFrame:
@@ -216,7 +237,7 @@ class Filesystem(Connector):
             raise opts.error(f"the path '{path}' does not exist.", "path")
         if local.is_file():
             escaped = "".join(f"\\{ch}" if ch in "*?[]{}\\" else ch for ch in local.name)
-            loc.path, loc.glob_filter = str(local.parent), escaped
+            loc.path, loc.glob_filter, loc.file = str(local.parent), escaped, local
         return loc
 
     def sink(self, df: DataFrame, request: SinkRequest) -> DataStreamWriter | None:

@@ -101,6 +101,7 @@ class SourceInfo:
     # the source cannot say, or ``None`` from it: not this time
     batches: Callable[[], int | None] | None = None
     poll_seconds: float | None = None  # ConnectorSpec.poll_seconds
+    split_bytes: Callable[[], int | None] | None = None  # SourceResult.split_bytes
 
 
 @dataclass

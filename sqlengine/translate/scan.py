@@ -60,6 +60,7 @@ def translate_scan(t: Translator, node: Scan) -> Rel:
         tuple(result.metric_names),
         batches=one_batch if spec is not None and spec.one_batch(table) else result.batches,
         poll_seconds=result.poll_seconds,
+        split_bytes=result.split_bytes,
     )
     if t.streaming and node.watermark_field is not None:
         if node.watermark_delay_ms is None:

@@ -1,0 +1,69 @@
+"""A job's bounded text files are read in a whole number of splits per core (sqlengine.scan_splits):
+a read larger than the cores take in one wave of Spark's largest split comes in equal waves."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from planner.statements.script import parse_script
+from sqlengine.engine import Engine
+from sqlengine.scan_splits import min_partitions
+from tests.sqlengine.helpers import run_statement
+
+MB = 1 << 20
+
+
+@pytest.mark.parametrize(("largest", "cores", "want"), [
+    (345 * MB, 2, 4),  # 128 + 128 + 89 MB otherwise: the third split would run alone
+    (256 * MB, 2, None),  # two splits of 128 MB: one wave already
+    (100 * MB, 2, None),  # Spark's own: its size over the cores
+    (600 * MB, 2, 6),  # 5 splits of 128 MB otherwise
+    (300 * MB, 1, 3),
+    (129 * MB, 8, None),
+    (1100 * MB, 8, 16),
+])
+def test_the_splits_asked_for_are_a_multiple_of_the_cores(largest, cores, want):
+    assert min_partitions(largest, cores, 128 * MB) == want
+
+
+ROWS = 100
+LINE = "{:04d},aaaaaaaaaaaaaaaaaaaaaaaa\n"  # 30 bytes: 3,000 in all
+
+
+def _job(tmp_path: Path, spark, name: str, **settings: str):
+    data = tmp_path / name
+    text = "".join(LINE.format(i) for i in range(ROWS))
+    if name.endswith(".gz"):
+        data.write_bytes(gzip.compress(text.encode()))
+    else:
+        data.write_text(text)
+    engine = Engine(home=tmp_path / "home", spark=spark)
+    # Spark's largest split 1 KiB (no cost per file): 3,000 bytes on 2 cores would be 3 splits
+    engine.planner.settings.update({"execution.runtime-mode": "batch", "spark.sql.files.maxPartitionBytes": "1024",
+                                    "spark.sql.files.openCostInBytes": "0", **settings})
+    (ddl,) = parse_script(f"CREATE TABLE t (k INT, pad STRING) WITH ('connector' = 'filesystem', "
+                          f"'path' = '{data}', 'format' = 'csv');").statements
+    engine.plan(ddl)
+    job = run_statement(engine, "SELECT k FROM t;")
+    assert job.status.value == "FINISHED", job.error_detail
+    assert sorted(r[0] for r in job.result.rows()) == list(range(ROWS))
+    return job, job.pipelines[0].translated.df.rdd.getNumPartitions()
+
+
+@pytest.mark.spark
+def test_a_bounded_csv_read_comes_in_equal_waves_of_the_cores(tmp_path, spark):
+    job, partitions = _job(tmp_path, spark, "t.csv")
+    assert job.spark.conf.get("spark.sql.files.minPartitionNum") == "4"
+    assert partitions == 4  # of 750 bytes; 1024 + 1024 + 952 without, the third running alone
+
+
+@pytest.mark.spark
+def test_a_jobs_own_minimum_and_a_compressed_file_keep_sparks_splits(tmp_path, spark):
+    assert _job(tmp_path, spark, "t.csv", **{"spark.sql.files.minPartitionNum": "3"})[1] == 3
+    (tmp_path / "gz").mkdir()
+    job, partitions = _job(tmp_path / "gz", spark, "t.csv.gz")
+    assert job.spark.conf.get("spark.sql.files.minPartitionNum", None) is None
+    assert partitions == 1  # gzip: one task reads it whole
