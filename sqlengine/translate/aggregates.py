@@ -4,7 +4,10 @@ mode), SELECT DISTINCT (dropDuplicates, insert-only), deduplication and a Top-1 
 Keep-first on processing time is Spark's dropDuplicates (the first arrival). Keep-first on event
 time, keep-last, and Top-1 are "best row per key so far", an aggregation with max_by emitted as
 an upsert on the key: when a better row arrives the key's row is replaced, which is exactly the
-changelog Flink emits (-U/+U) once applied to a table.
+changelog Flink emits (-U/+U) once applied to a table. Ties: of rows equal on the order, the row
+of the earlier micro-batch stays (keeping the last row: of the later), as Flink keeps the first
+to arrive; the ordering ends in the micro-batch's time. Within one micro-batch and Spark
+partition max_by keeps the last of tied rows it reads (Spark has no row number on a stream).
 """
 
 from __future__ import annotations
@@ -38,12 +41,13 @@ def translate_group_aggregate(t: Translator, node: GroupAggregate) -> Rel:
     return Rel(out.select(*[F.col(quote(n)) for n in names]), names)
 
 
-def _ordering(node: Node, order: tuple[tuple[str, bool], ...], seq: str | None) -> Column:
+def _ordering(node: Node, order: tuple[tuple[str, bool], ...], batch: str, later_wins: bool) -> Column:
     """One comparable column, never NULL, whose maximum is the first row by ``order`` with
     Flink's NULL ordering (NULLs first ascending, last descending, as the batch ROW_NUMBER).
     Each key is a NULL flag and the value: max_by skips rows whose ordering is NULL, so a bare
     NULL key would lose a NULL-first row, or lose every row of a key whose values are all NULL.
-    ``seq``, the arrival order, breaks ties last (processing time)."""
+    ``batch``, the micro-batch's time, breaks ties last: the earlier batch's row wins, or the
+    later's with ``later_wins``."""
     from pyspark.sql import functions as F
 
     parts: list[Column] = []
@@ -61,8 +65,7 @@ def _ordering(node: Node, order: tuple[tuple[str, bool], ...], seq: str | None) 
             parts.append(-F.unix_date(col))
         else:
             raise unreachable(node, f"ordering by `{name}` ascending")
-    if seq is not None:
-        parts.append(F.col(quote(seq)) if order[0][1] else -F.col(quote(seq)))
+    parts.append(F.col(quote(batch)) if later_wins else -F.col(quote(batch)))
     return F.struct(*parts)
 
 
@@ -72,14 +75,18 @@ def _best_row(t: Translator, node: TopN | Deduplicate, keys: tuple[str, ...], or
     rel = t.translate(node.input)
     df = without_event_time(rel.df, keys)
     row = F.struct(*[F.col(quote(c)) for c in rel.columns if c != node.rank_field])
-    seq = None
+    # the micro-batch's time: a streaming query's current_timestamp (Spark allows no
+    # monotonically_increasing_id on a stream)
+    batch = t.fresh("batch")
+    df = df.withColumn(batch, F.unix_micros(F.current_timestamp()))
     first = node.input.field(order[0][0])
     if first is not None and first.time == TimeKind.PROCTIME:
-        # one processing time for a whole batch: the arrival order breaks the tie
-        seq = t.fresh("seq")
-        df = df.withColumn(seq, F.monotonically_increasing_id())
+        later_wins = order[0][1]  # a later row has the later processing time on Flink
+    else:
+        later_wins = isinstance(node, Deduplicate) and node.keep_last
     best = t.fresh("best")
-    grouped = df.groupBy(*[F.col(quote(k)) for k in keys]).agg(F.max_by(row, _ordering(node, order, seq)).alias(best))
+    ordering = _ordering(node, order, batch, later_wins)
+    grouped = df.groupBy(*[F.col(quote(k)) for k in keys]).agg(F.max_by(row, ordering).alias(best))
     out = [
         F.lit(1).cast("bigint").alias(f.name) if f.name == node.rank_field else F.col(f"{quote(best)}.{quote(f.name)}").alias(f.name)
         for f in node.fields
