@@ -218,12 +218,12 @@ class Engine:
                     raise
                 raise _spark_refused(err, stmt) from None
         sources = [s for p in pipelines for s in p.translated.sources]
-        for key, value in split_conf(spark, sources, self.sql_conf(outcome.settings)).items():
-            spark.conf.set(key, value)  # read when Spark plans the scans
+        for conf_key, conf_value in split_conf(spark, sources, self.sql_conf(outcome.settings)).items():
+            spark.conf.set(conf_key, conf_value)  # read when Spark plans the scans (``key`` names the job)
         if any(p.translated.changelog_operators for p in pipelines):
             # transformWithState keeps its state only in RocksDB
-            for key, value in state_backend.provider_conf("rocksdb").items():
-                spark.conf.set(key, value)
+            for conf_key, conf_value in state_backend.provider_conf("rocksdb").items():
+                spark.conf.set(conf_key, conf_value)
         notes: list[str] = []
         if batch_analysis is not None:
             notes.append(f"its bounded input comes in one micro-batch, so it runs as one batch job, with the same result "

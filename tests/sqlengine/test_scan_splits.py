@@ -57,6 +57,7 @@ def _job(tmp_path: Path, spark, name: str, **settings: str):
 def test_a_bounded_csv_read_comes_in_equal_waves_of_the_cores(tmp_path, spark):
     job, partitions = _job(tmp_path, spark, "t.csv")
     assert job.spark.conf.get("spark.sql.files.minPartitionNum") == "4"
+    assert job.name == f"select-{job.id}"  # the setting's loop once overwrote the job's key
     assert partitions == 4  # of 750 bytes; 1024 + 1024 + 952 without, the third running alone
 
 
