@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from planner.logical.fields import WindowRole
-from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowTVF
+from planner.logical.operators import Deduplicate, Node, TopN, WindowAggregate, WindowTVF, window_on_proctime
 from planner.logical.specs import AggFunc, WindowKind, WindowSpec
 from planner.time_zone import fixed_offset_ms
 from sqlengine.translate import wall_windows
@@ -44,7 +44,9 @@ def zone_of(t: Translator, node: Node, spec: WindowSpec) -> Zone:
         return Zone()
     fixed = fixed_offset_ms(zone)
     if spec.kind == WindowKind.SESSION:
-        if fixed is None:  # the planner runs these on the changelog operator, which merges on the wall clock
+        # the planner runs these on the changelog operator, which merges on the wall clock; a batch
+        # query's PROCTIME() is one instant, whose rows share one session in any zone
+        if fixed is None and not window_on_proctime(node, spec):
             raise unreachable(node, f"a session window in {zone}, whose offset changes")
         return Zone(0, zone)
     return Zone(fixed, zone) if fixed is not None else Zone(0, zone, wall=True)

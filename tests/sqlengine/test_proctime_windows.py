@@ -260,6 +260,28 @@ def test_in_batch_mode_a_processing_time_window_is_the_query_instants_on_sparks_
         assert start <= datetime.datetime.now() and end >= before - datetime.timedelta(seconds=1)
 
 
+def test_in_batch_mode_a_processing_time_session_runs_in_a_zone_with_daylight_saving_time(tmp_path, spark):
+    """A batch query's PROCTIME() is one instant, so its rows share one session per key in any
+    zone (event-time sessions in such a zone merge on the wall clock, on the changelog operator);
+    the bounds are the zone's wall time."""
+    engine = Engine(home=tmp_path / "home", spark=spark)
+    engine.planner.settings["execution.runtime-mode"] = "batch"
+    engine.planner.settings["table.local-time-zone"] = "Europe/Berlin"
+    (ddl,) = parse_script("CREATE TABLE g (k INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'number-of-rows' = '60', "
+                          "'fields.k.min' = '1', 'fields.k.max' = '3');").statements
+    engine.plan(ddl)
+    (stmt,) = parse_script("SELECT k, window_start, window_end, COUNT(*) AS n FROM TABLE(SESSION(TABLE g PARTITION BY k, "
+                           "DESCRIPTOR(pt), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end;").statements
+    before = datetime.datetime.now(ZoneInfo("Europe/Berlin")).replace(tzinfo=None)
+    job = engine.start(engine.plan(stmt))
+    assert job.wait(120) and job.status == Status.FINISHED, job.error
+    after = datetime.datetime.now(ZoneInfo("Europe/Berlin")).replace(tzinfo=None)
+    rows = job.result.rows()
+    assert sorted(r[0] for r in rows) == [1, 2, 3] and sum(r[3] for r in rows) == 60
+    for _, start, end, _ in rows:  # one instant: Berlin's wall time while the query ran
+        assert before - datetime.timedelta(seconds=1) <= start <= after and end - start == datetime.timedelta(minutes=1)
+
+
 @pytest.mark.parametrize(("query", "streams"), [
     ("SELECT k, v, window_start FROM (SELECT k, v, window_start, ROW_NUMBER() OVER (PARTITION BY window_start, window_end "
      "ORDER BY v DESC) AS r FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(pt), INTERVAL '1' DAY))) WHERE r <= 2", True),
