@@ -5,6 +5,8 @@ Spark either fails on at its first batch or, worse, resumes with state that mean
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from planner.resume import JobPrint, compare, job_print
@@ -168,6 +170,20 @@ def test_incompatible_changes_are_refused_with_the_reason(old, new, reason):
     found = verdict(old, new)
     assert not found.compatible
     assert str(found.changes[0]) == reason
+
+
+def test_a_native_deduplication_written_before_it_kept_the_micro_batch_time_is_refused():
+    """Spark's max_by keeps each row's micro-batch time to order ties: a state written
+    without it has another layout, which Spark would read as garbage."""
+    latest = ("INSERT INTO latest SELECT id, user_id, amount FROM "
+              "(SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts DESC) AS rn FROM orders) WHERE rn = 1;")
+    new = fingerprint(latest)
+    (op,) = new.pipelines[0].operators
+    assert op.runs_as == "native" and op.shape == ("keep last row by ts", "ties by micro-batch time")
+    old = replace(new, pipelines=(replace(new.pipelines[0], operators=(replace(op, shape=op.shape[:1]),)),))
+    found = compare(old, new)
+    assert not found.compatible
+    assert str(found.changes[0]) == "Deduplicate #2 changed: nothing → ties by micro-batch time"
 
 
 def test_a_refusal_names_the_new_plans_operator():
