@@ -1,4 +1,4 @@
-"""How many tasks read a job's bounded text files: a whole number per core.
+"""How many tasks read a job's bounded text file: a whole number per core.
 
 Spark cuts a file read into splits of its size over the cores, but of at most
 'spark.sql.files.maxPartitionBytes' (128 MB): a 345 MB file on 2 cores is read as 128 + 128 + 89 MB,
@@ -6,8 +6,12 @@ and the third split runs alone once the first two are done. Nexmark's q0 over 2,
 (bench/flink_compare.py's files) took 5.70 s so, against 5.44 s in two equal splits and 5.49 s in
 four (medians of 5, `sqlengine run`, local[2]). So a job whose largest such read is more than the
 cores can take in one wave asks Spark ('spark.sql.files.minPartitionNum') for a multiple of the
-cores: splits of equal size, at most the maximum, each wave keeping every core busy. A job that
-sets 'spark.sql.files.minPartitionNum' itself keeps Spark's own sizing.
+cores: splits of equal size, at most the maximum, each wave keeping every core busy. Only a read of
+one file is sized (connectors give SourceResult.split_bytes): Spark packs several files' pieces
+with a cost per file ('spark.sql.files.openCostInBytes'), which no minimum makes equal. The setting
+is the job's session's, so its other file scans take the same minimum (a small file then comes in
+a few more pieces of at least that cost, 4 MB). A job that sets 'spark.sql.files.minPartitionNum'
+itself keeps Spark's own sizing.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 from catalog.connectors import CONNECTORS
 from sqlengine import storage
@@ -101,18 +101,13 @@ class _Location:
 _COMPRESSED = frozenset({".gz", ".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".br", ".xz"})
 
 
-def _text_bytes(location: _Location) -> int | None:
-    """The bytes of the files a local read takes (as Spark lists them: not names starting with
-    '_' or '.'), or None when one is compressed."""
-    root = _local(location.path)
-    if location.file is not None:
-        files = [location.file]
-    else:
-        files = [p for p in root.rglob("*") if p.is_file()
-                 and not any(part.startswith(("_", ".")) for part in p.relative_to(root).parts)]
-    if any(p.suffix.lower() in _COMPRESSED for p in files):
+def _one_file_bytes(files: list[Path]) -> int | None:
+    """The bytes of the one uncompressed file a read takes, which Spark cuts into equal splits;
+    None for several (Spark packs their pieces with a cost per file: equal waves are not ours to
+    promise) or a compressed one."""
+    if len(files) != 1 or files[0].suffix.lower() in _COMPRESSED:
         return None
-    return sum(p.stat().st_size for p in files)
+    return files[0].stat().st_size
 
 
 class Filesystem(Connector):
@@ -195,11 +190,23 @@ class Filesystem(Connector):
                 return None
             return max(1, math.ceil(files / per_batch))
 
+        def split_bytes() -> int | None:
+            """The bytes of the one text file a bounded read takes whole: the table's file, or the
+            one file Spark lists in its directory (the batch read's index, as batches() asks)."""
+            if location.file is not None:
+                return _one_file_bytes([location.file])
+            try:
+                listed = read(spark, streaming=False).inputFiles()
+            except Exception:  # the read itself reports it
+                log.debug("listing the files of %s", table.name, exc_info=True)
+                return None
+            return _one_file_bytes([_local(unquote(f)) for f in listed[:2]])
+
         counted = batches if bounded and request.streaming and per_batch is not None else None
         # a bounded read taken whole, of text files Spark cuts at any line: its splits are sized
         sized = bounded and per_batch is None and fmt in ("csv", "json") and _is_local(location.path)
         return SourceResult(df=df, bounded=bounded, metric_names=metrics, side_queries=side, poll_seconds=monitor,
-                            batches=counted, split_bytes=(lambda: _text_bytes(location)) if sized else None)
+                            batches=counted, split_bytes=split_bytes if sized else None)
 
     @staticmethod
     def _with_metadata(df: DataFrame, table: TableDef, opts: TableOptions) -> DataFrame:
