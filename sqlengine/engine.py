@@ -226,7 +226,7 @@ class Engine:
                 spark.conf.set(conf_key, conf_value)
         notes: list[str] = []
         if batch_analysis is not None:
-            notes.append(f"its bounded input comes in one micro-batch, so it runs as one batch job, with the same result "
+            notes.append(f"its bounded input comes in one micro-batch, so it runs as one batch job "
                          f"('{one_batch.SETTING}' = 'false' runs it as a streaming job)")
         if streaming and (local := checkpoint_root.local_only_note(self.master, outcome.settings, self.home)):
             notes.append(local)

@@ -6,7 +6,7 @@ one that arrived last). Spark's batch window functions and sorts know no arrival
 ties they keep any row. Where the rows reach the ranking straight from one scan, with no shuffle
 between (projections, filters, window table functions: all run in the scan's tasks), the order
 the scan reads them in is their arrival order: each partition in source order (a file's rows in
-file order, a Kafka partition's by offset, a generator's by row number), partition after
+file order, a Kafka partition's by offset, a generator's in the order it makes them), partition after
 partition. A batch run then ranks ties by a sequence number taken there (Spark's
 ``monotonically_increasing_id``, ``sqlengine.translate.batch_only``) and keeps the rows Flink's
 streaming run of that input keeps. Across files or Kafka partitions no engine promises an order:

@@ -197,7 +197,9 @@ MERGEABLE = frozenset({AggFunc.COUNT, AggFunc.SUM, AggFunc.AVG, AggFunc.MIN, Agg
 
 
 def _window_operator(node: WindowAggregate, ctx: Context) -> bool:
-    """The window aggregation runs on sqlengine's window operator (in batch mode too)."""
+    """The window aggregation runs on sqlengine's window operator: as a changelog operator, or
+    where Spark's windows cannot (window_operator(): in batch mode only a Python aggregate
+    function or sessions on a zone's wall clock)."""
     return ctx.changelog(node) or window_operator(node, ctx.time_zone, streaming=ctx.streaming)
 
 
