@@ -174,7 +174,7 @@ def test_incompatible_changes_are_refused_with_the_reason(old, new, reason):
 
 def test_a_native_deduplication_written_before_it_kept_the_micro_batch_time_is_refused():
     """Spark's max_by keeps each row's micro-batch time to order ties: a state written
-    without it has another layout, which Spark would read as garbage."""
+    without it has another layout, refused before the job starts (with the reason)."""
     latest = ("INSERT INTO latest SELECT id, user_id, amount FROM "
               "(SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts DESC) AS rn FROM orders) WHERE rn = 1;")
     new = fingerprint(latest)
