@@ -72,11 +72,14 @@ EVENT_TYPE = {"person": 0, "auction": 1, "bid": 2}
 ALL = [f"q{i}" for i in range(24)]
 NOT_RUN = {
     "q6": "Flink cannot run it (its OVER window cannot consume the Top-1's retractions)",
-    "q10": "writes partitioned files under the benchmark runner's own paths",
-    "q13": "joins a side-input file of the benchmark runner",
+    # Flink 2.3 runs it (a lookup join on its legacy CSV source) once the side file exists
+    "q13": "its side table is declared with Flink's legacy options ('connector.path', 'format.type'), which sqlengine refuses",
     "q14": "calls the benchmark's Java UDF count_char (sqlengine runs a Python one: not the same query)",
 }
 WALL_CLOCK = {"q12", "q13"}  # PROCTIME: results depend on when rows arrive, not compared
+# write files under ${NEXMARK_DIR}: each timed run into a directory of its own (a file sink skips
+# batches an earlier run's sink log holds), counted and removed after the run
+FILE_SINKS = {"q10"}
 
 
 # -- data ------------------------------------------------------------------------------------------
@@ -144,11 +147,23 @@ def tables_ddl(data: Path, fmt: str) -> str:
     )
 
 
-def timed_script(query: str, data: Path, fmt: str, work: Path) -> Path:
-    """Both engines' timed run: the tables over ``data``, then the query file as published."""
+def timed_script(query: str, data: Path, fmt: str, work: Path, out: Path | None = None) -> Path:
+    """Both engines' timed run: the tables over ``data``, then the query file as published (its
+    files, if it writes any, under ``out``)."""
+    text = (FIXTURES / f"{query}.sql").read_text()
     path = work / f"{query}-{fmt}-{data.name}.sql"
-    path.write_text(tables_ddl(data, fmt) + (FIXTURES / f"{query}.sql").read_text())
+    if out is not None:
+        text = text.replace("${NEXMARK_DIR}", str(out)).replace("${SUBMIT_TIME}", "run")
+        path = path.with_name(f"{path.stem}-{out.name}.sql")
+    path.write_text(tables_ddl(data, fmt) + text)
     return path
+
+
+def written_rows(out: Path) -> int:
+    """The lines of the files a run wrote under ``out`` (as a reader lists them: no names
+    starting with '_' or '.', which are sink logs, markers and files in progress)."""
+    return sum(sum(1 for _ in p.open("rb")) for p in out.rglob("*")
+               if p.is_file() and not any(part.startswith(("_", ".")) for part in p.relative_to(out).parts))
 
 
 def check_script(query: str, data: Path, fmt: str, work: Path) -> Path:
@@ -281,11 +296,14 @@ def compare(engines: Engines, query: str, fmt: str, sizes: list[tuple[int, Path]
     if runs == 0 or any(f"{e}_error" in out for e in ("sqlengine", "flink")):
         return out
     for events, data in sizes:
-        script = timed_script(query, data, fmt, engines.work)
         runs_of: dict[str, list[dict]] = {"sqlengine": [], "flink": []}
         for i in range(runs):
             for e in (("sqlengine", "flink") if i % 2 == 0 else ("flink", "sqlengine")):
-                r = engines.run(e, script, fmt)
+                files = engines.work / f"{query}-files-{e}" if query in FILE_SINKS else None
+                r = engines.run(e, timed_script(query, data, fmt, engines.work, files), fmt)
+                if files is not None:
+                    r["written"] = written_rows(files) if files.exists() else 0
+                    shutil.rmtree(files, ignore_errors=True)
                 if r["rc"] != 0:
                     out[f"{e}_error"] = r["error"] or f"exit {r['rc']}"
                     return out
@@ -294,8 +312,11 @@ def compare(engines: Engines, query: str, fmt: str, sizes: list[tuple[int, Path]
             out.setdefault(e, {})[str(events)] = {
                 "wall": median(r["wall"] for r in rs), "cpu": median(r["cpu"] for r in rs),
                 "rss_mb": max(r["rss"] for r in rs) / 2**20, "walls": [round(r["wall"], 2) for r in rs],
+                **({"written": sorted({r["written"] for r in rs})} if query in FILE_SINKS else {}),
             }
     (small, _), (large, _) = sizes
+    if query in FILE_SINKS:  # every run of both engines wrote the same number of rows
+        out["written_equal"] = len({n for e in ("sqlengine", "flink") for n in out[e][str(large)]["written"]}) == 1
     for e in ("sqlengine", "flink"):
         extra = out[e][str(large)]["wall"] - out[e][str(small)]["wall"]
         out[e]["marginal_events_per_s"] = (large - small) / extra if extra > 0 else None
@@ -314,6 +335,8 @@ def report(results: list[dict], sizes: list[int]) -> str:
     ratios = []
     for r in results:
         eq = {True: "yes", False: "**no**"}.get(r.get("equal"), "—")
+        if r.get("written_equal") is False:
+            eq += " (**files differ**)"
         if "sqlengine" not in r or "flink" not in r:
             why = f"sqlengine: {r['sqlengine_error']}" if r.get("sqlengine_error") else f"Flink: {r.get('flink_error')}"
             lines.append(f"| {r['query']} | {r['format']} | {eq} | {why} |" + " |" * 9)
