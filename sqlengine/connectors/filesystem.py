@@ -179,28 +179,30 @@ class Filesystem(Connector):
             name = metric_name(table.name)
             df = count_and_drop(df, name)
             metrics = (name,)
-        def batches() -> int | None:
-            """The micro-batches of a bounded read: its files there now (listed as Spark's file
-            source lists them: a batch read's index, with the same path filter), so many a batch."""
-            assert per_batch is not None
+        def listed() -> list[str] | None:
+            """The files the read takes there now, as Spark's file source lists them (a batch read's
+            index, with the same path filter); None when it cannot list them (the read itself
+            reports why)."""
             try:
-                files = len(read(spark, streaming=False).inputFiles())
-            except Exception:  # the job then runs in two phases; the read itself reports the error
-                log.debug("counting the files of %s", table.name, exc_info=True)
+                return list(read(spark, streaming=False).inputFiles())
+            except Exception:
+                log.debug("listing the files of %s", table.name, exc_info=True)
                 return None
-            return max(1, math.ceil(files / per_batch))
+
+        def batches() -> int | None:
+            """The micro-batches of a bounded read: its files, so many a batch (None: the job then
+            runs in two phases)."""
+            assert per_batch is not None
+            files = listed()
+            return None if files is None else max(1, math.ceil(len(files) / per_batch))
 
         def split_bytes() -> int | None:
             """The bytes of the one text file a bounded read takes whole: the table's file, or the
-            one file Spark lists in its directory (the batch read's index, as batches() asks)."""
+            one file Spark lists in its directory."""
             if location.file is not None:
                 return _one_file_bytes([location.file])
-            try:
-                listed = read(spark, streaming=False).inputFiles()
-            except Exception:  # the read itself reports it
-                log.debug("listing the files of %s", table.name, exc_info=True)
-                return None
-            return _one_file_bytes([_local(unquote(f)) for f in listed[:2]])
+            files = listed()
+            return None if files is None else _one_file_bytes([_local(unquote(f)) for f in files[:2]])
 
         counted = batches if bounded and request.streaming and per_batch is not None else None
         # a bounded read taken whole, of text files Spark cuts at any line: its splits are sized
