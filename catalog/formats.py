@@ -8,7 +8,8 @@ from catalog.option_types import OptionSpec, opt
 FORMATS: dict[str, tuple[OptionSpec, ...]] = {
     "json": (
         opt("json.ignore-parse-errors", "boolean", "false",
-            "Skip malformed records instead of failing (same as 'errors.mode' = 'skip')."),
+            "As in Flink: a field that does not convert reads as NULL, a record that does not "
+            "parse is skipped (same as 'errors.mode' = 'null-fields')."),
         opt("json.fail-on-missing-field", "boolean", "false",
             "Only 'false' is supported: a missing field reads as NULL."),
         opt("json.timestamp-format.standard", "enum", "SQL",
@@ -18,7 +19,8 @@ FORMATS: dict[str, tuple[OptionSpec, ...]] = {
     "csv": (
         opt("csv.field-delimiter", "string", ",", "The field separator (one character, or '\\t')."),
         opt("csv.ignore-parse-errors", "boolean", "false",
-            "Skip malformed records instead of failing (same as 'errors.mode' = 'skip')."),
+            "As in Flink: a field that does not convert reads as NULL, a record that does not "
+            "parse is skipped (same as 'errors.mode' = 'null-fields')."),
         opt("csv.quote-character", "string", '"', "The quote character around fields."),
         opt("csv.disable-quote-character", "boolean", "false", "Fields are never quoted."),
         opt("csv.allow-comments", "boolean", "false", "Lines starting with '#' are skipped."),

@@ -31,9 +31,11 @@ class Filesystem(ConnectorSpec):
         opt("source.max-files-per-trigger", "int", None,
             "At most this many new files per micro-batch.", flink_name=False),
         opt("errors.mode", "enum", "fail",
-            "What a malformed record does: fail the job, skip it (counted), or dead-letter it "
-            "(counted and written with its file name to 'errors.dead-letter.path').",
-            choices=("fail", "skip", "dead-letter"), flink_name=False),
+            "What a malformed record does: fail the job, skip it (counted), dead-letter it "
+            "(counted and written with its file name to 'errors.dead-letter.path'), or "
+            "null-fields: its fields that do not convert read as NULL (counted; a record that "
+            "does not parse as one is skipped), what Flink's 'ignore-parse-errors' does.",
+            choices=("fail", "skip", "dead-letter", "null-fields"), flink_name=False),
         opt("errors.dead-letter.path", "path", None,
             "Where dead letters go (JSON lines); default: the job's directory.", flink_name=False),
         *(opt(k, "string", None, "Flink file sink tuning; Spark's file sink has no equivalent.",

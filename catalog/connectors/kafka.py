@@ -95,8 +95,9 @@ class Kafka(_KafkaRead):
             "least once; 'exactly-once' needs Kafka transactions, which it does not have.",
             choices=("at-least-once", "none", "exactly-once")),
         opt("sink.transactional-id-prefix", "string", None, "Only for 'exactly-once'.", ignored=True),
-        opt("errors.mode", "enum", "fail", "What a malformed record does: fail the job, or skip it "
-            "(counted).", choices=("fail", "skip"), flink_name=False),
+        opt("errors.mode", "enum", "fail", "What a malformed record does: fail the job, skip it "
+            "(counted), or null-fields: its fields that do not convert read as NULL (counted), "
+            "what Flink's 'ignore-parse-errors' does.", choices=("fail", "skip", "null-fields"), flink_name=False),
     )
     source = True
     sink = True
@@ -142,8 +143,9 @@ class UpsertKafka(_KafkaRead):
         opt("value.format", "enum", None, "The format of the value.", required=True, choices=KAFKA_FORMATS),
         opt("sink.buffer-flush.max-rows", "int", None, "Spark's producer batches by itself.", ignored=True),
         opt("sink.buffer-flush.interval", "duration", None, "Spark's producer batches by itself.", ignored=True),
-        opt("errors.mode", "enum", "fail", "What a malformed record does: fail the job, or skip it "
-            "(counted).", choices=("fail", "skip"), flink_name=False),
+        opt("errors.mode", "enum", "fail", "What a malformed record does: fail the job, skip it "
+            "(counted), or null-fields: its fields that do not convert read as NULL (counted), "
+            "what Flink's 'ignore-parse-errors' does.", choices=("fail", "skip", "null-fields"), flink_name=False),
     )
     source = True
     sink = True

@@ -23,8 +23,10 @@ from sqlengine.connectors.malformed import (
     DeadLetterQuery,
     bad_records,
     count_and_drop,
+    count_and_keep,
     errors_mode,
     metric_name,
+    one_record,
 )
 from sqlengine.connectors.options import TableOptions
 from sqlengine.types import UnsupportedType, spark_schema
@@ -163,7 +165,7 @@ class Filesystem(Connector):
         df = self._with_metadata(read(spark), table, opts)
         metrics: tuple[str, ...] = ()
         side: tuple[DeadLetterQuery, ...] = ()
-        if mode in ("skip", "dead-letter") and fmt in ("json", "csv"):
+        if mode in ("skip", "dead-letter", "null-fields") and fmt in ("json", "csv"):
             data_columns = [c.name for c in physical]
             if mode == "dead-letter":
                 named = opts.string("errors.dead-letter.path")
@@ -177,7 +179,13 @@ class Filesystem(Connector):
                 else:
                     bad_records(df, data_columns).write.mode("append").json(str(target))
             name = metric_name(table.name)
-            df = count_and_drop(df, name)
+            if mode == "null-fields":
+                from pyspark.sql import functions as F
+
+                csv = csv_options(opts) if fmt == "csv" else {}
+                df = count_and_keep(df, name, one_record(F.col(CORRUPT_COLUMN), fmt, len(physical), csv))
+            else:
+                df = count_and_drop(df, name)
             metrics = (name,)
         def listed() -> list[str] | None:
             """The files the read takes there now, as Spark's file source lists them (a batch read's

@@ -23,10 +23,18 @@ from typing import TYPE_CHECKING
 from catalog.connectors import CONNECTORS
 from catalog.connectors.kafka import key_fields, parse_offsets, value_fields
 from sqlengine.connectors.base import Connector, SinkRequest, SourceRequest, SourceResult
+from sqlengine.connectors.filesystem import csv_options
 from sqlengine.connectors.kafka_formats import decode, encode, side_options, uses_avro
 from sqlengine.connectors.kafka_jars import ensure_avro, ensure_kafka
 from sqlengine.connectors.kafka_offsets import KafkaAdmin, Offsets, offsets_json
-from sqlengine.connectors.malformed import CORRUPT_COLUMN, count_and_drop, errors_mode, metric_name
+from sqlengine.connectors.malformed import (
+    CORRUPT_COLUMN,
+    count_and_drop,
+    count_and_keep,
+    errors_mode,
+    metric_name,
+    one_record,
+)
 from sqlengine.connectors.options import TableOptions
 from sqlengine.types import UnsupportedType, spark_schema, spark_type
 
@@ -40,6 +48,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("sqlengine.kafka")
 
 KIND_COLUMN = "__sqlengine_upsert_kind"
+_WHOLE = "__sqlengine_whole_record"  # null-fields: every malformed side still parsed as one record
 UPSERT, DELETE = 0, 3
 # client settings Spark sets itself or refuses (its consumers are its own)
 _SPARK_OWNS = {
@@ -102,7 +111,10 @@ class Kafka(Connector):
         metrics: tuple[str, ...] = ()
         if malformed is not None:
             name = metric_name(table.name)
-            df = count_and_drop(df.withColumn(CORRUPT_COLUMN, malformed), name)
+            if mode == "null-fields":
+                df = count_and_keep(df, name, F.col(_WHOLE)).drop(_WHOLE)
+            else:
+                df = count_and_drop(df, name)
             metrics = (name,)
         if upsert:
             df = df.select(F.when(F.col("__value_null"), F.lit(DELETE)).otherwise(F.lit(UPSERT)).alias(KIND_COLUMN),
@@ -121,6 +133,7 @@ class Kafka(Connector):
         prefix = opts.string("key.fields-prefix") or ""
         columns: dict[str, Column] = {}
         bad: list[Column] = []
+        whole: list[Column] = []  # per side: parsed as one record, malformed or not (null-fields)
         for side, names, raw_col in (("key", keys, F.col("key")), ("value", values, F.col("value"))):
             fmt = opts.string(f"{side}.format") or (opts.string("format") if side == "value" else None)
             if not names or fmt is None:
@@ -132,7 +145,10 @@ class Kafka(Connector):
             for n, f in zip(names, schema.fields, strict=True):
                 columns.setdefault(n, F.col(f"{struct_name}.`{f.name}`"))
             if mode != "fail" and fmt != "raw":
-                bad.append(F.col(f"{struct_name}.`{CORRUPT_COLUMN}`"))
+                record = F.col(f"{struct_name}.`{CORRUPT_COLUMN}`")
+                bad.append(record)
+                csv = csv_options(side_options(table, side, fmt)) if fmt == "csv" else {}
+                whole.append(record.isNull() | one_record(record, fmt, len(schema.fields), csv))
         out = raw.select(*raw.columns, *[c.alias(n) for n, c in columns.items() if n.startswith("__")])
         selected = [columns[n].alias(n) if n in columns else F.lit(None).cast(spark_type(physical[n].type or "STRING")).alias(n)
                     for n in physical]
@@ -143,6 +159,11 @@ class Kafka(Connector):
         malformed = F.coalesce(*bad) if bad else None
         if malformed is not None:
             selected.append(malformed.alias(CORRUPT_COLUMN))
+            if mode == "null-fields":
+                whole_record = whole[0]
+                for w in whole[1:]:
+                    whole_record = whole_record & w
+                selected.append(whole_record.alias(_WHOLE))
         result = out.select(*selected)
         return result, (F.col(CORRUPT_COLUMN) if malformed is not None else None)
 

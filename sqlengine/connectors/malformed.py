@@ -1,11 +1,14 @@
-"""Malformed records in text formats: fail, skip (counted) or dead-letter (counted and kept).
+"""Malformed records in text formats: fail, skip (counted), dead-letter (counted and kept) or
+null-fields (counted; Flink's 'ignore-parse-errors').
 
 Spark parses in PERMISSIVE mode with a corrupt-record column: a record that does not parse, or
 whose fields do not convert to the declared types, arrives with its raw text in that column.
 ``skip`` filters such rows out after counting them with ``DataFrame.observe`` (the count shows up
 in ``StreamingQueryProgress.observedMetrics[<metric name>]["malformed"]``); ``dead-letter`` also
-runs a side query that writes them, with their file name, as JSON lines. ``fail`` is FAILFAST:
-the query fails with Spark's MALFORMED_RECORD_IN_PARSING error.
+runs a side query that writes them, with their file name, as JSON lines. ``null-fields`` keeps
+such a row as Spark parsed it, the fields that did not convert NULL, when the record parsed as one
+(``one_record``), as Flink does. ``fail`` is FAILFAST: the query fails with Spark's
+MALFORMED_RECORD_IN_PARSING error.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from sqlengine.connectors.options import TableOptions
 from sqlengine.storage import Location
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.streaming.query import StreamingQuery
 
 CORRUPT_COLUMN = "__sqlengine_malformed_record"
@@ -55,6 +58,32 @@ def count_and_drop(df: DataFrame, name: str) -> DataFrame:
     bad = F.col(CORRUPT_COLUMN)
     counted = df.observe(name, F.count(bad).alias(METRIC_FIELD))
     return counted.where(bad.isNull()).drop(CORRUPT_COLUMN)
+
+
+def count_and_keep(df: DataFrame, name: str, keep: Column) -> DataFrame:
+    """Count malformed rows under metric ``name``; keep the good ones and those ``keep`` holds for
+    (a malformed row's fields that did not convert are NULL)."""
+    from pyspark.sql import functions as F
+
+    bad = F.col(CORRUPT_COLUMN)
+    counted = df.observe(name, F.count(bad).alias(METRIC_FIELD))
+    return counted.where(bad.isNull() | keep).drop(CORRUPT_COLUMN)
+
+
+def one_record(text: Column, fmt: str, fields: int, csv: dict[str, str]) -> Column:
+    """Whether the malformed record ``text`` still parsed as one record, which Flink's
+    'ignore-parse-errors' keeps with NULL for what did not convert: a JSON object; a CSV line of at
+    most ``fields`` fields (read with the table's ``csv`` options; missing fields are NULL, and a
+    line with more is skipped)."""
+    from pyspark.sql import functions as F
+
+    if fmt == "json":
+        return F.json_object_keys(text).isNotNull()
+    if fmt != "csv":
+        return F.lit(False)
+    probe = ", ".join(f"c{i} STRING" for i in range(fields + 1))
+    options = {k: v for k, v in csv.items() if k != "header"}
+    return F.from_csv(text, F.lit(probe), options)[f"c{fields}"].isNull()
 
 
 def bad_records(df: DataFrame, data_columns: list[str]) -> DataFrame:

@@ -10,11 +10,12 @@ from catalog.malformed import errors_mode, skips_malformed
     [
         ({"format": "json"}, "fail"),
         ({"format": "json", "errors.mode": "dead-letter"}, "dead-letter"),
-        ({"format": "csv", "csv.ignore-parse-errors": "true"}, "skip"),
-        ({"format": "csv", "csv.ignore-parse-errors": "TRUE "}, "skip"),
+        # Flink's 'ignore-parse-errors': what does not convert reads as NULL, the row kept
+        ({"format": "csv", "csv.ignore-parse-errors": "true"}, "null-fields"),
+        ({"format": "csv", "csv.ignore-parse-errors": "TRUE "}, "null-fields"),
         # Kafka's value format keeps its side's prefix, as in Flink
-        ({"value.format": "json", "value.json.ignore-parse-errors": "true"}, "skip"),
-        ({"value.format": "csv", "csv.ignore-parse-errors": "true"}, "skip"),
+        ({"value.format": "json", "value.json.ignore-parse-errors": "true"}, "null-fields"),
+        ({"value.format": "csv", "csv.ignore-parse-errors": "true"}, "null-fields"),
         # another format's option says nothing
         ({"format": "csv", "json.ignore-parse-errors": "true"}, "fail"),
         # 'errors.mode' written wins over the format's flag
@@ -27,4 +28,4 @@ from catalog.malformed import errors_mode, skips_malformed
 )
 def test_errors_mode(options, mode):
     assert errors_mode(options) == mode
-    assert skips_malformed(options) == (mode in ("skip", "dead-letter"))
+    assert skips_malformed(options) == (mode in ("skip", "dead-letter", "null-fields"))

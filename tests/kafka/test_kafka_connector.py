@@ -139,6 +139,15 @@ def test_a_malformed_record(sql, servers, mode, expected):
             sql.rows("SELECT id FROM t", "streaming")
 
 
+def test_flink_ignore_parse_errors_nulls_what_does_not_convert(sql, servers):
+    """As Flink reads the topic: a field that does not convert is NULL and the record stays; a
+    value that is no JSON object is skipped."""
+    topic = new_topic(servers)
+    produce(servers, topic, [{"value": {"id": 1}}, {"value": "{not json"}, {"value": {"id": "x"}}, {"value": {"id": 3}}])
+    sql.ddl(source_ddl("t", servers, topic, "id INT", **{"json.ignore-parse-errors": "true"}))
+    assert sorted((r[0] for r in sql.rows("SELECT id FROM t", "streaming")), key=str) == [1, 3, None]
+
+
 def test_startup_and_bounded_modes(sql, servers):
     topic = new_topic(servers, partitions=2)
     produce(servers, topic, [{"value": {"id": i}, "partition": i % 2, "timestamp_ms": T0 + i * 1000} for i in range(10)])

@@ -77,7 +77,7 @@ def test_connector_option_keys_and_values_inside_with(completer):
     assert "rows-per-second'" not in keys  # a datagen option
     assert set(complete(completer, fs + "'format' = '")) == {"csv'", "json'", "parquet'"}
     assert complete(completer, fs + "'format' = 'csv', 'csv.field") == ["csv.field-delimiter'"]
-    assert set(complete(completer, fs + "'errors.mode' = '")) == {"dead-letter'", "fail'", "skip'"}
+    assert set(complete(completer, fs + "'errors.mode' = '")) == {"dead-letter'", "fail'", "null-fields'", "skip'"}
     # '#' stands for a declared column
     gen = base + "'connector' = 'datagen', 'fields.b.k"
     assert complete(completer, gen) == ["fields.b.kind'"]
