@@ -61,7 +61,7 @@ class TableDef:
 
     @property
     def connector(self) -> str | None:
-        return self.options.get("connector") or self.options.get("connector.type")
+        return self.options.get("connector")
 
     def masked_options(self) -> dict[str, str]:
         return mask_options(self.options)

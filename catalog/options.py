@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from catalog.connectors import CONNECTOR, CONNECTORS, ConnectorSpec
 from catalog.formats import FORMATS
+from catalog.legacy_options import refusal
 from catalog.model import TableDef
 from catalog.option_types import (
     OptionProblem,
@@ -147,6 +148,9 @@ def validate_options(table: TableDef) -> list[OptionProblem]:
 
 
 def _unknown(key: str, connector: str, fmt: str | None, known: list[str]) -> OptionProblem:
+    legacy = refusal(key, fmt)
+    if legacy is not None:
+        return OptionProblem(key, *legacy)
     prefix = key.split(".", 1)[0]
     if prefix in FORMATS and prefix != fmt and "." in key:
         return OptionProblem(key, f"Option '{key}' is for format '{prefix}', but the format is '{fmt}'.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlglot import TokenType, exp
 
 from catalog import TableDef
+from catalog.legacy_options import written_as
 from catalog.options import validate_options
 from planner.diagnostics import Category, Diagnostic, Severity
 from planner.names import object_name
@@ -29,10 +30,19 @@ def option_findings(session: PlannerSession, stmt: Statement, outcome: Outcome) 
         Diagnostic(
             code="E003", severity=Severity.ERROR, category=Category.BINDING, message=p.message,
             hint=f"did you mean '{p.suggestion}'?" if p.suggestion else None,
-            source=stmt.source, span=_pair(stmt, p.key) or stmt.span,
+            source=stmt.source, span=_where(stmt, p.key),
         )
         for p in validate_options(table)
     ]
+
+
+def _where(stmt: Statement, key: str) -> Span:
+    """The pair that set ``key``: as written, or as Flink's legacy spelling the table was stored
+    from; the statement when neither is there."""
+    for written in (key, *written_as(key)):
+        if (span := _pair(stmt, written)) is not None:
+            return span
+    return stmt.span
 
 
 def _pair(stmt: Statement, key: str) -> Span | None:

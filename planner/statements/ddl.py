@@ -10,6 +10,7 @@ import sqlglot
 from sqlglot import exp
 
 from catalog import Column, FunctionDef, TableDef, ViewDef, Watermark
+from catalog.legacy_options import modern
 from catalog.model import ColumnKind
 from planner.dialect import Flink, nodes, parse_type
 from planner.dialect.keywords import STRICTLY_RESERVED
@@ -126,7 +127,8 @@ def table_from_create(create: exp.Create, lookup: Lookup | None = None) -> Table
             partitioned = tuple(i.name for i in p.this.expressions)
         elif isinstance(p, exp.SchemaCommentProperty):
             comment = p.this.this
-    options = options_of(props)
+    # Flink's legacy 'connector.type' options are kept as the options of today that mean the same
+    options = modern(options_of(props), [c.name for c in columns if c.kind == "physical"])
     temporary = any(isinstance(p, exp.TemporaryProperty) for p in props)
 
     like = next((p for p in props if isinstance(p, nodes.LikeClause)), None)
