@@ -17,12 +17,24 @@ MODES = ("fail", "skip", "dead-letter", "null-fields")
 
 def errors_mode(options: Mapping[str, str]) -> str:
     """'errors.mode' when written (as written: the connector refuses a value not in MODES); else
-    'null-fields', Flink's meaning, when the format's 'ignore-parse-errors' is true ('json.*',
-    or with Kafka's 'value.format' Flink's 'value.json.*' too); else 'fail'."""
+    'null-fields', Flink's meaning, when a format's 'ignore-parse-errors' is true (the table's,
+    or a Kafka table's key or value format's: ``side_errors_mode``); else 'fail'."""
     if "errors.mode" in options:
         return options["errors.mode"] or "fail"
-    fmt = table_format(options)
-    if fmt in ("json", "csv") and any(_true(options.get(f"{side}{fmt}.ignore-parse-errors")) for side in ("", "value.")):
+    modes = {side_errors_mode(options, side) for side in ("key", "value")}
+    return "null-fields" if "null-fields" in modes else "fail"
+
+
+def side_errors_mode(options: Mapping[str, str], side: str) -> str:
+    """What one side ('key' or 'value') of a record does when it does not parse: 'errors.mode'
+    when written; else 'null-fields' when its format's 'ignore-parse-errors' is true, as Flink
+    reads each format's own flag ('key.json.*', 'value.json.*', or 'json.*' with 'format': the
+    value's); else 'fail'."""
+    if "errors.mode" in options:
+        return options["errors.mode"] or "fail"
+    fmt = options.get("key.format") if side == "key" else table_format(options)
+    prefixes = ("key.",) if side == "key" else ("", "value.")
+    if fmt in ("json", "csv") and any(_true(options.get(f"{p}{fmt}.ignore-parse-errors")) for p in prefixes):
         return "null-fields"
     return "fail"
 

@@ -9,7 +9,7 @@ import re
 ADVICE = {
     "STREAMING_OUTPUT_MODE": "Spark cannot emit this query's results in the output mode it needs",
     "NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING": "windows on streams must be assigned on a time attribute",
-    "MALFORMED_RECORD_IN_PARSING": "a malformed input record; set 'errors.mode' = 'skip' or 'dead-letter' on the table to keep going",
+    "MALFORMED_RECORD_IN_PARSING": "a malformed input record; set 'errors.mode' = 'null-fields', 'skip' or 'dead-letter' on the table to keep going",
     "FAILED_READ_FILE": "an input file could not be read",
     "PATH_NOT_FOUND": "an input path does not exist",
     "CAST_INVALID_INPUT": "a value could not be cast to the column's type",

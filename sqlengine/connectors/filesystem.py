@@ -183,7 +183,9 @@ class Filesystem(Connector):
                 from pyspark.sql import functions as F
 
                 csv = csv_options(opts) if fmt == "csv" else {}
-                df = count_and_keep(df, name, one_record(F.col(CORRUPT_COLUMN), fmt, len(physical), csv))
+                # a record holds the columns that are not partition directories
+                fields = sum(1 for c in physical if c.name not in table.partitioned_by)
+                df = count_and_keep(df, name, one_record(F.col(CORRUPT_COLUMN), fmt, fields, csv))
             else:
                 df = count_and_drop(df, name)
             metrics = (name,)

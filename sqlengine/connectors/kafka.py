@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from catalog.connectors import CONNECTORS
 from catalog.connectors.kafka import key_fields, parse_offsets, value_fields
+from catalog.malformed import side_errors_mode
 from sqlengine.connectors.base import Connector, SinkRequest, SourceRequest, SourceResult
 from sqlengine.connectors.filesystem import csv_options
 from sqlengine.connectors.kafka_formats import decode, encode, side_options, uses_avro
@@ -107,9 +108,9 @@ class Kafka(Connector):
         if end is not None:
             raw = raw.where(_before(end))
         mode = errors_mode(opts)
-        df, malformed = self._decode(raw, table, opts, mode)
+        df, counted = self._decode(raw, table, opts, mode)
         metrics: tuple[str, ...] = ()
-        if malformed is not None:
+        if counted:
             name = metric_name(table.name)
             if mode == "null-fields":
                 df = count_and_keep(df, name, F.col(_WHOLE)).drop(_WHOLE)
@@ -123,9 +124,12 @@ class Kafka(Connector):
         return SourceResult(df=df, bounded=spec.bounded(table), metric_names=metrics,
                             kind_column=KIND_COLUMN if upsert else None)
 
-    def _decode(self, raw: DataFrame, table: TableDef, opts: TableOptions, mode: str) -> tuple[DataFrame, Column | None]:
-        """The table's physical and metadata columns from the records, and a column that is the
-        malformed record's text (None when 'errors.mode' is 'fail')."""
+    def _decode(self, raw: DataFrame, table: TableDef, opts: TableOptions, mode: str) -> tuple[DataFrame, bool]:
+        """The table's physical and metadata columns from the records, and whether they hold the
+        malformed record's text (CORRUPT_COLUMN: a side's mode is not 'fail'; with the table's
+        ``mode`` 'null-fields', _WHOLE too: every malformed side still parsed as one record). Each
+        side parses in its own mode, as Flink's key and value formats each read their own
+        'ignore-parse-errors'."""
         from pyspark.sql import functions as F
 
         physical = {c.name: c for c in table.columns if c.kind == "physical"}
@@ -139,16 +143,18 @@ class Kafka(Connector):
             if not names or fmt is None:
                 continue
             schema = _declared(table, names, _unprefixed(names, prefix) if side == "key" else list(names), opts)
-            parsed = decode(raw_col, fmt, schema, side_options(table, side, fmt), mode)
+            side_mode = side_errors_mode(table.options, side)
+            parsed = decode(raw_col, fmt, schema, side_options(table, side, fmt), side_mode)
             struct_name = f"__{side}"
             columns[struct_name] = parsed
             for n, f in zip(names, schema.fields, strict=True):
                 columns.setdefault(n, F.col(f"{struct_name}.`{f.name}`"))
-            if mode != "fail" and fmt != "raw":
+            if side_mode != "fail" and fmt != "raw":
                 record = F.col(f"{struct_name}.`{CORRUPT_COLUMN}`")
                 bad.append(record)
                 csv = csv_options(side_options(table, side, fmt)) if fmt == "csv" else {}
-                whole.append(record.isNull() | one_record(record, fmt, len(schema.fields), csv))
+                kept = one_record(record, fmt, len(schema.fields), csv) if side_mode == "null-fields" else F.lit(False)
+                whole.append(record.isNull() | kept)
         out = raw.select(*raw.columns, *[c.alias(n) for n, c in columns.items() if n.startswith("__")])
         selected = [columns[n].alias(n) if n in columns else F.lit(None).cast(spark_type(physical[n].type or "STRING")).alias(n)
                     for n in physical]
@@ -156,16 +162,14 @@ class Kafka(Connector):
                      for c in table.columns if c.kind == "metadata"]
         if self.name == "upsert-kafka":
             selected.append(F.col("value").isNull().alias("__value_null"))
-        malformed = F.coalesce(*bad) if bad else None
-        if malformed is not None:
-            selected.append(malformed.alias(CORRUPT_COLUMN))
+        if bad:
+            selected.append(F.coalesce(*bad).alias(CORRUPT_COLUMN))
             if mode == "null-fields":
                 whole_record = whole[0]
                 for w in whole[1:]:
                     whole_record = whole_record & w
                 selected.append(whole_record.alias(_WHOLE))
-        result = out.select(*selected)
-        return result, (F.col(CORRUPT_COLUMN) if malformed is not None else None)
+        return out.select(*selected), bool(bad)
 
     @staticmethod
     def _metadata(table: TableDef, name: str, key: str, type_: str | None, opts: TableOptions) -> Column:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from catalog.malformed import errors_mode, skips_malformed
+from catalog.malformed import errors_mode, side_errors_mode, skips_malformed
 
 
 @pytest.mark.parametrize(
@@ -16,6 +16,8 @@ from catalog.malformed import errors_mode, skips_malformed
         # Kafka's value format keeps its side's prefix, as in Flink
         ({"value.format": "json", "value.json.ignore-parse-errors": "true"}, "null-fields"),
         ({"value.format": "csv", "csv.ignore-parse-errors": "true"}, "null-fields"),
+        # a Kafka key format's own flag
+        ({"key.format": "csv", "value.format": "json", "key.csv.ignore-parse-errors": "true"}, "null-fields"),
         # another format's option says nothing
         ({"format": "csv", "json.ignore-parse-errors": "true"}, "fail"),
         # 'errors.mode' written wins over the format's flag
@@ -29,3 +31,12 @@ from catalog.malformed import errors_mode, skips_malformed
 def test_errors_mode(options, mode):
     assert errors_mode(options) == mode
     assert skips_malformed(options) == (mode in ("skip", "dead-letter", "null-fields"))
+
+
+def test_each_side_of_a_kafka_record_reads_its_own_format_flag():
+    options = {"key.format": "json", "value.format": "csv", "value.csv.ignore-parse-errors": "true"}
+    assert (side_errors_mode(options, "key"), side_errors_mode(options, "value")) == ("fail", "null-fields")
+    options = {"key.format": "json", "format": "json", "key.json.ignore-parse-errors": "true"}
+    assert (side_errors_mode(options, "key"), side_errors_mode(options, "value")) == ("null-fields", "fail")
+    # 'errors.mode' written is both sides'
+    assert side_errors_mode({**options, "errors.mode": "skip"}, "value") == "skip"

@@ -148,6 +148,25 @@ def test_flink_ignore_parse_errors_nulls_what_does_not_convert(sql, servers):
     assert sorted((r[0] for r in sql.rows("SELECT id FROM t", "streaming")), key=str) == [1, 3, None]
 
 
+def test_key_and_value_each_read_their_own_ignore_parse_errors(sql, servers):
+    """As in Flink, the key format's flag and the value format's are each their own: a key field
+    that does not convert is NULL when the key's flag is set, and fails the job when only the
+    value's is."""
+    topic = new_topic(servers)
+    produce(servers, topic, [{"key": '{"k": 1}', "value": {"n": 1}}, {"key": '{"k": "x"}', "value": {"n": 2}}])
+
+    def ddl(name: str, flag: str) -> str:
+        return source_ddl(name, servers, topic, "k INT, n INT", **{
+            "format": None, "value.format": "json", "key.format": "json", "key.fields": "k",
+            "value.fields-include": "EXCEPT_KEY", flag: "true"}).replace("'format' = 'None', ", "")
+
+    sql.ddl(ddl("by_key", "key.json.ignore-parse-errors"))
+    assert sorted(sql.rows("SELECT k, n FROM by_key", "streaming"), key=str) == [(1, 1), (None, 2)]
+    sql.ddl(ddl("by_value", "value.json.ignore-parse-errors"))
+    with pytest.raises(JobFailed, match=r"(?i)malformed"):
+        sql.rows("SELECT k, n FROM by_value", "streaming")
+
+
 def test_startup_and_bounded_modes(sql, servers):
     topic = new_topic(servers, partitions=2)
     produce(servers, topic, [{"value": {"id": i}, "partition": i % 2, "timestamp_ms": T0 + i * 1000} for i in range(10)])

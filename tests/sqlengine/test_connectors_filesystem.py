@@ -176,6 +176,20 @@ def test_csv_delimiter_quotes_and_malformed_lines(spark, tmp_path):
     assert sorted((r.id, r.s) for r in rows) == [(1, 'say "hi"'), (4, "d")]
 
 
+def test_ignore_parse_errors_counts_the_fields_of_a_partitioned_tables_lines(spark, tmp_path):
+    """A partition column is no field of the line: a line of three fields in a table of two data
+    columns and one partition column has one too many, and is skipped as Flink skips it."""
+    from dataclasses import replace
+
+    src = tmp_path / "in"
+    (src / "day=1").mkdir(parents=True)
+    (src / "day=1" / "a.csv").write_text("1,a\n2,b,extra\nx,c\n")
+    tdef = replace(fs_table(src, "csv", [("id", "INT"), ("s", "STRING"), ("day", "INT")],
+                            **{"csv.ignore-parse-errors": "true"}), partitioned_by=("day",))
+    rows = read(spark, tdef, tmp_path / "job", streaming=False).df.collect()
+    assert sorted(((r.id, r.s, r.day) for r in rows), key=str) == [(1, "a", 1), (None, "c", 1)]
+
+
 def test_metadata_columns(spark, tmp_path):
     from catalog import Column, TableDef
 
