@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-# legacy key -> today's key, for values that carry over unchanged
+# legacy key -> today's key, for values that carry over unchanged (connector.type = 'filesystem'
+# and format.type = 'csv' only: Flink 2.3's legacy factories are its CSV source and sink)
 _RENAMED = {
     "connector.type": "connector",
     "connector.path": "path",
@@ -27,7 +28,8 @@ _LINE_ENDS = frozenset({"\n", "\r\n", "\\n", "\\r\\n"})
 
 
 def is_legacy(options: Mapping[str, str]) -> bool:
-    return "connector.type" in options and "connector" not in options
+    """Declared with Flink's legacy filesystem connector (the one legacy connector read here)."""
+    return options.get("connector.type") == "filesystem" and "connector" not in options
 
 
 def modern(options: Mapping[str, str], columns: Sequence[str]) -> dict[str, str]:
@@ -39,7 +41,7 @@ def modern(options: Mapping[str, str], columns: Sequence[str]) -> dict[str, str]
     csv = options.get("format.type") == "csv"
     out: dict[str, str] = {}
     for key, value in options.items():
-        if key in _RENAMED:
+        if key in _RENAMED and (key != "format.type" or csv):
             out[_RENAMED[key]] = value
         elif csv and key in _CSV_RENAMED:
             out[_CSV_RENAMED[key]] = value
@@ -84,7 +86,11 @@ def _fields_match(options: Mapping[str, str], columns: Sequence[str]) -> bool:
 def refusal(key: str, fmt: str | None) -> tuple[str, str | None] | None:
     """Why a legacy option left as written is refused, and the key of today to write instead (if
     one), with ``fmt`` the table's format; None when ``key`` is not one of Flink's legacy options."""
-    either = "a table's options are either all legacy (with 'connector.type') or all of today"
+    either = ("Flink's legacy options are read only in a CREATE TABLE that declares "
+              "'connector.type' = 'filesystem' and 'format.type' = 'csv'")
+    if key == "format.type" and fmt is None:  # a legacy filesystem table of another format
+        return ("Option 'format.type': of Flink's legacy formats only 'csv' is read; declare the "
+                "table with today's options ('format' = ...).", "format")
     if key in _RENAMED:
         return f"Option '{key}' is Flink's legacy spelling of '{_RENAMED[key]}'; {either}.", _RENAMED[key]
     if key in _CSV_RENAMED:
@@ -93,6 +99,16 @@ def refusal(key: str, fmt: str | None) -> tuple[str, str | None] | None:
         return f"Option '{key}' belongs to Flink's legacy CSV format, and the format is '{fmt}'.", None
     why = _why(key, fmt)
     return (f"Option '{key}': {why}", None) if why else None
+
+
+def connector_refusal(options: Mapping[str, str]) -> str | None:
+    """Why a table with a legacy 'connector.type' and no 'connector' is not read: its legacy
+    connector is not the filesystem one (None when it has no 'connector.type')."""
+    if "connector.type" not in options:
+        return None
+    return (f"Option 'connector.type': of Flink's legacy connectors only 'filesystem' (with "
+            f"'format.type' = 'csv') is read, not '{options['connector.type']}'; declare the "
+            "table with today's options ('connector' = ...).")
 
 
 def _why(key: str, fmt: str | None) -> str | None:
@@ -123,8 +139,6 @@ def _why(key: str, fmt: str | None) -> str | None:
 def written_as(key: str) -> tuple[str, ...]:
     """The legacy keys a key of today may have been written as (for positions in the source)."""
     found = [old for old, new in {**_RENAMED, **_CSV_RENAMED}.items() if new == key]
-    if key == "csv.disable-quote-character":
-        found.append("format.type")
     if key == "csv.allow-comments":
         found.append("format.comment-prefix")
     return tuple(found)

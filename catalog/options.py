@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from catalog.connectors import CONNECTOR, CONNECTORS, ConnectorSpec
 from catalog.formats import FORMATS
-from catalog.legacy_options import refusal
+from catalog.legacy_options import connector_refusal, refusal
 from catalog.model import TableDef
 from catalog.option_types import (
     OptionProblem,
@@ -105,6 +105,9 @@ def validate_options(table: TableDef) -> list[OptionProblem]:
     options = table.options
     name = table.connector
     if not name:
+        legacy = connector_refusal(options)
+        if legacy is not None:  # a legacy connector other than the filesystem one
+            return [OptionProblem("connector.type", legacy, "connector")]
         return [OptionProblem("connector", f"Table `{table.name}` has no 'connector' option.")]
     spec = CONNECTORS.get(name)
     if spec is None:

@@ -73,6 +73,7 @@ def test_what_has_no_equivalent_stays_and_is_refused_at_its_pair(tmp_path):
         ");\n"
         "CREATE TABLE k (a BIGINT) WITH ('connector.type' = 'kafka', 'connector.topic' = 't', 'format.type' = 'json');\n"
         "CREATE TABLE m (a BIGINT) WITH ('connector' = 'filesystem', 'connector.path' = '/d', 'format' = 'csv');\n"
+        "CREATE TABLE j (a BIGINT) WITH ('connector.type' = 'filesystem', 'connector.path' = '/d', 'format.type' = 'json');\n"
     )
     diagnostics = lint_paths([path]).diagnostics
     found = {(d.line, d.column): (d.code, d.message, d.hint) for d in diagnostics}
@@ -85,11 +86,16 @@ def test_what_has_no_equivalent_stays_and_is_refused_at_its_pair(tmp_path):
     # a value refused by today's option is positioned at the legacy pair that set it
     assert found[(10, 3)][1].startswith("Option 'csv.ignore-parse-errors'")
     # Flink's legacy Kafka options are not read: the table is declared with today's
-    assert "only the filesystem connector's CSV ones" in found[(12, 61)][1]
+    assert found[(12, 33)] == ("E003", "Option 'connector.type': of Flink's legacy connectors only 'filesystem' (with "
+                               "'format.type' = 'csv') is read, not 'kafka'; declare the table with today's options "
+                               "('connector' = ...).", "did you mean 'connector'?")
     # a legacy key among today's options: its spelling of today is the hint
-    assert (13, 61, "Option 'connector.path' is Flink's legacy spelling of 'path'; a table's options are "
-            "either all legacy (with 'connector.type') or all of today.", "did you mean 'path'?") in [
-        (d.line, d.column, d.message, d.hint) for d in diagnostics]
+    assert (13, 61, "Option 'connector.path' is Flink's legacy spelling of 'path'; Flink's legacy options are "
+            "read only in a CREATE TABLE that declares 'connector.type' = 'filesystem' and 'format.type' = 'csv'.",
+            "did you mean 'path'?") in [(d.line, d.column, d.message, d.hint) for d in diagnostics]
+    # the legacy filesystem connector of another format than CSV: Flink 2.3 has none
+    assert any(d.line == 14 and d.column == 91 and "of Flink's legacy formats only 'csv' is read" in d.message
+               for d in diagnostics), diagnostics
     assert [d.line for d in diagnostics if d.line < 12] == [5, 6, 7, 8, 9, 10], diagnostics
 
 

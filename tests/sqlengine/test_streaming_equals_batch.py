@@ -317,7 +317,8 @@ def nexmark(spark, tmp_path_factory) -> Nexmark:
     sql.ddl((NEXMARK / "ddl_views.sql").read_text())
     (root / "side").mkdir()
     (root / "side" / "side_input.csv").write_text("".join(f"{k},v{k}\n" for k in range(0, 10000, 7)))
-    # q13's side table as published uses Flink's legacy 'connector.type' options
+    # q13's side table as published reads ${FLINK_HOME}/data/side_input.txt (its legacy options are
+    # read: tests/sqlengine/test_legacy_csv.py); here it is declared over this test's own file
     sql.ddl(f"""CREATE TABLE side_input (key BIGINT, `value` VARCHAR)
                 WITH ('connector' = 'filesystem', 'path' = '{root / "side" / "side_input.csv"}', 'format' = 'csv')""")
     return Nexmark(engine, sql, root)
