@@ -188,7 +188,7 @@ def check_script(query: str, data: Path, fmt: str, work: Path) -> Path:
     script = statements(query_text(query, work))
     sinks = {s.split()[2].lower() for s in script if INSERT_SELECT.match(s)}
     select = [INSERT_SELECT.match(s).group(1) if INSERT_SELECT.match(s) else s
-              for s in script if not (CREATE_TABLE.match(s) and CREATE_TABLE.match(s).group(1).lower() in sinks)]
+              for s in script if not ((m := CREATE_TABLE.match(s)) and m.group(1).lower() in sinks)]
     path = work / f"{query}-{fmt}-{data.name}-select.sql"
     path.write_text(tables_ddl(data, fmt) + ";\n".join(select) + ";\n")
     return path
@@ -315,10 +315,13 @@ def compare(engines: Engines, query: str, fmt: str, sizes: list[tuple[int, Path]
         return out
     for events, data in sizes:
         runs_of: dict[str, list[dict]] = {"sqlengine": [], "flink": []}
+        # each engine's files (if the query writes any) go to a directory of its own, emptied after each run
+        dirs = {e: engines.work / f"{query}-files-{e}" if query in FILE_SINKS else None for e in runs_of}
+        scripts = {e: timed_script(query, data, fmt, engines.work, d) for e, d in dirs.items()}
         for i in range(runs):
             for e in (("sqlengine", "flink") if i % 2 == 0 else ("flink", "sqlengine")):
-                files = engines.work / f"{query}-files-{e}" if query in FILE_SINKS else None
-                r = engines.run(e, timed_script(query, data, fmt, engines.work, files), fmt)
+                files = dirs[e]
+                r = engines.run(e, scripts[e], fmt)
                 if files is not None:
                     r["written"] = written_rows(files) if files.exists() else 0
                     shutil.rmtree(files, ignore_errors=True)

@@ -143,8 +143,8 @@ class Kafka(Connector):
             if not names or fmt is None:
                 continue
             schema = _declared(table, names, _unprefixed(names, prefix) if side == "key" else list(names), opts)
-            side_mode = side_errors_mode(table.options, side)
-            parsed = decode(raw_col, fmt, schema, side_options(table, side, fmt), side_mode)
+            side_mode, side_opts = side_errors_mode(table.options, side), side_options(table, side, fmt)
+            parsed = decode(raw_col, fmt, schema, side_opts, side_mode)
             struct_name = f"__{side}"
             columns[struct_name] = parsed
             for n, f in zip(names, schema.fields, strict=True):
@@ -152,7 +152,7 @@ class Kafka(Connector):
             if side_mode != "fail" and fmt != "raw":
                 record = F.col(f"{struct_name}.`{CORRUPT_COLUMN}`")
                 bad.append(record)
-                csv = csv_options(side_options(table, side, fmt)) if fmt == "csv" else {}
+                csv = csv_options(side_opts) if fmt == "csv" else {}
                 kept = one_record(record, fmt, len(schema.fields), csv) if side_mode == "null-fields" else F.lit(False)
                 whole.append(record.isNull() | kept)
         out = raw.select(*raw.columns, *[c.alias(n) for n, c in columns.items() if n.startswith("__")])
