@@ -92,11 +92,30 @@ def write_options(opts: TableOptions) -> dict[str, str]:
 
 @dataclass
 class _Location:
-    """What to load: a path, and a file name filter when the table's path is a single file."""
+    """What to load: a path, a pattern naming only its file when the table's path is a single file."""
 
     path: str
-    glob_filter: str | None = None
-    file: Path | None = None  # the local file the glob filter names
+    file: Path | None = None  # the local file the pattern names
+
+
+_GLOB = "\\{}[]*?,"  # Hadoop's pattern characters, each taken as itself after a backslash
+
+
+def only_file(file: Path) -> str:
+    """A Hadoop path pattern that names ``file`` and nothing else. Spark's streaming file source
+    refuses a plain path to a file ("Option 'basePath' must be a directory"); given the file's
+    directory with a name filter instead, it lists every subdirectory too and infers partitions
+    from them ("Conflicting directory structures" beside a partitioned table's directory). A
+    pattern is matched as it stands: its characters are escaped, and a name with none to escape
+    gets one character in brackets (a pattern still, matching that character only)."""
+    text = "".join(f"\\{ch}" if ch in _GLOB else ch for ch in str(file))
+    if text != str(file):
+        return text
+    head, name = text[: -len(file.name)], file.name
+    i = max(i for i, ch in enumerate(name) if ch not in "^!") if name.strip("^!") else -1
+    if i < 0:  # a name of '^' and '!' only: escaped, as a bracket would read them as negation
+        return f"{head}{name[:-1]}\\{name[-1]}"
+    return f"{head}{name[:i]}[{name[i]}]{name[i + 1:]}"
 
 
 # Hadoop's codecs by file suffix: such a file is read whole by one task
@@ -158,8 +177,6 @@ class Filesystem(Connector):
                 reader = s.readStream.format(fmt).schema(schema).options(**reader_opts)
             else:
                 reader = s.read.format(fmt).schema(schema).options(**reader_opts)
-            if location.glob_filter:
-                reader = reader.option("pathGlobFilter", location.glob_filter)
             return reader.load(location.path)
 
         df = self._with_metadata(read(spark), table, opts)
@@ -245,9 +262,8 @@ class Filesystem(Connector):
 
     @staticmethod
     def _location(opts: TableOptions, path: str, must_exist: bool) -> _Location:
-        """Where to load from: Spark's streaming file source wants a directory, so a single
-        file is read as its directory filtered to that file name (in batch mode too, where a
-        name with glob characters would otherwise be taken as a pattern)."""
+        """Where to load from: a single local file as a pattern naming it alone (``only_file``),
+        in batch mode too (the same files either way)."""
         loc = _Location(path)
         if not _is_local(path):
             return loc
@@ -255,8 +271,7 @@ class Filesystem(Connector):
         if must_exist and not local.exists():
             raise opts.error(f"the path '{path}' does not exist.", "path")
         if local.is_file():
-            escaped = "".join(f"\\{ch}" if ch in "*?[]{}\\" else ch for ch in local.name)
-            loc.path, loc.glob_filter, loc.file = str(local.parent), escaped, local
+            loc.path, loc.file = only_file(local), local
         return loc
 
     def sink(self, df: DataFrame, request: SinkRequest) -> DataStreamWriter | None:

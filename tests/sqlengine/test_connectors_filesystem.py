@@ -56,6 +56,27 @@ def test_a_single_file_path(spark, tmp_path):
     assert [r.id for r in batch.df.collect()] == [7]
 
 
+@pytest.mark.parametrize("streaming", [True, False])
+def test_a_single_file_beside_partitioned_and_plain_directories_is_read_alone(spark, tmp_path, streaming):
+    """Only the file is listed: not a partitioned table's directories beside it (Spark inferred
+    partitions from them and refused 'Conflicting directory structures'), nor a file of the same
+    name in a subdirectory. A name with no pattern character (events.json) as one with some."""
+    src = tmp_path / "in"
+    for name in ("events.json", "a,b {x}.json"):
+        (src / "out" / "day=1").mkdir(parents=True, exist_ok=True)
+        (src / "out" / "day=1" / "part-0.json").write_text('{"id": 90}\n')
+        (src / "more").mkdir(exist_ok=True)
+        (src / "more" / name).write_text('{"id": 91}\n')
+        (src / name).write_text('{"id": 7}\n{"id": 8}\n')
+        (src / "other.json").write_text('{"id": 92}\n')
+        result = read(spark, fs_table(src / name), tmp_path / f"job-{len(name)}", streaming=streaming)
+        if streaming:
+            rows, _ = run_to_end(spark, result.df, tmp_path / f"ck-{len(name)}")
+        else:
+            rows = result.df.collect()
+        assert sorted(r.id for r in rows) == [7, 8], name
+
+
 def test_missing_path_is_a_connector_error(spark, tmp_path):
     with pytest.raises(ConnectorError) as info:
         read(spark, fs_table(tmp_path / "nowhere"), tmp_path / "job")
