@@ -298,3 +298,39 @@ def test_a_bounded_job_whose_output_waits_on_no_watermark_ends_with_its_last_bat
     assert _sink_rows(tmp_path / "pages") == [("1", "/a"), ("3", "/a")]
     assert [(s.batch_id, s.input_rows) for s in job.history] == [(0, 6)]
     assert [op.name for op in job.history[-1].operators] == ["symmetricHashJoin"]  # state the watermark releases
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_a_partitioned_sink_writes_each_row_once_with_more_partitions_than_open_writers(tmp_path, spark, mode):
+    """A PARTITIONED BY table is written with 16 files open at once per task (SQL_DEFAULTS), no sort
+    first; a task that writes 40 partitions sorts the rows of the ones past the 16th. Every row
+    lands once, in its partition's directory, in either runtime mode; a SET of the Spark key wins."""
+    (tmp_path / "in").mkdir()
+    data = tmp_path / "in" / "events.json"
+    # one file, one task: 400 rows over 40 partitions, interleaved so no partition's rows are together
+    data.write_text("".join(json.dumps({"id": i, "part": f"p{i % 40:02d}"}) + "\n" for i in range(400)))
+    out = tmp_path / "out"
+    engine = Engine(home=tmp_path / "home", spark=spark)
+    ddl = f"""
+    SET 'execution.runtime-mode' = '{mode}';
+    CREATE TABLE events (id INT, part STRING) WITH ('connector' = 'filesystem', 'path' = '{data}', 'format' = 'json');
+    CREATE TABLE parts (id INT, part STRING) PARTITIONED BY (part)
+    WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'csv');
+    """
+    for stmt in parse_script(ddl).statements:
+        engine.plan(stmt)
+    job = _run(engine, "INSERT INTO parts SELECT id, part FROM events")
+    assert job.status == Status.FINISHED, job.error
+    assert job.spark.conf.get("spark.sql.maxConcurrentOutputFileWriters") == "16"
+    written = {}
+    for f in out.glob("part=*/*.csv"):
+        for line in f.read_text().splitlines():
+            written.setdefault(f.parent.name, []).append(int(line))
+    assert sorted(written) == [f"part=p{k:02d}" for k in range(40)]
+    assert {p: sorted(ids) for p, ids in written.items()} == {
+        f"part=p{k:02d}": list(range(k, 400, 40)) for k in range(40)
+    }
+    engine.plan(parse_script("SET 'spark.sql.maxConcurrentOutputFileWriters' = '0';").statements[0])
+    job = _run(engine, "INSERT INTO parts SELECT id, part FROM events")
+    assert job.status == Status.FINISHED, job.error
+    assert job.spark.conf.get("spark.sql.maxConcurrentOutputFileWriters") == "0"
