@@ -30,6 +30,7 @@ from enum import StrEnum
 
 from sqlglot import exp
 
+from planner.analysis.arrival import arrival_kept
 from planner.analysis.jvm_operators import jvm_operator
 from planner.analysis.properties import NodeProps
 from planner.analysis.versioned import history
@@ -112,6 +113,12 @@ class Physical:
     # Spark's processing-time timeouts, so its job runs batches without input too (a bounded job
     # has none, and would never end: there a key's expired rows go when it is next touched)
     timeouts: bool = False
+    # a native Top-1 or deduplication keeping the first of tied rows (``best_row``, not
+    # ``later_wins``) over rows straight from a scan (``arrival_kept``: after a shuffle their order
+    # is the shuffle's) orders one micro-batch's ties by each row's arrival number
+    # (sqlengine/jvm/Arrival.java), as Flink keeps the first to arrive; without the JVM (the
+    # setting below 'false': no javac, Spark Connect) Spark's max_by keeps the last a partition reads
+    ties_by_arrival: bool = False
 
     @property
     def changelog(self) -> bool:
@@ -199,6 +206,31 @@ def wall_clock_sessions(node: Node, time_zone: str) -> bool:
         return False
     f = window_time_field(node, node.window)
     return f is not None and T.is_type(f.type, exp.DType.TIMESTAMPLTZ) and fixed_offset_ms(time_zone) is None
+
+
+def best_row(node: Node) -> bool:
+    """A Top-1 or deduplication that Spark's own aggregation runs as each key's best row so far
+    (max_by: sqlengine/translate/aggregates.py): not per window, and not a deduplication keeping
+    the first row on processing time (Spark's dropDuplicates, which keeps the first key it sees)."""
+    if isinstance(node, Deduplicate):
+        return node.window is None and (node.keep_last or not node.on_proctime)
+    return isinstance(node, TopN) and node.window is None and node.top1
+
+
+def later_wins(node: Node) -> bool:
+    """Of rows tied on a best-row operator's order, whether the later one stays: a deduplication
+    keeping the last row, or an order on processing time descending (on Flink a later row has the
+    later processing time)."""
+    if isinstance(node, TopN):
+        name, desc = node.order[0]
+    elif isinstance(node, Deduplicate):
+        name, desc = node.order_field, node.keep_last
+    else:
+        return False
+    first = node.input.field(name)
+    if first is not None and first.time == TimeKind.PROCTIME:
+        return desc
+    return isinstance(node, Deduplicate) and node.keep_last
 
 
 def user_aggregate(node: Node) -> bool:
@@ -415,7 +447,9 @@ def decide(plans: Sequence[Node], props: dict[int, NodeProps], ttl_ms: int | Non
         if windowed and not after_release(node, out):
             why = None
         if why is None or not (has_changelog_implementation(node, time_zone) or windowed):
-            out[node.node_id] = NATIVE  # the checker refuses what cannot run either way
+            # (the checker refuses what cannot run either way)
+            arrival = jvm and best_row(node) and not later_wins(node) and arrival_kept(node)
+            out[node.node_id] = Physical(Execution.NATIVE, ties_by_arrival=True) if arrival else NATIVE
             continue
         ranking = isinstance(node, (TopN, Sort)) or (isinstance(node, Deduplicate) and why in (Why.CONSUMES_CHANGES, Why.AFTER_CHANGELOG))
         strategy = rank_strategy(node, props) if ranking else None

@@ -44,6 +44,7 @@ from planner.logical.visit import distinct_nodes
 FORMAT = 1  # bumped when what a fingerprint holds changes: an older one is then not compared
 DISTINCT_UNION = "Union"
 TIES_BY_BATCH = "ties by micro-batch time"
+TIES_BY_ARRIVAL = "ties by micro-batch time, then arrival"
 
 
 @dataclass(frozen=True)
@@ -201,10 +202,13 @@ def _runs_as(physical: Physical | None) -> str:
     return f"{physical.name} ({physical.strategy})" if physical.strategy else physical.name
 
 
-def _ties(node: Deduplicate | TopN, changelog: bool) -> tuple[str, ...]:
+def _ties(node: Deduplicate | TopN, physical: Physical | None) -> tuple[str, ...]:
     """A native Top-1 or deduplication (Spark's max_by) keeps each row's micro-batch time beside
-    it to order ties: a state written before it did has another layout."""
-    return () if changelog or node.window is not None else (TIES_BY_BATCH,)
+    it to order ties, and its arrival number where the first of them stays
+    (``Physical.ties_by_arrival``): a state written before it did has another layout."""
+    if (physical is not None and physical.changelog) or node.window is not None:
+        return ()
+    return (TIES_BY_ARRIVAL,) if physical is not None and physical.ties_by_arrival else (TIES_BY_BATCH,)
 
 
 def _order(defs: Definitions, node: Node, order: Sequence[tuple[str, bool]]) -> str:
@@ -260,7 +264,7 @@ def _operator_print(node: Node, analysis: Analysis, defs: Definitions) -> Operat
         # keep-first on processing time is Spark's dropDuplicates: it keeps the keys, not the rows
         keeps_rows = changelog or node.keep_last or not node.on_proctime or node.window is not None
         rows = (_row(inp),) if keeps_rows else ()
-        ties = _ties(node, changelog) if keeps_rows else ()
+        ties = _ties(node, physical) if keeps_rows else ()
         return OperatorPrint(kind, node.node_id, tuple(defs.term(inp, k) for k in node.keys), (), (keep, *window, *ties, *ttl), rows, runs_as)
     if isinstance(node, TopN):
         inp = node.input
@@ -268,7 +272,7 @@ def _operator_print(node: Node, analysis: Analysis, defs: Definitions) -> Operat
         window = (f"window {_window(defs, inp, node.window)}",) if node.window else ()
         shown = ("rank column",) if node.rank_field else ()
         keys = tuple(defs.term(inp, k) for k in node.partition_keys)
-        return OperatorPrint(kind, node.node_id, keys, (), (rank, *window, *shown, *_ties(node, changelog), *ttl), (_row(inp),), runs_as)
+        return OperatorPrint(kind, node.node_id, keys, (), (rank, *window, *shown, *_ties(node, physical), *ttl), (_row(inp),), runs_as)
     if isinstance(node, Sort):
         limit = f", limit {node.limit}" if node.limit is not None else ""
         return OperatorPrint(kind, node.node_id, (), (), (f"order by {_order(defs, node.input, node.order)}{limit}",), (_row(node.input),), runs_as)

@@ -18,8 +18,10 @@ import org.apache.spark.sql.types.StructType;
  * Each row numbered as it arrives: its Spark partition, then its place there. A key's rows of a
  * micro-batch reach flatMapGroupsWithState grouped and sorted by key, in no defined order; sorted
  * by this number they come in the order sqlengine/changelog/wire.py gives the Python operators.
+ * Spark's own Top-1 (max_by, sqlengine/translate/aggregates.py) orders a micro-batch's ties by it:
+ * Spark allows no monotonically_increasing_id on a stream.
  */
-final class Arrival {
+public final class Arrival {
     private Arrival() {}
 
     /** A key's rows of a micro-batch in arrival order ({@code arrivalAt}: the number's position; -1: as they come). */
@@ -32,7 +34,7 @@ final class Arrival {
     }
 
     /** {@code input} with one more column, last: the row's arrival number (BIGINT). */
-    static Dataset<Row> numbered(Dataset<Row> input) {
+    public static Dataset<Row> numbered(Dataset<Row> input) {
         StructType in = input.schema();
         int width = in.fields().length;
         MapPartitionsFunction<Row, Row> number = rows -> {

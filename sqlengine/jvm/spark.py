@@ -145,3 +145,11 @@ def window_aggregate(spark: SparkSession, payload: DataFrame, op: WindowAggregat
         *_calls(spark, op.calls), out.json(),
     )
     return DataFrame(jdf, spark)
+
+
+def numbered(spark: SparkSession, df: DataFrame, name: str) -> DataFrame:
+    """``df`` with one more column, last, called ``name``: each row's arrival number, its Spark
+    partition then its place there (``Arrival.java``)."""
+    from pyspark.sql import DataFrame
+
+    return DataFrame(_load(spark).Arrival.numbered(df._jdf), spark).toDF(*df.columns, name)

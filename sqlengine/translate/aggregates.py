@@ -6,8 +6,10 @@ time, keep-last, and Top-1 are "best row per key so far", an aggregation with ma
 an upsert on the key: when a better row arrives the key's row is replaced, which is exactly the
 changelog Flink emits (-U/+U) once applied to a table. Ties: of rows equal on the order, the row
 of the earlier micro-batch stays (keeping the last row: of the later), as Flink keeps the first
-to arrive; the ordering ends in the micro-batch's time. Within one micro-batch and Spark
-partition max_by keeps the last of tied rows it reads (Spark has no row number on a stream).
+to arrive; the ordering ends in the micro-batch's time. Within one micro-batch max_by keeps the
+last of tied rows it reads, so where the first is to stay the ordering ends in each row's arrival
+number (``Physical.ties_by_arrival``: Spark allows no monotonically_increasing_id on a stream;
+sqlengine/jvm/Arrival.java numbers the rows of each partition as they come).
 """
 
 from __future__ import annotations
@@ -16,15 +18,16 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from planner.analysis.physical import later_wins
 from planner.logical import typing as T
-from planner.logical.fields import TimeKind
 from planner.logical.operators import Deduplicate, GroupAggregate, Node, TopN
+from planner.problems import PlanningError
 from sqlengine.translate.core import Rel, Translator, unreachable
 from sqlengine.translate.event_time import without_event_time
 from sqlengine.translate.expressions import agg_sql, quote
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column
+    from pyspark.sql import Column, DataFrame
 
 
 def translate_group_aggregate(t: Translator, node: GroupAggregate) -> Rel:
@@ -41,13 +44,13 @@ def translate_group_aggregate(t: Translator, node: GroupAggregate) -> Rel:
     return Rel(out.select(*[F.col(quote(n)) for n in names]), names)
 
 
-def _ordering(node: Node, order: tuple[tuple[str, bool], ...], batch: str, later_wins: bool) -> Column:
+def _ordering(node: Node, order: tuple[tuple[str, bool], ...], batch: str, later_wins: bool, arrival: str | None) -> Column:
     """One comparable column, never NULL, whose maximum is the first row by ``order`` with
     Flink's NULL ordering (NULLs first ascending, last descending, as the batch ROW_NUMBER).
     Each key is a NULL flag and the value: max_by skips rows whose ordering is NULL, so a bare
     NULL key would lose a NULL-first row, or lose every row of a key whose values are all NULL.
-    ``batch``, the micro-batch's time, breaks ties last: the earlier batch's row wins, or the
-    later's with ``later_wins``."""
+    ``batch``, the micro-batch's time, breaks ties: the earlier batch's row wins, or the
+    later's with ``later_wins``; then ``arrival``, the row's number: the earlier wins."""
     from pyspark.sql import functions as F
 
     parts: list[Column] = []
@@ -66,6 +69,8 @@ def _ordering(node: Node, order: tuple[tuple[str, bool], ...], batch: str, later
         else:
             raise unreachable(node, f"ordering by `{name}` ascending")
     parts.append(F.col(quote(batch)) if later_wins else -F.col(quote(batch)))
+    if arrival is not None:
+        parts.append(-F.col(quote(arrival)))
     return F.struct(*parts)
 
 
@@ -79,19 +84,29 @@ def _best_row(t: Translator, node: TopN | Deduplicate, keys: tuple[str, ...], or
     # monotonically_increasing_id on a stream)
     batch = t.fresh("batch")
     df = df.withColumn(batch, F.unix_micros(F.current_timestamp()))
-    first = node.input.field(order[0][0])
-    if first is not None and first.time == TimeKind.PROCTIME:
-        later_wins = order[0][1]  # a later row has the later processing time on Flink
-    else:
-        later_wins = isinstance(node, Deduplicate) and node.keep_last
+    physical = t.physical.get(node.node_id)
+    arrival = None
+    if physical is not None and physical.ties_by_arrival:
+        arrival = t.fresh("arrival")
+        df = _numbered(t, node, df, arrival)
     best = t.fresh("best")
-    ordering = _ordering(node, order, batch, later_wins)
+    ordering = _ordering(node, order, batch, later_wins(node), arrival)
     grouped = df.groupBy(*[F.col(quote(k)) for k in keys]).agg(F.max_by(row, ordering).alias(best))
     out = [
         F.lit(1).cast("bigint").alias(f.name) if f.name == node.rank_field else F.col(f"{quote(best)}.{quote(f.name)}").alias(f.name)
         for f in node.fields
     ]
     return Rel(grouped.select(*out), tuple(node.field_names()))
+
+
+def _numbered(t: Translator, node: Node, df: DataFrame, name: str) -> DataFrame:
+    from sqlengine.jvm import BuildFailed
+    from sqlengine.jvm.spark import numbered
+
+    try:
+        return numbered(t.spark, df, name)
+    except BuildFailed as err:
+        raise PlanningError(str(err), node.origin) from None
 
 
 def translate_deduplicate(t: Translator, node: Deduplicate) -> Rel:

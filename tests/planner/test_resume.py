@@ -186,6 +186,35 @@ def test_a_native_deduplication_written_before_it_kept_the_micro_batch_time_is_r
     assert str(found.changes[0]) == "Deduplicate #2 changed: nothing → ties by micro-batch time"
 
 
+@pytest.mark.parametrize(
+    ("order", "by_arrival"),
+    [
+        pytest.param("ts", True, id="keep-first on event time"),
+        pytest.param("amount DESC", True, id="a Top-1"),
+        pytest.param("ts DESC", False, id="keep-last: a partition's last read is the last arrived"),
+    ],
+)
+def test_a_native_best_row_keeping_the_first_of_ties_keeps_each_rows_arrival_number(order, by_arrival):
+    """Where the first of a micro-batch's tied rows stays, Spark's max_by orders them by an arrival
+    number too (Physical.ties_by_arrival, set where the planner decides how the operator runs):
+    a checkpoint written without it is refused; without the JVM ('sqlengine.changelog.jvm' =
+    'false') the operator has the layout of before."""
+    sql = ("INSERT INTO latest SELECT id, user_id, amount FROM "
+           f"(SELECT *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY {order}) AS rn FROM orders) WHERE rn = 1;")
+    (op,) = fingerprint(sql).pipelines[0].operators
+    assert op.runs_as == "native"
+    assert op.shape[-1] == ("ties by micro-batch time, then arrival" if by_arrival else "ties by micro-batch time")
+    (plain,) = fingerprint(sql, sqlengine_changelog_jvm="false").pipelines[0].operators
+    joined = sql.replace("FROM orders)", "FROM (SELECT o.id, o.user_id, r.amount, o.ts FROM orders o JOIN refunds r ON o.id = r.id))")
+    (after_join,) = [o for o in fingerprint(joined).pipelines[0].operators if o.kind != "RegularJoin"]  # the join's order: no number
+    assert (after_join.runs_as, after_join.shape[-1]) == ("native", "ties by micro-batch time")
+    assert plain.shape[-1] == "ties by micro-batch time"
+    found = compare(fingerprint(sql, sqlengine_changelog_jvm="false"), fingerprint(sql))
+    assert found.compatible is not by_arrival
+    if by_arrival:
+        assert str(found.changes[0]).endswith("changed: ties by micro-batch time → ties by micro-batch time, then arrival")
+
+
 def test_a_refusal_names_the_new_plans_operator():
     found = verdict(TOTALS, "INSERT INTO avgs SELECT user_id, COUNT(*), AVG(amount) FROM orders GROUP BY user_id;")
     assert found.changes[0].node == 2

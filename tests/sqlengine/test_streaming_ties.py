@@ -1,9 +1,10 @@
 """Ties on Spark's own best-row aggregation (a streaming Top-1 or deduplication,
 ``sqlengine.translate.aggregates``): of rows equal on the order, the row of the earlier micro-batch
-stays, as Flink keeps the first to arrive; keeping the last row, the later batch's, and within one
-micro-batch (one Spark partition) the last read, as on Flink. Two files, read one per micro-batch.
-Within one micro-batch a keep-first deduplication or a Top-1 keeps the last of tied rows (Spark
-has no row number on a stream; docs/semantics.md): no key here ties so for them."""
+stays, as Flink keeps the first to arrive, and within one micro-batch (one Spark partition) the
+first read (each row's arrival number, sqlengine/jvm/Arrival.java); keeping the last row, the later
+batch's, and within one micro-batch the last read, as on Flink. Two files, read one per
+micro-batch. Without the JVM ('sqlengine.changelog.jvm' = 'false') a micro-batch's ties keep the
+last row read (docs/semantics.md)."""
 
 from __future__ import annotations
 
@@ -23,13 +24,17 @@ BATCHES = [  # (k, i, price, ts second): i numbers the rows in arrival order
     [(1, 8, 1, 5), (2, 9, 1, 7), (2, 10, 1, 6), (3, 11, 7, 0)],
 ]
 QUERIES = {  # the order, and the kept row of the keys it is about
-    # keep-first on event time: of the earliest, the earlier batch's (k 1: i 1, not 8)
-    "first": ("ORDER BY ts", {1: 1, 2: 10}),
+    # keep-first on event time: of the earliest, the earlier batch's (k 1: i 1, not 8), and within
+    # a batch the first (k 4: i 12, not 13)
+    "first": ("ORDER BY ts", {1: 1, 2: 10, 4: 12}),
     # keep-last: of the latest, the later batch's (k 2: i 9, not 3 or 4), and within a batch the
     # last (k 4: i 13)
     "last": ("ORDER BY ts DESC", {1: 0, 2: 9, 3: 11, 4: 13}),
-    # Top-1 by price: of the top price, the earlier batch's (k 3: i 6, not 11)
-    "top1": ("ORDER BY price DESC", {3: 6}),
+    # Top-1 by price: of the top price, the earlier batch's (k 3: i 6, not 11), and within a batch
+    # the first (k 1: i 0; k 2: i 3; k 4: i 12)
+    "top1": ("ORDER BY price DESC", {1: 0, 2: 3, 3: 6, 4: 12}),
+    # Top-1 on processing time ascending: each key's first row read
+    "proctime first": ("ORDER BY pt", {1: 0, 2: 3, 3: 5, 4: 12}),
     # keep-last on processing time: each key's last row read
     "proctime last": ("ORDER BY pt DESC", {1: 8, 2: 10, 3: 11, 4: 13}),
 }
