@@ -92,30 +92,39 @@ def write_options(opts: TableOptions) -> dict[str, str]:
 
 @dataclass
 class _Location:
-    """What to load: a path, a pattern naming only its file when the table's path is a single file."""
+    """What to load: a path (a pattern naming only its file when the table's path is a single
+    file), or a directory and a file name filter where no such pattern can be written."""
 
     path: str
-    file: Path | None = None  # the local file the pattern names
+    glob_filter: str | None = None
+    file: Path | None = None  # the local file the path or filter names
 
 
 _GLOB = "\\{}[]*?,"  # Hadoop's pattern characters, each taken as itself after a backslash
 
 
-def only_file(file: Path) -> str:
-    """A Hadoop path pattern that names ``file`` and nothing else. Spark's streaming file source
-    refuses a plain path to a file ("Option 'basePath' must be a directory"); given the file's
-    directory with a name filter instead, it lists every subdirectory too and infers partitions
-    from them ("Conflicting directory structures" beside a partitioned table's directory). A
-    pattern is matched as it stands: its characters are escaped, and a name with none to escape
-    gets one character in brackets (a pattern still, matching that character only)."""
+def only_file(file: Path) -> str | None:
+    """A Hadoop path pattern that names ``file`` (absolute) and nothing else, or None where none
+    can be written. Spark's streaming file source refuses a plain path to a file ("Option
+    'basePath' must be a directory"); given the file's directory with a name filter instead, it
+    lists every subdirectory too and infers partitions from them ("Conflicting directory
+    structures" beside a partitioned table's directory). A path with an escaped character is a
+    pattern to Spark, and Hadoop, finding no wildcard in it, looks up the one file without listing
+    its directory: pattern characters are escaped, or else the name's last punctuation character
+    ('events\\.json'). None for a name of letters and digits only (a letter or digit after a
+    backslash is a regular-expression class to Hadoop) and for a path with a colon (Hadoop's
+    pattern matching takes what comes before it for a URI scheme and fails)."""
+    if ":" in str(file):
+        return None
     text = "".join(f"\\{ch}" if ch in _GLOB else ch for ch in str(file))
     if text != str(file):
         return text
-    head, name = text[: -len(file.name)], file.name
-    i = max(i for i, ch in enumerate(name) if ch not in "^!") if name.strip("^!") else -1
-    if i < 0:  # a name of '^' and '!' only: escaped, as a bracket would read them as negation
-        return f"{head}{name[:-1]}\\{name[-1]}"
-    return f"{head}{name[:i]}[{name[i]}]{name[i + 1:]}"
+    name = file.name
+    marks = [i for i, ch in enumerate(name) if not ch.isalnum()]
+    if not marks:
+        return None
+    i = marks[-1]
+    return f"{text[: -len(name)]}{name[:i]}\\{name[i]}{name[i + 1:]}"
 
 
 # Hadoop's codecs by file suffix: such a file is read whole by one task
@@ -177,6 +186,8 @@ class Filesystem(Connector):
                 reader = s.readStream.format(fmt).schema(schema).options(**reader_opts)
             else:
                 reader = s.read.format(fmt).schema(schema).options(**reader_opts)
+            if location.glob_filter:
+                reader = reader.option("pathGlobFilter", location.glob_filter)
             return reader.load(location.path)
 
         df = self._with_metadata(read(spark), table, opts)
@@ -263,7 +274,9 @@ class Filesystem(Connector):
     @staticmethod
     def _location(opts: TableOptions, path: str, must_exist: bool) -> _Location:
         """Where to load from: a single local file as a pattern naming it alone (``only_file``),
-        in batch mode too (the same files either way)."""
+        in batch mode too (the same files either way); where no pattern can name it, its
+        directory filtered to its name (Spark then infers partitions from the directories beside
+        it, as it did for every file before)."""
         loc = _Location(path)
         if not _is_local(path):
             return loc
@@ -271,7 +284,15 @@ class Filesystem(Connector):
         if must_exist and not local.exists():
             raise opts.error(f"the path '{path}' does not exist.", "path")
         if local.is_file():
-            loc.path, loc.file = only_file(local), local
+            if ":" in local.name:  # Hadoop's Path takes 'a:' for a URI scheme: Spark fails at the first read
+                raise opts.error(f"Spark cannot read a file whose name has a colon ('{local.name}'); rename it.", "path")
+            local = local.absolute()
+            pattern = only_file(local)
+            if pattern is not None:
+                loc.path, loc.file = pattern, local
+            else:
+                escaped = "".join(f"\\{ch}" if ch in "*?[]{}\\" else ch for ch in local.name)
+                loc.path, loc.glob_filter, loc.file = str(local.parent), escaped, local
         return loc
 
     def sink(self, df: DataFrame, request: SinkRequest) -> DataStreamWriter | None:

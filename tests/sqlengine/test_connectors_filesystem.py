@@ -58,23 +58,34 @@ def test_a_single_file_path(spark, tmp_path):
 
 @pytest.mark.parametrize("streaming", [True, False])
 def test_a_single_file_beside_partitioned_and_plain_directories_is_read_alone(spark, tmp_path, streaming):
-    """Only the file is listed: not a partitioned table's directories beside it (Spark inferred
+    """Only the file is looked up: not a partitioned table's directories beside it (Spark inferred
     partitions from them and refused 'Conflicting directory structures'), nor a file of the same
-    name in a subdirectory. A name with no pattern character (events.json) as one with some."""
-    src = tmp_path / "in"
-    for name in ("events.json", "a,b {x}.json"):
-        (src / "out" / "day=1").mkdir(parents=True, exist_ok=True)
-        (src / "out" / "day=1" / "part-0.json").write_text('{"id": 90}\n')
-        (src / "more").mkdir(exist_ok=True)
+    name in a subdirectory, nor a neighbour whose name has a colon (which Hadoop's pattern matching
+    cannot parse). Names with pattern characters and without. A name of letters and digits is read
+    as before: its directory filtered to its name (no partitioned directory beside it here, which
+    would fail as before)."""
+    for n, name in enumerate(("events.json", "a,b {x}.json", "data")):
+        src = tmp_path / f"in{n}"
+        (src / "more").mkdir(parents=True)
         (src / "more" / name).write_text('{"id": 91}\n')
         (src / name).write_text('{"id": 7}\n{"id": 8}\n')
         (src / "other.json").write_text('{"id": 92}\n')
-        result = read(spark, fs_table(src / name), tmp_path / f"job-{len(name)}", streaming=streaming)
-        if streaming:
-            rows, _ = run_to_end(spark, result.df, tmp_path / f"ck-{len(name)}")
-        else:
-            rows = result.df.collect()
+        if n < 2:
+            (src / "out" / "day=1").mkdir(parents=True)
+            (src / "out" / "day=1" / "part-0.json").write_text('{"id": 90}\n')
+            (src / "b:c.json").write_text('{"id": 93}\n')
+        result = read(spark, fs_table(src / name), tmp_path / f"job{n}", streaming=streaming)
+        rows = run_to_end(spark, result.df, tmp_path / f"ck{n}")[0] if streaming else result.df.collect()
         assert sorted(r.id for r in rows) == [7, 8], name
+
+
+def test_a_file_whose_name_has_a_colon_is_refused_before_spark_reads_it(spark, tmp_path):
+    """Spark's reader fails on such a name whichever way it is given (Hadoop's Path parses 't10:'
+    as a URI scheme): the table's path option says so instead."""
+    (tmp_path / "t10:00.json").write_text('{"id": 7}\n')
+    with pytest.raises(ConnectorError) as info:
+        read(spark, fs_table(tmp_path / "t10:00.json"), tmp_path / "job")
+    assert "Spark cannot read a file whose name has a colon ('t10:00.json'); rename it." in describe(info.value)
 
 
 def test_missing_path_is_a_connector_error(spark, tmp_path):
