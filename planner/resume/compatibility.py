@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from planner.analysis.physical import JVM_NAME, JVM_SETTING, PYTHON_NAME
-from planner.resume.fingerprint import FORMAT, JobPrint, OperatorPrint, PipelinePrint, Term
+from planner.resume.fingerprint import FORMAT, TIES_BY_ARRIVAL, TIES_BY_BATCH, JobPrint, OperatorPrint, PipelinePrint, Term
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,10 @@ def compare_operators(old: OperatorPrint, new: OperatorPrint) -> list[Change]:
     if old.shape != new.shape:
         gone = [s for s in old.shape if s not in new.shape]
         came = [s for s in new.shape if s not in old.shape]
-        out.append(Change(f"{name} changed: {'; '.join(gone) or 'nothing'} → {'; '.join(came) or 'nothing'}", at))
+        # only whether tied rows are numbered: the setting that numbers them (with the JVM operators)
+        ties = {TIES_BY_BATCH: "false", TIES_BY_ARRIVAL: "true"}[gone[0]] if sorted(gone + came) == sorted((TIES_BY_BATCH, TIES_BY_ARRIVAL)) else None
+        hint = f"; SET '{JVM_SETTING}' = '{ties}' runs it as before" if ties else ""
+        out.append(Change(f"{name} changed: {'; '.join(gone) or 'nothing'} → {'; '.join(came) or 'nothing'}{hint}", at))
     if old.rows != new.rows:
         sides = [(x, y) for x, y in zip(old.rows, new.rows, strict=False) if x != y]
         if sides:

@@ -212,7 +212,10 @@ def test_a_native_best_row_keeping_the_first_of_ties_keeps_each_rows_arrival_num
     found = compare(fingerprint(sql, sqlengine_changelog_jvm="false"), fingerprint(sql))
     assert found.compatible is not by_arrival
     if by_arrival:
-        assert str(found.changes[0]).endswith("changed: ties by micro-batch time → ties by micro-batch time, then arrival")
+        assert str(found.changes[0]).endswith("changed: ties by micro-batch time → ties by micro-batch time, then arrival; "
+                                              "SET 'sqlengine.changelog.jvm' = 'false' runs it as before")
+        back = compare(fingerprint(sql), fingerprint(sql, sqlengine_changelog_jvm="false"))
+        assert str(back.changes[0]).endswith("; SET 'sqlengine.changelog.jvm' = 'true' runs it as before")
 
 
 def test_a_refusal_names_the_new_plans_operator():

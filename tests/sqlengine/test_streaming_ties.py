@@ -33,8 +33,9 @@ QUERIES = {  # the order, and the kept row of the keys it is about
     # Top-1 by price: of the top price, the earlier batch's (k 3: i 6, not 11), and within a batch
     # the first (k 1: i 0; k 2: i 3; k 4: i 12)
     "top1": ("ORDER BY price DESC", {1: 0, 2: 3, 3: 6, 4: 12}),
-    # Top-1 on processing time ascending: each key's first row read
-    "proctime first": ("ORDER BY pt", {1: 0, 2: 3, 3: 5, 4: 12}),
+    # Top-1 on processing time ascending, then price (a micro-batch's rows share one processing
+    # time): of each key's first batch, the lowest price, the first read among equal prices
+    "proctime first": ("ORDER BY pt, price", {1: 0, 2: 3, 3: 5, 4: 12}),
     # keep-last on processing time: each key's last row read
     "proctime last": ("ORDER BY pt DESC", {1: 8, 2: 10, 3: 11, 4: 13}),
 }
