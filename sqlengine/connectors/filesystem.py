@@ -103,6 +103,11 @@ class _Location:
 _GLOB = "\\{}[]*?,"  # Hadoop's pattern characters, each taken as itself after a backslash
 
 
+def _escaped(text: str) -> str:
+    """``text`` with Hadoop's pattern characters escaped: a pattern matching it alone."""
+    return "".join(f"\\{ch}" if ch in _GLOB else ch for ch in text)
+
+
 def only_file(file: Path) -> str | None:
     """A Hadoop path pattern that names ``file`` (absolute) and nothing else, or None where none
     can be written. Spark's streaming file source refuses a plain path to a file ("Option
@@ -116,7 +121,7 @@ def only_file(file: Path) -> str | None:
     pattern matching takes what comes before it for a URI scheme and fails)."""
     if ":" in str(file):
         return None
-    text = "".join(f"\\{ch}" if ch in _GLOB else ch for ch in str(file))
+    text = _escaped(str(file))
     if text != str(file):
         return text
     name = file.name
@@ -291,8 +296,7 @@ class Filesystem(Connector):
             if pattern is not None:
                 loc.path, loc.file = pattern, local
             else:
-                escaped = "".join(f"\\{ch}" if ch in "*?[]{}\\" else ch for ch in local.name)
-                loc.path, loc.glob_filter, loc.file = str(local.parent), escaped, local
+                loc.path, loc.glob_filter, loc.file = str(local.parent), _escaped(local.name), local
         return loc
 
     def sink(self, df: DataFrame, request: SinkRequest) -> DataStreamWriter | None:
